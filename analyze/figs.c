@@ -1,0 +1,705 @@
+/* figs.c - aggregates over operation records; see figs.h. */
+#include "analyze/figs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ROWS_MAX_DEFAULT 16384
+#define FILES_MAX_DEFAULT 8192
+#define PAIRS_MAX_DEFAULT 4096
+#define SERVERS_MAX_DEFAULT 1024
+#define IVL_MAX_DEFAULT 86400
+#define BLOCK 256		/* rows per allocation block */
+
+/* A growable vector of fixed-address objects, allocated BLOCK at a time. */
+struct vec {
+	void **blk;
+	uint32_t n, nblk, size;
+};
+
+static void *vec_at(const struct vec *v, uint32_t k)
+{
+	return (char *)v->blk[k / BLOCK] + (size_t)(k % BLOCK) * v->size;
+}
+
+static void *vec_add(struct vec *v)
+{
+	if (v->n % BLOCK == 0) {
+		uint32_t b = v->n / BLOCK;
+
+		if (b == v->nblk) {
+			uint32_t nb = v->nblk ? 2 * v->nblk : 8;
+			void **p = realloc(v->blk, nb * sizeof(*p));
+
+			if (p == NULL)
+				return NULL;
+			v->blk = p;
+			v->nblk = nb;
+		}
+		v->blk[b] = calloc(BLOCK, v->size);
+		if (v->blk[b] == NULL)
+			return NULL;
+	}
+	return vec_at(v, v->n++);
+}
+
+static void vec_free(struct vec *v)
+{
+	uint32_t b;
+
+	for (b = 0; b * BLOCK < v->n; b++)
+		free(v->blk[b]);
+	free(v->blk);
+}
+
+/* Open-addressing index: hash -> object number + 1 (0 empty). */
+struct index {
+	uint64_t *h;
+	uint32_t *id;
+	uint32_t mask;
+};
+
+static bool index_init(struct index *x, uint32_t max)
+{
+	uint32_t cap = 16;
+
+	while (cap < 2 * max)
+		cap <<= 1;
+	x->h = calloc(cap, sizeof(*x->h));
+	x->id = calloc(cap, sizeof(*x->id));
+	x->mask = cap - 1;
+	return x->h && x->id;
+}
+
+static void index_fini(struct index *x)
+{
+	free(x->h);
+	free(x->id);
+}
+
+struct row_key {
+	uint32_t group, prog, vers, proc;
+	int32_t export_id;
+	struct cap_addr addr;
+	struct nfs_fh fh;
+};
+
+struct an_figs {
+	struct an_figs_config cfg;
+	struct vec rows[AN_BY_N];
+	struct index rix;
+	uint32_t nrows_total, nfiles;
+	struct vec pairs, servers;
+	struct index pix, six;
+	struct an_interval *ivl;
+	uint32_t nivl, ivl_cap;
+	int64_t ivl_base;	/* interval number of ivl[0] */
+	struct an_figs_totals tot;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t addr_hash(uint64_t h, const struct cap_addr *a)
+{
+	return hash_bytes(mix(h, a->family), a->a, a->family == 6 ? 16 : 4);
+}
+
+static uint64_t key_hash(const struct row_key *k)
+{
+	uint64_t h = mix(mix(mix(k->group, k->prog), k->vers), k->proc);
+
+	h = mix(h, (uint32_t)k->export_id);
+	h = addr_hash(h, &k->addr);
+	h = hash_bytes(h, k->fh.data, k->fh.len);
+	return h ? h : 1;
+}
+
+static bool row_is(const struct an_row *r, const struct row_key *k)
+{
+	return r->group == k->group && r->proc == k->proc &&
+	       r->prog == k->prog && r->vers == k->vers &&
+	       r->export_id == k->export_id && cap_addr_eq(&r->addr, &k->addr) &&
+	       r->fh.len == k->fh.len &&
+	       memcmp(r->fh.data, k->fh.data, k->fh.len) == 0;
+}
+
+struct an_figs *an_figs_new(const struct an_figs_config *cfg)
+{
+	struct an_figs *f = calloc(1, sizeof(*f));
+	int g;
+
+	if (f == NULL)
+		return NULL;
+	if (cfg)
+		f->cfg = *cfg;
+	if (!f->cfg.rows_max)
+		f->cfg.rows_max = ROWS_MAX_DEFAULT;
+	if (!f->cfg.files_max)
+		f->cfg.files_max = FILES_MAX_DEFAULT;
+	if (!f->cfg.pairs_max)
+		f->cfg.pairs_max = PAIRS_MAX_DEFAULT;
+	if (!f->cfg.servers_max)
+		f->cfg.servers_max = SERVERS_MAX_DEFAULT;
+	if (f->cfg.interval_ns <= 0)
+		f->cfg.interval_ns = 1000000000;
+	if (!f->cfg.intervals_max)
+		f->cfg.intervals_max = IVL_MAX_DEFAULT;
+	for (g = 0; g < AN_BY_N; g++)
+		f->rows[g].size = sizeof(struct an_row);
+	f->pairs.size = sizeof(struct an_pair);
+	f->servers.size = sizeof(struct an_server);
+	if (!index_init(&f->rix, f->cfg.rows_max + f->cfg.files_max) ||
+	    !index_init(&f->pix, f->cfg.pairs_max) ||
+	    !index_init(&f->six, f->cfg.servers_max)) {
+		an_figs_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void an_figs_free(struct an_figs *f)
+{
+	uint32_t k;
+	int g;
+
+	if (f == NULL)
+		return;
+	for (g = 0; g < AN_BY_N; g++) {
+		for (k = 0; k < f->rows[g].n; k++) {
+			struct an_row *r = vec_at(&f->rows[g], k);
+
+			hist_fini(&r->lat);
+			hist_fini(&r->lat_last);
+			hist_fini(&r->ivl);
+		}
+		vec_free(&f->rows[g]);
+	}
+	vec_free(&f->pairs);
+	vec_free(&f->servers);
+	index_fini(&f->rix);
+	index_fini(&f->pix);
+	index_fini(&f->six);
+	free(f->ivl);
+	free(f);
+}
+
+/* ------------------------------------------------------------- rows -- */
+
+static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
+{
+	uint64_t h = key_hash(k);
+	uint32_t i = (uint32_t)h & f->rix.mask, id;
+	struct an_row *r;
+	struct vec *v = &f->rows[k->group];
+
+	for (;;) {
+		if (f->rix.id[i] == 0)
+			break;
+		if (f->rix.h[i] == h) {
+			id = f->rix.id[i] - 1;
+			r = vec_at(&f->rows[id >> 24], id & 0xffffff);
+			if (row_is(r, k))
+				return r;
+		}
+		i = (i + 1) & f->rix.mask;
+	}
+	if (k->group == AN_BY_FILE ? f->nfiles >= f->cfg.files_max :
+	    f->nrows_total >= f->cfg.rows_max) {
+		if (k->group == AN_BY_FILE)
+			f->tot.files_dropped++;
+		else
+			f->tot.rows_dropped++;
+		return NULL;
+	}
+	r = vec_add(v);
+	if (r == NULL) {
+		f->tot.rows_dropped++;
+		return NULL;
+	}
+	if (k->group == AN_BY_FILE)
+		f->nfiles++;
+	else
+		f->nrows_total++;
+	r->group = (uint8_t)k->group;
+	r->addr = k->addr;
+	r->export_id = k->export_id;
+	r->fh = k->fh;
+	r->prog = k->prog;
+	r->vers = k->vers;
+	r->proc = k->proc;
+	f->rix.h[i] = h;
+	f->rix.id[i] = ((uint32_t)k->group << 24 | (v->n - 1)) + 1;
+	return r;
+}
+
+bool an_op_is_error(const struct an_op *op)
+{
+	if (!(op->flags & AN_OP_ANSWERED))
+		return false;
+	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS)
+		return true;
+	return (op->have & AN_HAVE_STATUS) && op->status != 0;
+}
+
+static uint64_t data_bytes(const struct an_op *op)
+{
+	bool nfs = op->prog == PROG_NFS;
+	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
+	bool wr = nfs && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE);
+
+	if (!(op->flags & AN_OP_ANSWERED) || an_op_is_error(op))
+		return 0;
+	if (rd)
+		return (op->have & AN_HAVE_RCOUNT) ? op->rcount : 0;
+	if (wr)
+		return (op->have & AN_HAVE_RCOUNT) ? op->rcount :
+		       (op->have & AN_HAVE_COUNT) ? op->count : 0;
+	return 0;
+}
+
+static void row_add(struct an_row *r, const struct an_op *op, uint64_t db)
+{
+	uint32_t k;
+
+	r->calls++;
+	r->bytes += op->call_len + op->reply_len;
+	r->data_bytes += db;
+	if (op->flags & (AN_OP_CALL_TRUNC | AN_OP_REPLY_TRUNC))
+		r->truncated++;
+	if (op->retrans) {
+		r->retrans += op->retrans;
+		r->retrans_ops++;
+		hist_add(&r->ivl, (uint64_t)op->retrans_ivl_first_ns);
+	}
+	if (op->flags & AN_OP_LATE_RETRANS)
+		r->late_retrans++;
+	r->dup_replies += op->dup_replies;
+	if (!(op->flags & AN_OP_ANSWERED)) {
+		r->unanswered++;
+		return;
+	}
+	r->answered++;
+	hist_add(&r->lat, (uint64_t)op->lat_first_ns);
+	hist_add(&r->lat_last, (uint64_t)op->lat_last_ns);
+	if (!an_op_is_error(op))
+		return;
+	r->errors++;
+	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS) {
+		r->rpc_errors++;
+		return;
+	}
+	for (k = 0; k < AN_STATUS_SLOTS; k++) {
+		if (r->st[k].n == 0)
+			r->st[k].status = op->status;
+		if (r->st[k].status == op->status) {
+			r->st[k].n++;
+			return;
+		}
+	}
+	r->st_other++;
+}
+
+static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
+{
+	struct row_key k;
+	struct an_row *r;
+	int g;
+
+	memset(&k, 0, sizeof(k));
+	k.prog = op->prog;
+	k.vers = op->vers;
+	k.export_id = -1;
+	for (g = AN_BY_OP; g < AN_BY_N; g++) {
+		k.group = (uint32_t)g;
+		switch (g) {
+		case AN_BY_CLIENT:
+			k.addr = op->client;
+			break;
+		case AN_BY_SERVER:
+			k.addr = op->server;
+			break;
+		case AN_BY_EXPORT:
+			k.addr = op->server;
+			k.export_id = (op->have & AN_HAVE_EXPORT) ? op->export_id : -1;
+			break;
+		case AN_BY_FILE:
+			if (!(op->have & AN_HAVE_FH))
+				continue;
+			k.export_id = -1;
+			k.fh = op->fh;
+			break;
+		default:
+			break;
+		}
+		if (g != AN_BY_FILE) {
+			k.proc = op->proc;
+			if ((r = row_get(f, &k)) != NULL)
+				row_add(r, op, db);
+			if (g == AN_BY_OP)
+				continue;
+		}
+		k.prog = k.vers = 0;
+		k.proc = AN_PROC_ALL;
+		if ((r = row_get(f, &k)) != NULL) {
+			row_add(r, op, db);
+			if (g == AN_BY_FILE && (op->have & AN_HAVE_PATH))
+				memcpy(r->path, op->path, sizeof(r->path));
+		}
+		k.prog = op->prog;
+		k.vers = op->vers;
+	}
+}
+
+/* ------------------------------------------------- pairs and servers -- */
+
+static void *obj_get(struct index *x, struct vec *v, uint32_t max,
+		     uint64_t *dropped, uint64_t h,
+		     bool (*is)(const void *, const void *), const void *key,
+		     bool *fresh)
+{
+	uint32_t i = (uint32_t)h & x->mask;
+	void *o;
+
+	*fresh = false;
+	for (;;) {
+		if (x->id[i] == 0)
+			break;
+		if (x->h[i] == h && is(vec_at(v, x->id[i] - 1), key))
+			return vec_at(v, x->id[i] - 1);
+		i = (i + 1) & x->mask;
+	}
+	if (v->n >= max || (o = vec_add(v)) == NULL) {
+		(*dropped)++;
+		return NULL;
+	}
+	x->h[i] = h;
+	x->id[i] = v->n;
+	*fresh = true;
+	return o;
+}
+
+static bool pair_is(const void *o, const void *k)
+{
+	const struct an_pair *p = o;
+	const struct an_op *op = k;
+
+	return cap_addr_eq(&p->client, &op->client) &&
+	       cap_addr_eq(&p->server, &op->server);
+}
+
+static bool server_is(const void *o, const void *k)
+{
+	return cap_addr_eq(&((const struct an_server *)o)->addr, k);
+}
+
+static void sizes_add(struct an_sizes *s, uint32_t size)
+{
+	uint32_t k;
+
+	s->total++;
+	if (size > s->max)
+		s->max = size;
+	for (k = 0; k < s->nsizes; k++) {
+		if (s->s[k].size == size) {
+			s->s[k].n++;
+			return;
+		}
+	}
+	if (s->nsizes == AN_SIZES_MAX) {
+		s->other++;
+		return;
+	}
+	s->s[s->nsizes].size = size;
+	s->s[s->nsizes++].n = 1;
+}
+
+static void pair_add(struct an_figs *f, const struct an_op *op)
+{
+	uint64_t h = addr_hash(addr_hash(7, &op->client), &op->server);
+	bool fresh, ok = (op->flags & AN_OP_ANSWERED) && !an_op_is_error(op);
+	struct an_pair *p;
+	uint32_t granted;
+
+	p = obj_get(&f->pix, &f->pairs, f->cfg.pairs_max, &f->tot.pairs_dropped,
+		    h ? h : 1, pair_is, op, &fresh);
+	if (p == NULL)
+		return;
+	if (fresh) {
+		p->client = op->client;
+		p->server = op->server;
+	}
+	p->vers_seen |= (uint8_t)(1u << (op->vers & 7));
+	if (op->proc == NFS3_READ) {	/* 6 in v2 and v3 */
+		p->reads++;
+		if (op->have & AN_HAVE_COUNT)
+			sizes_add(&p->read, op->count);
+		if (ok && (op->have & AN_HAVE_RCOUNT)) {
+			p->bytes_read += op->rcount;
+			if ((op->have & AN_HAVE_EOF) && op->eof)
+				p->read_eof++;
+			else if ((op->have & AN_HAVE_COUNT) && op->rcount < op->count &&
+				 op->vers == 3)
+				p->short_reads++;
+		}
+	} else if (op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE)) {
+		p->writes++;
+		if (op->have & AN_HAVE_COUNT)
+			sizes_add(&p->write, op->count);
+		if (ok)
+			p->bytes_written += (op->have & AN_HAVE_RCOUNT) ?
+					    op->rcount : op->count;
+		if (op->vers == 3 && (op->have & AN_HAVE_STABLE) && op->stable < 3) {
+			granted = (ok && (op->have & AN_HAVE_COMMITTED) &&
+				   op->committed < 3) ? op->committed : 3;
+			p->stable[op->stable][granted]++;
+			if (op->stable == NFS3_UNSTABLE && op->count < 32768)
+				p->writes_unstable_small++;
+		}
+	} else if (op->vers == 3 && op->proc == NFS3_COMMIT) {
+		p->commits++;
+	}
+}
+
+static void server_add(struct an_figs *f, const struct an_op *op)
+{
+	uint64_t h = addr_hash(11, &op->server);
+	struct an_server *s;
+	bool fresh;
+
+	if (!(op->have & (AN_HAVE_FSINFO | AN_HAVE_STATFS | AN_HAVE_VERF)) &&
+	    an_figs_server_find(f, &op->server) != NULL)
+		return;
+	s = obj_get(&f->six, &f->servers, f->cfg.servers_max,
+		    &f->tot.servers_dropped, h ? h : 1, server_is, &op->server,
+		    &fresh);
+	if (s == NULL)
+		return;
+	if (fresh)
+		s->addr = op->server;
+	if (op->have & AN_HAVE_FSINFO) {
+		s->have_fsinfo = true;
+		s->rtmax = op->rtmax;
+		s->rtpref = op->rtpref;
+		s->wtmax = op->wtmax;
+		s->wtpref = op->wtpref;
+		s->dtpref = op->dtpref;
+	}
+	if (op->have & AN_HAVE_STATFS) {
+		s->have_statfs = true;
+		s->tsize = op->tsize;
+	}
+	if (!(op->have & AN_HAVE_VERF))
+		return;
+	if (!s->have_verf) {
+		s->have_verf = true;
+		memcpy(s->verf, op->verf, NFS_VERF_SIZE);
+		s->verf_first_ns = op->reply_ns;
+	} else if (memcmp(s->verf, op->verf, NFS_VERF_SIZE) != 0) {
+		if (s->nverf_changes < AN_VERF_CHANGES_MAX) {
+			struct an_verf_change *c =
+				&s->verf_changes[s->nverf_changes];
+
+			c->ts_ns = op->reply_ns;
+			c->frame = op->reply_frame;
+			memcpy(c->old_verf, s->verf, NFS_VERF_SIZE);
+			memcpy(c->new_verf, op->verf, NFS_VERF_SIZE);
+		}
+		s->nverf_changes++;
+		memcpy(s->verf, op->verf, NFS_VERF_SIZE);
+	}
+	s->verf_last_ns = op->reply_ns;
+}
+
+/* --------------------------------------------------------- intervals -- */
+
+static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
+{
+	int64_t n = ts / f->cfg.interval_ns, k;
+	uint32_t need;
+
+	if (f->nivl == 0)
+		f->ivl_base = n;
+	if (n < f->ivl_base) {	/* late op before the first interval: shift */
+		uint32_t d = (uint32_t)(f->ivl_base - n);
+
+		if ((uint64_t)f->nivl + d > f->cfg.intervals_max)
+			return NULL;
+		need = f->nivl + d;
+		if (need > f->ivl_cap) {
+			struct an_interval *p = realloc(f->ivl, need * 2 * sizeof(*p));
+
+			if (p == NULL)
+				return NULL;
+			f->ivl = p;
+			f->ivl_cap = need * 2;
+		}
+		memmove(f->ivl + d, f->ivl, f->nivl * sizeof(*f->ivl));
+		memset(f->ivl, 0, d * sizeof(*f->ivl));
+		for (k = 0; k < d; k++)
+			f->ivl[k].start_ns = (n + k) * f->cfg.interval_ns;
+		f->nivl = need;
+		f->ivl_base = n;
+	}
+	k = n - f->ivl_base;
+	if (k >= f->cfg.intervals_max)
+		return NULL;
+	if ((uint32_t)k >= f->nivl) {
+		need = (uint32_t)k + 1;
+		if (need > f->ivl_cap) {
+			uint32_t cap = f->ivl_cap ? f->ivl_cap : 64;
+			struct an_interval *p;
+
+			while (cap < need)
+				cap *= 2;
+			p = realloc(f->ivl, cap * sizeof(*p));
+			if (p == NULL)
+				return NULL;
+			f->ivl = p;
+			f->ivl_cap = cap;
+		}
+		memset(f->ivl + f->nivl, 0, (need - f->nivl) * sizeof(*f->ivl));
+		for (; f->nivl < need; f->nivl++)
+			f->ivl[f->nivl].start_ns =
+				(f->ivl_base + f->nivl) * f->cfg.interval_ns;
+	}
+	return &f->ivl[k];
+}
+
+static void interval_add(struct an_figs *f, const struct an_op *op,
+			 uint64_t db)
+{
+	struct an_interval *v = interval_get(f, op->first_call_ns);
+
+	if (v == NULL) {
+		f->tot.intervals_dropped++;
+		return;
+	}
+	v->calls++;
+	v->retrans += op->retrans;
+	v->dup_replies += op->dup_replies;
+	v->bytes += op->call_len + op->reply_len;
+	v->data_bytes += db;
+	if (!(op->flags & AN_OP_ANSWERED)) {
+		v->unanswered++;
+		return;
+	}
+	v->answered++;
+	if (an_op_is_error(op))
+		v->errors++;
+	v->lat_sum_ns += (double)op->lat_first_ns;
+	if ((uint64_t)op->lat_first_ns > v->lat_max_ns)
+		v->lat_max_ns = (uint64_t)op->lat_first_ns;
+}
+
+/* -------------------------------------------------------------- add -- */
+
+void an_figs_add(struct an_figs *f, const struct an_op *op)
+{
+	uint64_t db = data_bytes(op);
+	int64_t last = op->reply_ns > op->last_call_ns ? op->reply_ns :
+		       op->last_call_ns;
+	struct an_figs_totals *t = &f->tot;
+
+	if (t->ops == 0 || op->first_call_ns < t->first_ns)
+		t->first_ns = op->first_call_ns;
+	if (t->ops == 0 || last > t->last_ns)
+		t->last_ns = last;
+	t->ops++;
+	if (op->flags & AN_OP_ANSWERED)
+		t->answered++;
+	else
+		t->unanswered++;
+	if (an_op_is_error(op))
+		t->errors++;
+	t->retrans += op->retrans;
+	t->dup_replies += op->dup_replies;
+	rows_add(f, op, db);
+	interval_add(f, op, db);
+	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3)) {
+		pair_add(f, op);
+		server_add(f, op);
+	}
+}
+
+/* ---------------------------------------------------------- access -- */
+
+uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g)
+{
+	return f->rows[g].n;
+}
+
+const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,
+				 uint32_t k)
+{
+	return k < f->rows[g].n ? vec_at(&f->rows[g], k) : NULL;
+}
+
+uint32_t an_figs_npairs(const struct an_figs *f)
+{
+	return f->pairs.n;
+}
+
+const struct an_pair *an_figs_pair(const struct an_figs *f, uint32_t k)
+{
+	return k < f->pairs.n ? vec_at(&f->pairs, k) : NULL;
+}
+
+uint32_t an_figs_nservers(const struct an_figs *f)
+{
+	return f->servers.n;
+}
+
+const struct an_server *an_figs_server(const struct an_figs *f, uint32_t k)
+{
+	return k < f->servers.n ? vec_at(&f->servers, k) : NULL;
+}
+
+const struct an_server *an_figs_server_find(const struct an_figs *f,
+					    const struct cap_addr *a)
+{
+	uint64_t h = addr_hash(11, a);
+	uint32_t i;
+
+	h = h ? h : 1;
+	for (i = (uint32_t)h & f->six.mask; f->six.id[i];
+	     i = (i + 1) & f->six.mask)
+		if (f->six.h[i] == h &&
+		    server_is(vec_at(&f->servers, f->six.id[i] - 1), a))
+			return vec_at(&f->servers, f->six.id[i] - 1);
+	return NULL;
+}
+
+uint32_t an_figs_nintervals(const struct an_figs *f)
+{
+	return f->nivl;
+}
+
+const struct an_interval *an_figs_interval(const struct an_figs *f,
+					   uint32_t k)
+{
+	return k < f->nivl ? &f->ivl[k] : NULL;
+}
+
+int64_t an_figs_interval_ns(const struct an_figs *f)
+{
+	return f->cfg.interval_ns;
+}
+
+const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
+{
+	return &f->tot;
+}

@@ -1,0 +1,167 @@
+/*
+ * figs.h - figures: operation records in, aggregates out.
+ *
+ * Purpose: everything the report prints that is a sum over operations:
+ *   - rows: per procedure, and per (client | server | export | file) x
+ *     procedure (plus an AN_PROC_ALL total row per group key; files have only
+ *     the total row): count, answered/unanswered, errors by status, wire and
+ *     data bytes, retransmissions and duplicate replies, latency histograms
+ *     from the first and from the last transmission, and the intervals
+ *     between transmissions of retransmitted calls;
+ *   - pairs (client <-> server): READ/WRITE size histograms (exact count of
+ *     each requested size), bytes read/written, short reads, stable_how
+ *     asked x committed granted, COMMITs;
+ *   - servers: FSINFO (v3) and STATFS tsize (v2) as last seen, write
+ *     verifier and its changes with their time;
+ *   - a time series (per `interval_ns`) of totals.
+ *
+ * An op counts as an error when the RPC was not accepted/successful or the
+ * NFS/MOUNT status is not 0.  Unanswered ops count in `calls` and
+ * `unanswered`, never in latency.
+ *
+ * Invariants: rows and pairs have fixed budgets (rows_max, files_max,
+ * pairs_max, servers_max); what does not fit is counted in *_dropped, never
+ * silently lost.  All histograms share hist.h's layout, so they merge.
+ *
+ * Ownership: the caller owns struct an_figs (an_figs_new/an_figs_free,
+ * free(NULL) ok).  Row/pair/server pointers returned are owned by it and
+ * stay valid until an_figs_free.
+ *
+ * Load: an_figs_add does ~8 hash lookups and ~16 histogram adds per op;
+ * allocation only when a new row/pair/server/interval appears (amortised).
+ */
+#ifndef NFSCOPE_AN_FIGS_H
+#define NFSCOPE_AN_FIGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/hist.h"
+#include "analyze/ops.h"
+
+enum an_group {
+	AN_BY_OP = 0, AN_BY_CLIENT, AN_BY_SERVER, AN_BY_EXPORT, AN_BY_FILE,
+	AN_BY_N
+};
+
+#define AN_PROC_ALL 0xffffffffu
+#define AN_STATUS_SLOTS 8
+#define AN_SIZES_MAX 64
+#define AN_VERF_CHANGES_MAX 16
+
+struct an_status_count {
+	uint32_t status;
+	uint64_t n;
+};
+
+struct an_row {
+	uint8_t group;			/* enum an_group */
+	struct cap_addr addr;		/* client or server; export/file: server */
+	int32_t export_id;		/* export rows: -1 = unknown export */
+	struct nfs_fh fh;		/* file rows */
+	char path[AN_PATH_MAX];		/* file rows: learned path ("" unknown) */
+	uint32_t prog, vers, proc;	/* proc AN_PROC_ALL: every procedure */
+	uint64_t calls, answered, unanswered, errors;
+	uint64_t rpc_errors;		/* not accepted or accept_stat != 0 */
+	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
+	uint64_t bytes;			/* call + reply wire bytes */
+	uint64_t data_bytes;		/* READ bytes returned + WRITE bytes sent */
+	uint64_t truncated;		/* partially captured ops */
+	struct an_status_count st[AN_STATUS_SLOTS];	/* status != 0 */
+	uint64_t st_other;
+	struct hist lat;		/* from the first transmission */
+	struct hist lat_last;		/* from the last transmission */
+	struct hist ivl;		/* between transmissions (retransmits) */
+};
+
+struct an_size_count {
+	uint32_t size;
+	uint64_t n;
+};
+
+struct an_sizes {
+	uint32_t nsizes;
+	struct an_size_count s[AN_SIZES_MAX];
+	uint64_t other;			/* sizes beyond AN_SIZES_MAX distinct */
+	uint64_t total;
+	uint32_t max;
+};
+
+struct an_pair {
+	struct cap_addr client, server;
+	uint8_t vers_seen;		/* bit 2: v2, bit 3: v3 */
+	struct an_sizes read, write;
+	uint64_t reads, writes, commits;
+	uint64_t bytes_read, bytes_written;
+	uint64_t short_reads;		/* fewer bytes than asked, not at EOF */
+	uint64_t read_eof;
+	uint64_t stable[3][4];		/* asked x granted (3: unknown) */
+	uint64_t writes_unstable_small;	/* UNSTABLE writes < 32 KiB */
+};
+
+struct an_verf_change {
+	int64_t ts_ns;
+	uint64_t frame;
+	uint8_t old_verf[NFS_VERF_SIZE], new_verf[NFS_VERF_SIZE];
+};
+
+struct an_server {
+	struct cap_addr addr;
+	bool have_fsinfo, have_statfs, have_verf;
+	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref;
+	uint32_t tsize;
+	uint8_t verf[NFS_VERF_SIZE];
+	int64_t verf_first_ns, verf_last_ns;
+	uint32_t nverf_changes;		/* total (stored: <= AN_VERF_CHANGES_MAX) */
+	struct an_verf_change verf_changes[AN_VERF_CHANGES_MAX];
+};
+
+struct an_interval {
+	int64_t start_ns;
+	uint64_t calls, answered, unanswered, errors, retrans, dup_replies;
+	uint64_t bytes, data_bytes;
+	double lat_sum_ns;
+	uint64_t lat_max_ns;
+};
+
+struct an_figs_config {
+	uint32_t rows_max;	/* 0: 16384 (all groups but files) */
+	uint32_t files_max;	/* 0: 8192 */
+	uint32_t pairs_max;	/* 0: 4096 */
+	uint32_t servers_max;	/* 0: 1024 */
+	int64_t interval_ns;	/* 0: 1 s */
+	uint32_t intervals_max;	/* 0: 86400 */
+};
+
+struct an_figs;
+
+struct an_figs *an_figs_new(const struct an_figs_config *cfg);
+void an_figs_free(struct an_figs *f);
+void an_figs_add(struct an_figs *f, const struct an_op *op);
+
+uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g);
+const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,
+				 uint32_t k);
+uint32_t an_figs_npairs(const struct an_figs *f);
+const struct an_pair *an_figs_pair(const struct an_figs *f, uint32_t k);
+uint32_t an_figs_nservers(const struct an_figs *f);
+const struct an_server *an_figs_server(const struct an_figs *f, uint32_t k);
+const struct an_server *an_figs_server_find(const struct an_figs *f,
+					    const struct cap_addr *a);
+uint32_t an_figs_nintervals(const struct an_figs *f);
+const struct an_interval *an_figs_interval(const struct an_figs *f,
+					   uint32_t k);
+int64_t an_figs_interval_ns(const struct an_figs *f);
+
+struct an_figs_totals {
+	uint64_t ops, answered, unanswered, errors, retrans, dup_replies;
+	int64_t first_ns, last_ns;	/* earliest call, latest event */
+	uint64_t rows_dropped, files_dropped, pairs_dropped, servers_dropped;
+	uint64_t intervals_dropped;
+};
+const struct an_figs_totals *an_figs_totals(const struct an_figs *f);
+
+/* Is op an error (RPC not successful or status != 0)? */
+bool an_op_is_error(const struct an_op *op);
+
+#endif

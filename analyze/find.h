@@ -1,0 +1,111 @@
+/*
+ * find.h - findings: detectors over operation records, with plain-language
+ * verdicts.
+ *
+ * Purpose: turn operations and figures into the few statements an admin
+ * needs: storms, capped transfer sizes, sync exports, server restarts,
+ * error bursts, retransmit causes.  Each finding carries kind, time span,
+ * client/server (when one applies), handle and path (when one applies),
+ * count, peak rate (per second), evidence and one sentence of meaning.
+ *
+ * Rate detectors work on one-second buckets of each op's first call time,
+ * per client (storms) or per server (error bursts), kept in a 64-second
+ * ring so the engine's delivery delay (answered ops are held a few seconds)
+ * does not reorder them.  A second is "hot" when its count reaches the
+ * threshold; hot seconds separated by at most `gap_s` quiet seconds form a
+ * run; a run that lasts `min_s` seconds (storms) or holds `min_count` events
+ * (bursts) becomes a finding.  Thresholds: struct an_find_config; defaults
+ * in an_find_config_default() and documented in doc/report.md.
+ *
+ * Ownership: caller owns struct an_find (an_find_new/an_find_free, free(NULL)
+ * ok).  Findings are owned by it, valid until an_find_free.  Budgets: at most
+ * AN_FIND_SUBJECTS clients+servers tracked, AN_FIND_MAX findings kept
+ * (more are counted in `dropped`).
+ *
+ * Load: a few array updates per op; the repeat tables are fixed-size and
+ * overwrite on collision (approximate counts, never allocation).
+ */
+#ifndef NFSCOPE_AN_FIND_H
+#define NFSCOPE_AN_FIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/figs.h"
+#include "analyze/ops.h"
+
+#define AN_FIND_SUBJECTS 1024
+#define AN_FIND_MAX 512
+#define AN_EVIDENCE_MAX 512
+
+enum an_find_kind {
+	AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
+	AN_F_NOENT_REPEAT, AN_F_COMMIT_STORM, AN_F_SIZE_CAPPED,
+	AN_F_SYNC_EXPORT, AN_F_SERVER_RESTART, AN_F_ERROR_BURST,
+	AN_F_RETRANSMITS, AN_F_NKINDS
+};
+
+struct an_finding {
+	enum an_find_kind kind;
+	int64_t start_ns, end_ns;
+	bool have_client, have_server, have_fh;
+	struct cap_addr client, server;
+	struct nfs_fh fh;
+	char path[AN_PATH_MAX];
+	uint64_t count;
+	double peak_rate;	/* per second; 0 if not a rate */
+	char evidence[AN_EVIDENCE_MAX];
+	const char *meaning;	/* static string */
+};
+
+struct an_find_config {
+	uint32_t getattr_rate;	/* GETATTR/s per client: 500 */
+	uint32_t access_rate;	/* ACCESS/s per client: 500 */
+	uint32_t lookup_rate;	/* LOOKUP/s per client: 500 */
+	uint32_t storm_min_s;	/* hot seconds a storm lasts at least: 3 */
+	uint32_t storm_gap_s;	/* quiet seconds allowed inside a run: 1 */
+	double storm_share;	/* the kind's share of the client's ops in
+				   the run: 0.5 */
+	uint32_t reval_ms;	/* same handle again within this: 100 ms */
+	uint32_t noent_repeat;	/* same (dir, name) NOENT lookups: 10 */
+	uint32_t commit_rate;	/* COMMIT/s per client: 200 */
+	double commit_per_write;	/* COMMITs per WRITE: 0.5 */
+	uint32_t commit_min;	/* with at least this many COMMITs: 50 */
+	uint32_t error_min;	/* errors of one kind in a burst: 5 */
+	uint32_t error_gap_s;	/* quiet seconds inside a burst: 5 */
+	double sync_share;	/* UNSTABLE asked, FILE_SYNC granted: 0.9 */
+	uint32_t sync_min;	/* with at least this many writes: 20 */
+	uint32_t size_share;	/* % of calls at the dominant size: 90 */
+	uint32_t retrans_min;	/* retransmitted ops per client: 10 */
+	double retrans_share;	/* or this share of its ops: 0.01 */
+};
+
+void an_find_config_default(struct an_find_config *c);
+
+struct an_find;
+
+struct an_find *an_find_new(const struct an_find_config *cfg);
+void an_find_free(struct an_find *f);
+void an_find_add(struct an_find *f, const struct an_op *op);
+/* End of input: close open runs and add the findings that come from the
+ * figures (sizes, sync exports, restarts, COMMIT ratio, retransmits).
+ * ipfrag_incomplete is from struct cap_stats. */
+void an_find_finish(struct an_find *f, const struct an_figs *figs,
+		    uint64_t ipfrag_incomplete);
+size_t an_find_count(const struct an_find *f);
+const struct an_finding *an_find_get(const struct an_find *f, size_t k);
+uint64_t an_find_dropped(const struct an_find *f);
+const char *an_find_kind_name(enum an_find_kind k);
+
+/*
+ * The transfer-size verdict for a client<->server pair, e.g.
+ * "READ: 8192 bytes in 97% of calls, never above 8192; server advertises
+ * rtmax 8192 -> the server caps reads at 8k; a 32k rsize cannot take
+ * effect".  write: false for READ, true for WRITE.  srv may be NULL (no
+ * FSINFO/STATFS seen).  Writes at most n bytes into buf; returns true if the
+ * size looks capped by the server.
+ */
+bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
+		     bool write, uint32_t share_pct, char *buf, size_t n);
+
+#endif

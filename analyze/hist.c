@@ -1,0 +1,146 @@
+/* hist.c - log-linear histogram; see hist.h. */
+#include "analyze/hist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void hist_fini(struct hist *h)
+{
+	unsigned i;
+
+	if (h == NULL)
+		return;
+	for (i = 0; i < HIST_NCHUNK; i++)
+		free(h->chunk[i]);
+	memset(h, 0, sizeof(*h));
+}
+
+/* chunk 0: [0, 128) width 1; chunk c >= 1: [2^(c+6), 2^(c+7)), width 2^(c-1) */
+static void hist_index(uint64_t v, unsigned *c, unsigned *i)
+{
+	unsigned e;
+
+	if (v < HIST_SUB) {
+		*c = 0;
+		*i = (unsigned)v;
+		return;
+	}
+	e = 63u - (unsigned)__builtin_clzll(v);
+	if (e >= HIST_MAX_EXP) {
+		*c = HIST_NCHUNK - 1;
+		*i = HIST_SUB - 1;
+		return;
+	}
+	*c = e - HIST_SUB_BITS + 1;
+	*i = (unsigned)(v >> (e - HIST_SUB_BITS)) - HIST_SUB;
+}
+
+/* lower bound and width of bucket (c, i) */
+static void hist_bucket(unsigned c, unsigned i, uint64_t *lo, uint64_t *w)
+{
+	if (c == 0) {
+		*lo = i;
+		*w = 1;
+		return;
+	}
+	*w = (uint64_t)1 << (c - 1);
+	*lo = ((uint64_t)HIST_SUB + i) << (c - 1);
+}
+
+static bool hist_bump(struct hist *h, unsigned c, unsigned i, uint64_t n)
+{
+	if (h->chunk[c] == NULL) {
+		h->chunk[c] = calloc(HIST_SUB, sizeof(uint64_t));
+		if (h->chunk[c] == NULL) {
+			h->lost += n;
+			return false;
+		}
+	}
+	h->chunk[c][i] += n;
+	return true;
+}
+
+void hist_add(struct hist *h, uint64_t v)
+{
+	unsigned c, i;
+
+	if (h->count == 0 || v < h->min)
+		h->min = v;
+	if (h->count == 0 || v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += (double)v;
+	hist_index(v, &c, &i);
+	hist_bump(h, c, i, 1);
+}
+
+bool hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned c, i;
+	bool ok = true;
+
+	if (src->count == 0)
+		return true;
+	if (dst->count == 0 || src->min < dst->min)
+		dst->min = src->min;
+	if (dst->count == 0 || src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum += src->sum;
+	dst->lost += src->lost;
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		if (src->chunk[c] == NULL)
+			continue;
+		for (i = 0; i < HIST_SUB; i++)
+			if (src->chunk[c][i] && !hist_bump(dst, c, i, src->chunk[c][i]))
+				ok = false;
+	}
+	return ok;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank, seen = 0, lo, w, v;
+	unsigned c, i;
+	double r;
+
+	if (h->count == 0)
+		return 0;
+	if (p <= 0)
+		return h->min;
+	if (p >= 100)
+		return h->max;
+	r = p / 100.0 * (double)h->count;
+	rank = (uint64_t)r;
+	if ((double)rank < r)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		if (h->chunk[c] == NULL)
+			continue;
+		for (i = 0; i < HIST_SUB; i++) {
+			seen += h->chunk[c][i];
+			if (seen < rank)
+				continue;
+			hist_bucket(c, i, &lo, &w);
+			v = lo + w / 2;
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+	}
+	return h->max;	/* only if chunks were lost */
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? h->sum / (double)h->count : 0.0;
+}

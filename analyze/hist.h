@@ -1,0 +1,57 @@
+/*
+ * hist.h - log-linear latency histogram (HDR-style), mergeable.
+ *
+ * Purpose: record non-negative values (nanoseconds) and answer count, min,
+ * max, mean and percentiles with a bounded relative error.
+ *
+ * Layout: values 0..127 have one bucket each (exact).  Above that, every
+ * power of two [2^e, 2^(e+1)) is split into HIST_SUB = 128 equal buckets,
+ * so a bucket is at most 1/128 of its lower bound wide; a percentile is
+ * reported as the bucket's midpoint, clamped to [min, max]: relative error
+ * <= 1/256 (0.4%), well inside the 1% the report promises.  Values at or
+ * above 2^HIST_MAX_EXP ns (~9.8 hours) land in the top bucket (max is
+ * still exact).
+ *
+ * Invariants: count == sum of all bucket counts; min <= max when count > 0.
+ * Two histograms merge exactly (same bucket layout everywhere), so per-
+ * interval or per-source histograms can be summed without loss.
+ *
+ * Ownership: a struct hist is embedded by its owner (zeroed = empty); it
+ * owns its bucket chunks (1 KiB per power of two actually used, allocated
+ * the first time a value falls into it).  hist_fini frees them.  If a chunk
+ * cannot be allocated the value is still counted in count/min/max/sum and
+ * `lost` is incremented.
+ *
+ * Load: hist_add is O(1) with no allocation once the used powers of two have
+ * been seen (typically 5-10 chunks per histogram).
+ */
+#ifndef NFSCOPE_HIST_H
+#define NFSCOPE_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HIST_SUB_BITS 7
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_MAX_EXP 45
+#define HIST_NCHUNK (HIST_MAX_EXP - HIST_SUB_BITS + 1)
+
+struct hist {
+	uint64_t count;
+	uint64_t min, max;
+	double sum;		/* ns; double keeps 2^53 ns (104 days) exact */
+	uint64_t lost;
+	uint64_t *chunk[HIST_NCHUNK];	/* owned; NULL until used */
+};
+
+void hist_init(struct hist *h);
+void hist_fini(struct hist *h);
+void hist_add(struct hist *h, uint64_t v);
+/* Add every value of src into dst.  False if a chunk could not be
+ * allocated (dst->lost counts what went missing). */
+bool hist_merge(struct hist *dst, const struct hist *src);
+/* Nearest-rank percentile, p in [0, 100]; 0 if empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+double hist_mean(const struct hist *h);
+
+#endif

@@ -1,0 +1,585 @@
+/*
+ * ops.c - call/reply matching into operation records; see ops.h.
+ *
+ * The table is a fixed pool of entries.  Each entry is on exactly one
+ * list: free, pending (ordered by last transmission, oldest first) or
+ * answered (ordered by first reply, oldest first), and - unless free - on
+ * one hash chain.  Expiry only looks at the heads of the two time-ordered
+ * lists, so it is O(1) when nothing expires.
+ */
+#include "analyze/ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#define AN_XID_MAX_DEFAULT 32768
+#define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
+#define AN_KEEP_DEFAULT (3 * (int64_t)1000000000)
+
+enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
+enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
+
+struct xent {
+	struct an_op op;
+	uint64_t hash;
+	int32_t hnext;		/* hash chain */
+	int32_t prev, next;	/* list links */
+	uint8_t state;
+};
+
+struct xlist {
+	int32_t head, tail;
+};
+
+struct an_engine {
+	struct an_config cfg;
+	an_op_fn fn;
+	void *user;
+	struct xent *ent;
+	uint32_t nent;
+	int32_t *bucket;
+	uint32_t bmask;
+	struct xlist list[L_N];
+	uint32_t held;
+	int64_t now;
+	struct an_names *names;
+	struct an_stats st;
+};
+
+/* ------------------------------------------------------------ lists -- */
+
+static void list_push(struct an_engine *e, int l, int32_t i)
+{
+	struct xlist *L = &e->list[l];
+
+	e->ent[i].prev = L->tail;
+	e->ent[i].next = -1;
+	if (L->tail >= 0)
+		e->ent[L->tail].next = i;
+	else
+		L->head = i;
+	L->tail = i;
+}
+
+static void list_del(struct an_engine *e, int l, int32_t i)
+{
+	struct xlist *L = &e->list[l];
+	struct xent *x = &e->ent[i];
+
+	if (x->prev >= 0)
+		e->ent[x->prev].next = x->next;
+	else
+		L->head = x->next;
+	if (x->next >= 0)
+		e->ent[x->next].prev = x->prev;
+	else
+		L->tail = x->prev;
+	x->prev = x->next = -1;
+}
+
+/* ------------------------------------------------------------- hash -- */
+
+static uint64_t key_hash(const struct cap_addr *c, const struct cap_addr *s,
+			 uint32_t prog, uint32_t xid)
+{
+	uint64_t h = 1469598103934665603ull ^ ((uint64_t)xid << 17) ^ prog;
+	unsigned i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ c->a[i]) * 1099511628211ull;
+	for (i = 0; i < 16; i++)
+		h = (h ^ s->a[i]) * 1099511628211ull;
+	h ^= (uint64_t)xid * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+static int32_t lookup(const struct an_engine *e, uint64_t h,
+		      const struct cap_addr *c, const struct cap_addr *s,
+		      uint32_t prog, uint32_t xid)
+{
+	int32_t i;
+
+	for (i = e->bucket[h & e->bmask]; i >= 0; i = e->ent[i].hnext) {
+		const struct an_op *o = &e->ent[i].op;
+
+		if (e->ent[i].hash == h && o->xid == xid && o->prog == prog &&
+		    cap_addr_eq(&o->client, c) && cap_addr_eq(&o->server, s))
+			return i;
+	}
+	return -1;
+}
+
+static void hash_del(struct an_engine *e, int32_t i)
+{
+	int32_t *p = &e->bucket[e->ent[i].hash & e->bmask];
+
+	while (*p >= 0 && *p != i)
+		p = &e->ent[*p].hnext;
+	if (*p == i)
+		*p = e->ent[i].hnext;
+	e->ent[i].hnext = -1;
+}
+
+/* --------------------------------------------------------- delivery -- */
+
+static void deliver(struct an_engine *e, int32_t i, uint32_t why)
+{
+	struct xent *x = &e->ent[i];
+	struct an_op *o = &x->op;
+	const char *path;
+	int exp;
+
+	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
+	hash_del(e, i);
+	o->flags |= why;
+	o->export_id = -1;
+	if ((o->have & AN_HAVE_FH) &&
+	    an_names_get(e->names, &o->server, &o->fh, &path, &exp)) {
+		size_t n = strlen(path);
+
+		if (n >= AN_PATH_MAX)
+			n = AN_PATH_MAX - 1;
+		memcpy(o->path, path, n);
+		o->path[n] = '\0';
+		o->have |= AN_HAVE_PATH;
+		if (exp >= 0) {
+			o->export_id = exp;
+			o->have |= AN_HAVE_EXPORT;
+		}
+	}
+	e->st.ops++;
+	if (o->flags & AN_OP_ANSWERED) {
+		e->st.answered++;
+	} else {
+		e->st.unanswered++;
+		if (why & AN_OP_EXPIRED)
+			e->st.unanswered_expired++;
+		if (why & AN_OP_AT_END)
+			e->st.unanswered_at_end++;
+		if (why & AN_OP_EVICTED)
+			e->st.evicted++;
+	}
+	e->fn(e->user, o);
+	x->state = ST_FREE;
+	list_push(e, L_FREE, i);
+	e->held--;
+}
+
+static void expire(struct an_engine *e)
+{
+	int32_t i;
+
+	while ((i = e->list[L_ANSWERED].head) >= 0 &&
+	       e->ent[i].op.reply_ns + e->cfg.answered_keep_ns < e->now)
+		deliver(e, i, 0);
+	while ((i = e->list[L_PENDING].head) >= 0 &&
+	       e->ent[i].op.last_call_ns + e->cfg.unanswered_ns < e->now)
+		deliver(e, i, AN_OP_EXPIRED);
+}
+
+static int32_t entry_alloc(struct an_engine *e)
+{
+	int32_t i = e->list[L_FREE].head;
+
+	if (i < 0) {
+		if ((i = e->list[L_ANSWERED].head) >= 0) {
+			e->st.retired_early++;
+			deliver(e, i, 0);
+		} else {
+			deliver(e, e->list[L_PENDING].head, AN_OP_EVICTED);
+		}
+		i = e->list[L_FREE].head;
+	}
+	list_del(e, L_FREE, i);
+	e->held++;
+	if (e->held > e->st.pending_peak)
+		e->st.pending_peak = e->held;
+	return i;
+}
+
+/* ------------------------------------------------------------ setup -- */
+
+struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
+{
+	struct an_engine *e;
+	uint32_t i, nb = 16;
+
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return NULL;
+	if (cfg != NULL)
+		e->cfg = *cfg;
+	if (e->cfg.xid_max == 0)
+		e->cfg.xid_max = AN_XID_MAX_DEFAULT;
+	if (e->cfg.unanswered_ns <= 0)
+		e->cfg.unanswered_ns = AN_UNANSWERED_DEFAULT;
+	if (e->cfg.answered_keep_ns <= 0)
+		e->cfg.answered_keep_ns = AN_KEEP_DEFAULT;
+	e->fn = fn;
+	e->user = user;
+	e->nent = e->cfg.xid_max;
+	while (nb < 2 * e->nent && nb < (1u << 30))
+		nb <<= 1;
+	e->ent = calloc(e->nent, sizeof(*e->ent));
+	e->bucket = malloc(nb * sizeof(*e->bucket));
+	e->names = an_names_new(e->cfg.names_max);
+	if (e->ent == NULL || e->bucket == NULL || e->names == NULL) {
+		an_free(e);
+		return NULL;
+	}
+	e->bmask = nb - 1;
+	for (i = 0; i < nb; i++)
+		e->bucket[i] = -1;
+	for (i = 0; i < L_N; i++)
+		e->list[i].head = e->list[i].tail = -1;
+	for (i = 0; i < e->nent; i++) {
+		e->ent[i].hnext = -1;
+		list_push(e, L_FREE, (int32_t)i);
+	}
+	return e;
+}
+
+void an_free(struct an_engine *e)
+{
+	if (e == NULL)
+		return;
+	an_names_free(e->names);
+	free(e->bucket);
+	free(e->ent);
+	free(e);
+}
+
+const struct an_stats *an_get_stats(const struct an_engine *e)
+{
+	return &e->st;
+}
+
+const struct an_names *an_get_names(const struct an_engine *e)
+{
+	return e->names;
+}
+
+/* ------------------------------------------------------------ calls -- */
+
+static uint32_t msg_flags(const struct cap_msg *m)
+{
+	uint32_t f = 0;
+
+	if (m->flags & (CAP_MSG_AFTER_GAP | CAP_MSG_HOLE))
+		f |= AN_OP_AFTER_GAP;
+	if (m->flags & CAP_MSG_IPFRAG)
+		f |= AN_OP_IPFRAG;
+	return f;
+}
+
+static void copy_name(char *dst, const char *src, uint32_t len)
+{
+	if (len >= AN_NAME_MAX)
+		len = AN_NAME_MAX - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* Fill the call side of a fresh op. */
+static void call_fill(struct an_op *o, const struct cap_msg *m,
+		      const struct dec_msg *d)
+{
+	const struct rpc_cred *cr = &d->rpc.cred;
+
+	o->call_frame = m->frame;
+	o->first_call_ns = o->last_call_ns = m->ts_ns;
+	o->lat_first_ns = o->lat_last_ns = -1;
+	o->client_port = o->client_port_last = m->sport;
+	o->server_port = m->dport;
+	o->transport = m->transport;
+	o->prog = d->prog;
+	o->vers = d->vers;
+	o->proc = d->proc;
+	o->call_len = m->len;
+	o->flags |= msg_flags(m);
+	if (d->status == DEC_TRUNCATED)
+		o->flags |= AN_OP_CALL_TRUNC;
+	else if (d->status == DEC_MALFORMED)
+		o->flags |= AN_OP_CALL_BAD;
+	if (cr->have & RPC_CRED_SYS) {
+		o->have |= AN_HAVE_CRED;
+		o->uid = cr->uid;
+		o->gid = cr->gid;
+		copy_name(o->machine, cr->machine, (uint32_t)strnlen(cr->machine,
+			  AN_MACHINE_MAX - 1));
+	}
+	if (d->kind == DEC_BODY_NFS_CALL) {
+		const struct nfs_call *c = &d->u.nfs_call;
+
+		if (c->have & NFSC_FH) {
+			o->fh = c->fh;
+			o->have |= AN_HAVE_FH;
+		}
+		if (c->have & NFSC_NAME) {
+			copy_name(o->name, c->name.s, c->name.len);
+			o->have |= AN_HAVE_NAME;
+		}
+		if (c->have & NFSC_OFFSET) {
+			o->offset = c->offset;
+			o->have |= AN_HAVE_OFFSET;
+		}
+		if (c->have & NFSC_COUNT) {
+			o->count = c->count;
+			o->have |= AN_HAVE_COUNT;
+		}
+		if (c->have & NFSC_STABLE) {
+			o->stable = c->stable;
+			o->have |= AN_HAVE_STABLE;
+		}
+	} else if (d->kind == DEC_BODY_MNT && (d->u.mnt.have & MNT_PATH)) {
+		copy_name(o->name, d->u.mnt.path.s, d->u.mnt.path.len);
+		o->have |= AN_HAVE_NAME;
+	} else if (d->kind == DEC_BODY_NLM && (d->u.nlm.have & NLM_LOCKV)) {
+		o->fh = d->u.nlm.lock.fh;
+		o->have |= AN_HAVE_FH;
+	}
+}
+
+static bool same_call(const struct an_op *o, const struct dec_msg *d)
+{
+	if (o->vers != d->vers || o->proc != d->proc)
+		return false;
+	if ((o->have & AN_HAVE_FH) && d->kind == DEC_BODY_NFS_CALL &&
+	    (d->u.nfs_call.have & NFSC_FH)) {
+		const struct nfs_fh *f = &d->u.nfs_call.fh;
+
+		if (f->len != o->fh.len ||
+		    memcmp(f->data, o->fh.data, f->len) != 0)
+			return false;
+	}
+	return true;
+}
+
+static void on_call(struct an_engine *e, const struct cap_msg *m,
+		    const struct dec_msg *d)
+{
+	uint64_t h = key_hash(&m->src, &m->dst, d->prog, d->rpc.xid);
+	int32_t i = lookup(e, h, &m->src, &m->dst, d->prog, d->rpc.xid);
+	struct xent *x;
+	struct an_op *o;
+	int64_t ivl;
+
+	e->st.calls++;
+	if (i >= 0 && same_call(&e->ent[i].op, d)) {
+		x = &e->ent[i];
+		o = &x->op;
+		ivl = m->ts_ns - o->last_call_ns;
+		if (o->retrans == 0)
+			o->retrans_ivl_first_ns = ivl;
+		if (ivl > o->retrans_ivl_max_ns)
+			o->retrans_ivl_max_ns = ivl;
+		o->retrans++;
+		e->st.retrans++;
+		o->flags |= msg_flags(m);
+		if (m->sport != o->client_port_last)
+			o->flags |= AN_OP_PORT_CHANGED;
+		o->client_port_last = m->sport;
+		if (x->state == ST_ANSWERED) {
+			o->flags |= AN_OP_LATE_RETRANS;
+			e->st.late_retrans++;
+			return;
+		}
+		o->last_call_ns = m->ts_ns;
+		list_del(e, L_PENDING, i);
+		list_push(e, L_PENDING, i);
+		return;
+	}
+	if (i >= 0) {
+		e->st.xid_reused++;
+		deliver(e, i, AN_OP_XID_REUSED);
+	}
+	i = entry_alloc(e);
+	x = &e->ent[i];
+	memset(&x->op, 0, sizeof(x->op));
+	o = &x->op;
+	o->client = m->src;
+	o->server = m->dst;
+	o->xid = d->rpc.xid;
+	call_fill(o, m, d);
+	x->hash = h;
+	x->state = ST_PENDING;
+	x->hnext = e->bucket[h & e->bmask];
+	e->bucket[h & e->bmask] = i;
+	list_push(e, L_PENDING, i);
+}
+
+/* ----------------------------------------------------------- replies -- */
+
+static bool creates_name(uint32_t vers, uint32_t proc)
+{
+	if (vers == 3)
+		return proc == NFS3_LOOKUP || proc == NFS3_CREATE ||
+		       proc == NFS3_MKDIR || proc == NFS3_SYMLINK ||
+		       proc == NFS3_MKNOD;
+	return proc == NFS2_LOOKUP || proc == NFS2_CREATE ||
+	       proc == NFS2_MKDIR;
+}
+
+static void reply_nfs(struct an_engine *e, struct an_op *o,
+		      const struct nfs_reply *r)
+{
+	uint32_t k;
+
+	if (r->have & NFSR_STATUS) {
+		o->status = r->status;
+		o->have |= AN_HAVE_STATUS;
+	}
+	if (r->have & NFSR_FH) {
+		o->rfh = r->fh;
+		o->have |= AN_HAVE_RFH;
+		if ((o->have & (AN_HAVE_FH | AN_HAVE_NAME)) ==
+		    (AN_HAVE_FH | AN_HAVE_NAME) && creates_name(o->vers, o->proc))
+			an_names_child(e->names, &o->server, &o->fh, o->name, &r->fh);
+	}
+	if (r->have & NFSR_COUNT) {
+		o->rcount = r->count;
+		o->have |= AN_HAVE_RCOUNT;
+	}
+	if (r->have & NFSR_EOF) {
+		o->eof = r->eof;
+		o->have |= AN_HAVE_EOF;
+	}
+	if (r->have & NFSR_COMMITTED) {
+		o->committed = r->committed;
+		o->have |= AN_HAVE_COMMITTED;
+	}
+	if (r->have & NFSR_VERF) {
+		memcpy(o->verf, r->verf, NFS_VERF_SIZE);
+		o->have |= AN_HAVE_VERF;
+	}
+	if (r->have & NFSR_FSINFO) {
+		o->rtmax = r->fsinfo.rtmax;
+		o->rtpref = r->fsinfo.rtpref;
+		o->wtmax = r->fsinfo.wtmax;
+		o->wtpref = r->fsinfo.wtpref;
+		o->dtpref = r->fsinfo.dtpref;
+		o->have |= AN_HAVE_FSINFO;
+	}
+	if (r->have & NFSR_STATFS) {
+		o->tsize = r->statfs.tsize;
+		o->have |= AN_HAVE_STATFS;
+	}
+	if ((r->have & NFSR_ENTRIES) && (o->have & AN_HAVE_FH) &&
+	    o->vers == 3 && o->proc == NFS3_READDIRPLUS) {
+		for (k = 0; k < r->nentries && k < NFS_ENTRIES_MAX; k++)
+			if (r->entries[k].have_fh)
+				an_names_child(e->names, &o->server, &o->fh,
+					       r->entries[k].name.s,
+					       &r->entries[k].fh);
+	}
+}
+
+static void reply_fill(struct an_engine *e, struct an_op *o,
+		       const struct cap_msg *m, const struct dec_msg *d)
+{
+	o->flags |= AN_OP_ANSWERED | msg_flags(m);
+	o->reply_frame = m->frame;
+	o->reply_ns = m->ts_ns;
+	o->lat_first_ns = m->ts_ns - o->first_call_ns;
+	o->lat_last_ns = m->ts_ns - o->last_call_ns;
+	if (o->lat_first_ns < 0)
+		o->lat_first_ns = 0;
+	if (o->lat_last_ns < 0)
+		o->lat_last_ns = 0;
+	o->reply_len = m->len;
+	o->reply_stat = d->rpc.reply_stat;
+	o->accept_stat = d->rpc.accept_stat;
+	if (d->status == DEC_TRUNCATED)
+		o->flags |= AN_OP_REPLY_TRUNC;
+	else if (d->status == DEC_MALFORMED)
+		o->flags |= AN_OP_REPLY_BAD;
+	if (d->kind == DEC_BODY_NFS_REPLY) {
+		reply_nfs(e, o, &d->u.nfs_reply);
+	} else if (d->kind == DEC_BODY_MNT) {
+		const struct mnt_msg *mm = &d->u.mnt;
+
+		if (mm->have & MNT_STATUS) {
+			o->status = mm->status;
+			o->have |= AN_HAVE_STATUS;
+		}
+		if ((mm->have & MNT_FH) && o->proc == MOUNT_MNT &&
+		    mm->status == 0) {
+			o->rfh = mm->fh;
+			o->have |= AN_HAVE_RFH;
+			if (o->have & AN_HAVE_NAME)
+				an_names_export(e->names, &o->server, &mm->fh,
+						o->name);
+		}
+	}
+	e->st.names_evicted = an_names_evictions(e->names);
+}
+
+static void on_reply(struct an_engine *e, const struct cap_msg *m,
+		     const struct dec_msg *d)
+{
+	uint64_t h = key_hash(&m->dst, &m->src, d->prog, d->rpc.xid);
+	int32_t i = lookup(e, h, &m->dst, &m->src, d->prog, d->rpc.xid);
+	struct xent *x;
+
+	e->st.replies++;
+	if (i < 0) {
+		e->st.replies_unmatched++;
+		if (getenv("AN_DEBUG")) fprintf(stderr, "unmatched xid %08x prog %u proc %u frame %llu callframe %llu calls_ts %lld now %lld\n", d->rpc.xid, d->prog, d->proc, (unsigned long long)m->frame, (unsigned long long)d->call_frame, (long long)d->call_ts_ns, (long long)e->now);
+		return;
+	}
+	x = &e->ent[i];
+	if (x->op.vers != d->vers || x->op.proc != d->proc) {
+		x->op.flags |= AN_OP_MISFIT_REPLY;
+		e->st.misfit_replies++;
+		return;
+	}
+	if (x->state == ST_ANSWERED) {
+		x->op.dup_replies++;
+		e->st.dup_replies++;
+		return;
+	}
+	reply_fill(e, &x->op, m, d);
+	x->state = ST_ANSWERED;
+	list_del(e, L_PENDING, i);
+	list_push(e, L_ANSWERED, i);
+}
+
+/* ------------------------------------------------------------- feed -- */
+
+void an_feed(struct an_engine *e, const struct cap_msg *m,
+	     const struct dec_msg *d)
+{
+	if (m->ts_ns > e->now) {
+		e->now = m->ts_ns;
+		expire(e);
+	}
+	if (d->rpc.msg_type == RPC_CALL) {
+		/* the decoder remembers a call only if its header got as
+		   far as the procedure number; so do we */
+		if (d->rpc.body_off == 0 &&
+		    !(d->status == DEC_TRUNCATED && d->err_off >= 24))
+			return;
+		on_call(e, m, d);
+	} else if (d->call_seen) {
+		on_reply(e, m, d);
+	}
+}
+
+void an_tick(struct an_engine *e, int64_t now_ns)
+{
+	if (now_ns > e->now) {
+		e->now = now_ns;
+		expire(e);
+	}
+}
+
+void an_flush(struct an_engine *e)
+{
+	int32_t i;
+
+	while ((i = e->list[L_ANSWERED].head) >= 0)
+		deliver(e, i, 0);
+	while ((i = e->list[L_PENDING].head) >= 0)
+		deliver(e, i, AN_OP_AT_END);
+}

@@ -1,0 +1,162 @@
+/*
+ * ops.h - the operation engine: RPC calls and replies in, one record per
+ * operation out.
+ *
+ * Purpose: pair each reply with its call and turn the pair (or an
+ * unanswered call) into a struct an_op with plain values.  Feed it the
+ * (struct cap_msg, struct dec_msg) pairs for which dec_message() returned
+ * true, in capture order.
+ *
+ * Matching: key (client address, server address, program, XID) - never the
+ * ports, because a UDP retransmission may leave from another client port.
+ *   - A call whose key is pending with the same vers/proc (and, when both
+ *     carry one, the same filehandle) is a retransmission: counted, the
+ *     interval since the previous transmission recorded; latency stays
+ *     measured from the first transmission (lat_first) and from the last
+ *     (lat_last).
+ *   - A call whose key is held for another vers/proc/handle is XID reuse:
+ *     the old entry is closed (AN_OP_XID_REUSED) and a new one opened.
+ *   - A reply is accepted only if it fits the entry (same prog/vers/proc as
+ *     the call the decoder decoded it with); the first reply completes the
+ *     op; later replies are duplicate replies (counted, latency untouched).
+ *   - Answered entries stay `answered_keep_ns` (capture time) after their
+ *     reply so late retransmissions and duplicate replies land on them; the
+ *     op is delivered when that window closes, at an_flush, or earlier when
+ *     the table needs the slot (counted in retired_early, not a loss).
+ *   - Pending calls with no transmission for `unanswered_ns` are delivered
+ *     unanswered (AN_OP_EXPIRED); at an_flush (AN_OP_AT_END); or when the
+ *     table is full and no answered entry can be retired (AN_OP_EVICTED,
+ *     counted in evicted).
+ *   - Replies the decoder could not pair are counted by the decoder
+ *     (dec_stats.orphan_replies); replies the decoder paired but this
+ *     engine no longer holds are counted in replies_unmatched.
+ *
+ * Paths: MOUNT MNT, LOOKUP/CREATE/MKDIR/SYMLINK/MKNOD replies and
+ * READDIRPLUS entries feed an internal names table (names.h); an op's path
+ * and export are resolved when it is delivered.
+ *
+ * Ownership: the caller owns the engine (an_new/an_free; an_free(NULL) is a
+ * no-op).  The struct an_op passed to the callback is owned by the engine
+ * and valid during the callback only.
+ *
+ * Load: O(1) per message: one hash lookup, no allocation after an_new.  The
+ * table is a fixed pool of xid_max entries (default 32768, ~30 MB
+ * worst case, touched lazily).
+ */
+#ifndef NFSCOPE_AN_OPS_H
+#define NFSCOPE_AN_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/names.h"
+#include "decode/decode.h"
+
+#define AN_MACHINE_MAX 64
+#define AN_NAME_MAX 256
+
+/* struct an_op.flags */
+#define AN_OP_ANSWERED     0x0001u
+#define AN_OP_CALL_TRUNC   0x0002u	/* call body cut by the snaplen */
+#define AN_OP_REPLY_TRUNC  0x0004u	/* reply body cut by the snaplen */
+#define AN_OP_CALL_BAD     0x0008u	/* call body malformed */
+#define AN_OP_REPLY_BAD    0x0010u	/* reply body malformed */
+#define AN_OP_EXPIRED      0x0020u	/* unanswered: aged out */
+#define AN_OP_AT_END       0x0040u	/* unanswered at end of input */
+#define AN_OP_EVICTED      0x0080u	/* unanswered: dropped for the budget */
+#define AN_OP_XID_REUSED   0x0100u	/* closed: XID reused by another call */
+#define AN_OP_AFTER_GAP    0x0200u	/* a TCP message followed a gap/hole */
+#define AN_OP_IPFRAG       0x0400u	/* a UDP message was IP-fragmented */
+#define AN_OP_LATE_RETRANS 0x0800u	/* a retransmission came after the reply */
+#define AN_OP_PORT_CHANGED 0x1000u	/* retransmitted from another port */
+#define AN_OP_MISFIT_REPLY 0x2000u	/* a reply for this key did not fit */
+
+/* struct an_op.have */
+#define AN_HAVE_CRED      0x0001u	/* uid, gid, machine (AUTH_SYS) */
+#define AN_HAVE_FH        0x0002u
+#define AN_HAVE_PATH      0x0004u
+#define AN_HAVE_NAME      0x0008u	/* LOOKUP/CREATE/... name, MNT path */
+#define AN_HAVE_OFFSET    0x0010u
+#define AN_HAVE_COUNT     0x0020u	/* call: bytes asked (READ/WRITE/COMMIT) */
+#define AN_HAVE_RCOUNT    0x0040u	/* reply: bytes read / written */
+#define AN_HAVE_EOF       0x0080u
+#define AN_HAVE_STABLE    0x0100u
+#define AN_HAVE_COMMITTED 0x0200u
+#define AN_HAVE_VERF      0x0400u
+#define AN_HAVE_STATUS    0x0800u	/* NFS or MOUNT status */
+#define AN_HAVE_FSINFO    0x1000u
+#define AN_HAVE_STATFS    0x2000u
+#define AN_HAVE_EXPORT    0x4000u	/* export_id valid */
+#define AN_HAVE_RFH       0x8000u	/* reply handle (LOOKUP, CREATE, MNT) */
+
+struct an_op {
+	uint64_t call_frame, reply_frame;	/* first call; first reply */
+	int64_t first_call_ns, last_call_ns;
+	int64_t reply_ns;			/* 0 if unanswered */
+	int64_t lat_first_ns, lat_last_ns;	/* -1 if unanswered */
+	int64_t retrans_ivl_first_ns;		/* first -> second transmission */
+	int64_t retrans_ivl_max_ns;		/* longest interval */
+	uint32_t retrans, dup_replies;
+	struct cap_addr client, server;
+	uint16_t client_port, client_port_last, server_port;
+	uint8_t transport;			/* enum cap_transport */
+	uint32_t xid, prog, vers, proc;
+	uint32_t flags, have;
+	uint32_t uid, gid;
+	char machine[AN_MACHINE_MAX];
+	struct nfs_fh fh;			/* object or directory handle */
+	struct nfs_fh rfh;			/* handle in the reply */
+	int32_t export_id;			/* -1: unknown */
+	char path[AN_PATH_MAX];			/* learned path of fh */
+	char name[AN_NAME_MAX];
+	uint64_t offset;
+	uint32_t count, rcount;
+	bool eof;
+	uint32_t stable, committed;
+	uint8_t verf[NFS_VERF_SIZE];
+	uint32_t reply_stat, accept_stat;	/* RPC */
+	uint32_t status;			/* NFS / MOUNT status */
+	uint32_t call_len, reply_len;		/* wire bytes of the RPC messages */
+	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref;	/* FSINFO (v3) */
+	uint32_t tsize;				/* STATFS (v2) */
+};
+
+typedef void (*an_op_fn)(void *user, const struct an_op *op);
+
+struct an_config {
+	uint32_t xid_max;		/* 0: 32768 entries */
+	int64_t unanswered_ns;		/* 0: 60 s */
+	int64_t answered_keep_ns;	/* 0: 3 s */
+	uint32_t names_max;		/* 0: 32768 */
+};
+
+struct an_stats {
+	uint64_t calls, replies;	/* messages fed */
+	uint64_t ops;			/* records delivered */
+	uint64_t answered, unanswered;
+	uint64_t unanswered_expired, unanswered_at_end, evicted;
+	uint64_t retrans;		/* call retransmissions */
+	uint64_t late_retrans;		/* of which after the reply */
+	uint64_t dup_replies;
+	uint64_t replies_unmatched;	/* decoder paired it, engine did not */
+	uint64_t misfit_replies;	/* reply did not fit the held call */
+	uint64_t xid_reused;
+	uint64_t retired_early;		/* answered, delivered before the window */
+	uint64_t names_evicted;
+	uint32_t pending_peak;		/* entries held at most */
+};
+
+struct an_engine;
+
+struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user);
+void an_free(struct an_engine *e);
+void an_feed(struct an_engine *e, const struct cap_msg *m,
+	     const struct dec_msg *d);
+/* Let time pass without a message (live capture): expire by age. */
+void an_tick(struct an_engine *e, int64_t now_ns);
+/* End of input: deliver everything still held. */
+void an_flush(struct an_engine *e);
+const struct an_stats *an_get_stats(const struct an_engine *e);
+const struct an_names *an_get_names(const struct an_engine *e);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * capture.h - packets in, candidate RPC messages out.
+ *
+ * Purpose: read packets from a pcap/pcapng file (or stdin) or a live
+ * interface, strip the link layer (Ethernet + any number of 802.1Q/802.1ad
+ * tags, Linux SLL/SLL2, raw IPv4/IPv6, BSD null/loopback, FDDI), reassemble
+ * IPv4/IPv6 fragments, and turn UDP datagrams and TCP byte streams (RPC record
+ * marking, RFC 5531 section 11) into messages that may be ONC RPC.
+ *
+ * Two layers:
+ *   struct cap_pipe   - the packet-to-message machinery.  It never touches
+ *                       libpcap, so fuzzers and tests can feed it raw frames.
+ *   struct cap_source - a libpcap handle (offline or live) feeding a cap_pipe.
+ *
+ * Invariants:
+ *   - Nothing is read past the captured bytes of a packet (caplen).  Bytes that
+ *     were on the wire but not captured (snaplen) are skipped by arithmetic:
+ *     a struct cap_msg always has caplen <= len.
+ *   - Each UDP datagram is one message.  Each complete TCP RPC record (all of
+ *     its record-marking fragments, marks removed) is one message.
+ *   - A message's data pointer is borrowed: valid only during the callback.
+ *   - Memory is bounded by the budgets in struct cap_config; evictions are
+ *     counted in struct cap_stats, never silent.
+ *
+ * Ownership: the caller owns cap_pipe/cap_source (cap_*_new / cap_*_free,
+ * free(NULL) is a no-op).  The pipe owns its fragment and flow tables.
+ *
+ * Load: designed for >1M packets/s offline on one core: no allocation per
+ * packet on the hot path except to buffer bytes of records that span
+ * segments (pooled per flow).
+ */
+#ifndef NFSCOPE_CAPTURE_H
+#define NFSCOPE_CAPTURE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CAP_ERRBUF_SIZE 512
+
+/* An IPv4 or IPv6 address.  IPv4 is stored in a[0..3], rest zero. */
+struct cap_addr {
+	uint8_t family;		/* 4 or 6 */
+	uint8_t a[16];
+};
+
+enum cap_transport { CAP_UDP = 17, CAP_TCP = 6 };
+
+/* struct cap_msg flags */
+#define CAP_MSG_TRUNCATED 0x01	/* caplen < len: snaplen (or the record keep
+				   budget) cut the message; the rest was
+				   skipped by its wire length */
+#define CAP_MSG_AFTER_GAP 0x02	/* TCP: bytes were lost before this record
+				   and the stream resynchronised on it */
+#define CAP_MSG_IPFRAG    0x04	/* UDP: reassembled from IP fragments */
+#define CAP_MSG_MULTIFRAG 0x08	/* TCP: record made of >1 record fragment */
+#define CAP_MSG_HOLE      0x10	/* TCP: bytes inside the record were lost;
+				   data holds only the prefix before the hole */
+
+/*
+ * One candidate RPC message.  For TCP the record marks are removed and the
+ * record's fragments joined; len is the record's total length.
+ */
+struct cap_msg {
+	uint64_t frame;		/* 1-based frame number that completed it */
+	uint64_t first_frame;	/* frame in which it began */
+	int64_t ts_ns;		/* time of the completing frame, ns since epoch */
+	int64_t first_ts_ns;	/* time of the first frame */
+	struct cap_addr src, dst;
+	uint16_t sport, dport;
+	uint8_t transport;	/* enum cap_transport */
+	uint32_t flags;		/* CAP_MSG_* */
+	uint32_t caplen;	/* bytes available at data */
+	uint32_t len;		/* bytes on the wire */
+	const uint8_t *data;	/* borrowed: valid during the callback only */
+};
+
+typedef void (*cap_msg_fn)(void *user, const struct cap_msg *m);
+
+/*
+ * Probe: does p (caplen bytes captured of a message of len bytes) look like
+ * the start of an RPC message?  Used to decide which TCP streams to follow
+ * and where to resynchronise after a gap.  Supplied by the caller (decode's
+ * rpc_probe), so capture does not depend on downstream stages.  NULL means
+ * "accept any record mark of sane length".
+ */
+typedef bool (*cap_probe_fn)(const uint8_t *p, size_t caplen, size_t len);
+
+struct cap_config {
+	/* live capture */
+	int snaplen;		/* 0: default (CAP_DEFAULT_SNAPLEN) */
+	int buffer_kib;		/* 0: libpcap default */
+	bool promisc;
+	bool immediate;
+	int timeout_ms;		/* read timeout when not immediate */
+	/* both */
+	const char *filter;	/* BPF filter in tcpdump syntax, NULL: none */
+	uint64_t count;		/* stop after this many packets, 0: no limit */
+	/* budgets (0: defaults) */
+	size_t frag_mem_max;	/* bytes held by IP fragment reassembly */
+	uint32_t frag_timeout_ms;
+	uint32_t flows_max;	/* TCP flow directions followed */
+	uint32_t flow_idle_ms;
+	uint32_t record_keep;	/* bytes of a TCP record kept for decoding;
+				   the rest is skipped by length */
+	size_t ooo_mem_max;	/* bytes of out-of-order segments held per flow */
+	cap_probe_fn probe;
+};
+
+#define CAP_DEFAULT_SNAPLEN 512
+
+/* Counters.  Everything that is skipped is counted in exactly one place. */
+struct cap_stats {
+	uint64_t packets;	/* frames handed to the pipe */
+	uint64_t bytes;		/* their wire length */
+	uint64_t truncated;	/* frames with caplen < len */
+	uint64_t link_errors;	/* frame too short / unknown ethertype etc. */
+	uint64_t not_ip;	/* ARP, other ethertypes */
+	uint64_t ip_errors;	/* bad IP headers */
+	uint64_t other_proto;	/* IP but not UDP/TCP */
+	uint64_t udp_msgs;	/* UDP datagrams delivered */
+	uint64_t tcp_msgs;	/* TCP records delivered */
+	uint64_t ipfrag_packets;	/* fragments seen */
+	uint64_t ipfrag_reassembled;	/* datagrams completed */
+	uint64_t ipfrag_incomplete;	/* trains that timed out or were evicted
+					   with fragments missing */
+	uint64_t ipfrag_overlaps;	/* overlapping fragments seen */
+	uint64_t ipfrag_evicted;	/* trains dropped for the memory budget */
+	uint64_t tcp_segments;	/* TCP segments with payload on followed flows */
+	uint64_t tcp_not_rpc;	/* payload segments on flows not followed */
+	uint64_t tcp_retrans;	/* segments wholly already seen */
+	uint64_t tcp_ooo;	/* segments that arrived out of order */
+	uint64_t tcp_gaps;	/* holes skipped (bytes never seen) */
+	uint64_t tcp_gap_bytes;
+	uint64_t tcp_resyncs;	/* resynchronisations on a plausible header */
+	uint64_t flows;		/* flow directions followed in total */
+	uint64_t flows_evicted;	/* flow directions dropped for the budget */
+	uint64_t flows_expired;	/* flow directions dropped for idleness */
+	/* pcap_stats (live only) */
+	uint64_t ps_recv, ps_drop, ps_ifdrop;
+};
+
+/* ---- the pipe ---- */
+
+struct cap_pipe;
+
+/* A raw frame as libpcap hands it. */
+struct cap_pkt {
+	int linktype;		/* DLT_* */
+	int64_t ts_ns;
+	uint32_t caplen;
+	uint32_t len;
+	const uint8_t *data;
+};
+
+/* Is linktype supported?  On false, errbuf says why. */
+bool cap_linktype_ok(int linktype, char *errbuf);
+
+struct cap_pipe *cap_pipe_new(const struct cap_config *cfg, cap_msg_fn fn,
+			      void *user);
+void cap_pipe_free(struct cap_pipe *p);
+/* Feed one frame.  Frame numbers count from 1 in feeding order. */
+void cap_pipe_feed(struct cap_pipe *p, const struct cap_pkt *pkt);
+/* End of input: expire everything (incomplete trains are counted). */
+void cap_pipe_flush(struct cap_pipe *p);
+const struct cap_stats *cap_pipe_stats(const struct cap_pipe *p);
+
+/* ---- the source ---- */
+
+struct cap_source;
+
+/* Open a pcap or pcapng file; path "-" is stdin.  Returns NULL and fills
+ * errbuf on error (missing file, not a capture, unsupported link type,
+ * bad filter). */
+struct cap_source *cap_open_offline(const char *path,
+				    const struct cap_config *cfg,
+				    char *errbuf);
+/* Open a live interface with pcap_create/pcap_activate.  Activation
+ * warnings are written to warnbuf (empty string if none). */
+struct cap_source *cap_open_live(const char *iface,
+				 const struct cap_config *cfg,
+				 char *errbuf, char *warnbuf);
+void cap_close(struct cap_source *s);
+
+/*
+ * Read packets into pipe until end of file, cfg->count packets, an error,
+ * or *stop becoming non-zero.  Returns 0 at end/stop, -1 on error (errbuf).
+ * The pipe is flushed at the end.
+ */
+int cap_run(struct cap_source *s, struct cap_pipe *pipe,
+	    volatile sig_atomic_t *stop, char *errbuf);
+/* Like cap_run, but returns after at most max_packets frames (for event loops
+ * that interleave other work): returns 1 if more may come, 0 at end, -1 on
+ * error.  Does not flush. */
+int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
+	     char *errbuf);
+/* Fill ps_recv/ps_drop/ps_ifdrop in st (live only; offline leaves them). */
+void cap_source_stats(struct cap_source *s, struct cap_stats *st);
+int cap_source_linktype(const struct cap_source *s);
+int cap_source_snaplen(const struct cap_source *s);
+/* Selectable fd for live capture, -1 if none. */
+int cap_source_fd(const struct cap_source *s);
+/* Bytes of the file consumed so far and its size (0 if unknown). */
+void cap_source_progress(struct cap_source *s, uint64_t *done,
+			 uint64_t *total);
+
+/* Format an address ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */
+const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n);
+bool cap_addr_eq(const struct cap_addr *a, const struct cap_addr *b);
+
+#endif

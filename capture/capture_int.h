@@ -1,0 +1,103 @@
+/*
+ * capture_int.h - internals shared by the capture/ files.  Not installed,
+ * not included outside capture/ (and capture's own tests).
+ *
+ * Packet path:  link.c (cap_pipe_feed) -> ip.c (cap_ip_input)
+ *   -> ipfrag.c (cap_frag_input, fragments only) -> ip.c (cap_l4_input)
+ *   -> UDP delivered in ip.c, TCP handed to tcp.c (cap_tcp_input).
+ * Every stage compares lengths, never pointers; "caplen" is what was
+ * captured, "len" what was on the wire, caplen <= len always.
+ */
+#ifndef NFSCOPE_CAPTURE_INT_H
+#define NFSCOPE_CAPTURE_INT_H
+
+#include "capture/capture.h"
+
+#define CAP_REC_MAX (16u << 20)	/* largest sane record / fragment */
+#define CAP_REC_MIN 20u		/* smallest RPC message (AUTH_ERROR reply) */
+
+#define CAP_DEF_FRAG_MEM (16u << 20)
+#define CAP_DEF_FRAG_TIMEOUT_MS 30000u
+#define CAP_DEF_FLOWS 65536u
+#define CAP_DEF_FLOW_IDLE_MS 300000u
+#define CAP_DEF_RECORD_KEEP (256u << 10)
+#define CAP_DEF_OOO_MEM (1u << 20)
+
+static inline uint16_t cap_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t cap_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Has at least limit ns passed from then to now (capture clock)?  now is
+ * the latest timestamp seen, so now >= then; no signed overflow. */
+static inline bool cap_aged(int64_t then, int64_t now, uint64_t limit)
+{
+	return now >= then && (uint64_t)now - (uint64_t)then >= limit;
+}
+
+/* One IP payload (after reassembly if any) handed to the transport layer.
+ * data is borrowed from the packet or from the fragment table. */
+struct cap_l3 {
+	struct cap_addr src, dst;
+	uint8_t proto;		/* IP protocol / IPv6 next header */
+	uint32_t flags;		/* CAP_MSG_IPFRAG, CAP_MSG_TRUNCATED */
+	const uint8_t *data;
+	uint32_t caplen, len;
+	uint64_t first_frame;
+	int64_t first_ts_ns;
+};
+
+/* One IP fragment handed to reassembly; data borrowed from the packet. */
+struct cap_frag_in {
+	struct cap_addr src, dst;
+	uint32_t id;
+	uint8_t proto;		/* v4: key part; v6: next header after frag */
+	uint32_t off;		/* byte offset of the fragment */
+	bool more;		/* MF set */
+	const uint8_t *data;
+	uint32_t caplen, len;
+};
+
+struct cap_frag_table;
+struct cap_tcp_table;
+
+/* The pipe.  Owned by the caller; owns frag and tcp. */
+struct cap_pipe {
+	struct cap_config cfg;	/* copy, defaults filled in; filter unused */
+	cap_msg_fn fn;
+	void *user;
+	struct cap_stats st;
+	uint64_t frame;		/* number of the frame being processed */
+	int64_t ts_ns;		/* its timestamp */
+	int64_t now_ns;		/* capture clock: latest timestamp seen */
+	struct cap_frag_table *frag;
+	struct cap_tcp_table *tcp;
+};
+
+/* ip.c */
+void cap_ip_input(struct cap_pipe *p, const uint8_t *d, uint32_t caplen,
+		  uint32_t len);
+void cap_l4_input(struct cap_pipe *p, struct cap_l3 *l3);
+
+/* ipfrag.c */
+struct cap_frag_table *cap_frag_new(void);
+void cap_frag_free(struct cap_frag_table *t);
+void cap_frag_input(struct cap_pipe *p, const struct cap_frag_in *f,
+		    int ipver);
+/* Drop trains older than the timeout (all of them if all). */
+void cap_frag_expire(struct cap_pipe *p, bool all);
+
+/* tcp.c */
+struct cap_tcp_table *cap_tcp_new(uint32_t flows_max);
+void cap_tcp_free(struct cap_tcp_table *t);
+void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3);
+/* Finish idle flows (all of them if all). */
+void cap_tcp_expire(struct cap_pipe *p, bool all);
+
+#endif

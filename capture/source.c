@@ -1,0 +1,350 @@
+/*
+ * source.c - a libpcap handle (file, stdin or live interface) feeding a
+ * cap_pipe, plus the address helpers.
+ *
+ * Live setup follows libpcap's recommended order: pcap_create, every
+ * setter checked, pcap_activate (warnings > 0 reported, errors < 0 with
+ * pcap_statustostr + pcap_geterr), then the filter.  Timestamps are asked
+ * for in nanoseconds; if the platform cannot, microseconds are scaled.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pcap/pcap.h>
+
+#include "capture/capture.h"
+
+#define BATCH 1024		/* packets between checks of *stop */
+
+/* Owned by the caller; owns the pcap handle. */
+struct cap_source {
+	pcap_t *pc;
+	bool live;
+	bool nano;		/* tv_usec holds nanoseconds */
+	bool nonblock;		/* current pcap_setnonblock state */
+	int linktype;
+	uint64_t count;		/* stop after this many packets, 0: never */
+	uint64_t seen;
+	uint64_t file_size;
+	struct cap_pipe *pipe;	/* borrowed during cap_run/cap_step */
+};
+
+static int apply_filter(pcap_t *pc, const char *filter, bpf_u_int32 mask,
+			char *errbuf)
+{
+	struct bpf_program prog;
+
+	if (!filter || !*filter)
+		return 0;
+	if (pcap_compile(pc, &prog, filter, 1, mask) < 0) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "bad filter '%s': %s",
+			 filter, pcap_geterr(pc));
+		return -1;
+	}
+	if (pcap_setfilter(pc, &prog) < 0) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "cannot set filter '%s': %s",
+			 filter, pcap_geterr(pc));
+		pcap_freecode(&prog);
+		return -1;
+	}
+	pcap_freecode(&prog);
+	return 0;
+}
+
+static struct cap_source *source_new(pcap_t *pc, const struct cap_config *cfg,
+				     bool live, char *errbuf)
+{
+	struct cap_source *s;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "out of memory");
+		pcap_close(pc);
+		return NULL;
+	}
+	s->pc = pc;
+	s->live = live;
+	s->linktype = pcap_datalink(pc);
+	s->count = cfg ? cfg->count : 0;
+	s->nano = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO;
+	if (!cap_linktype_ok(s->linktype, errbuf)) {
+		cap_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct cap_source *cap_open_offline(const char *path,
+				    const struct cap_config *cfg,
+				    char *errbuf)
+{
+	char pe[PCAP_ERRBUF_SIZE] = "";
+	struct cap_source *s;
+	struct stat st;
+	FILE *fp;
+	pcap_t *pc;
+
+	errbuf[0] = '\0';
+	pc = pcap_open_offline_with_tstamp_precision(path,
+			PCAP_TSTAMP_PRECISION_NANO, pe);
+	if (!pc) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path, pe);
+		return NULL;
+	}
+	s = source_new(pc, cfg, false, errbuf);
+	if (!s)
+		return NULL;
+	fp = pcap_file(pc);
+	if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode))
+		s->file_size = (uint64_t)st.st_size;
+	if (cfg && apply_filter(pc, cfg->filter, PCAP_NETMASK_UNKNOWN,
+				errbuf) < 0) {
+		cap_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int live_fail(pcap_t *pc, const char *iface, const char *what,
+		     int rc, char *errbuf)
+{
+	snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s: %s (%s)", iface, what,
+		 pcap_statustostr(rc), pcap_geterr(pc));
+	pcap_close(pc);
+	return -1;
+}
+
+struct cap_source *cap_open_live(const char *iface,
+				 const struct cap_config *cfg,
+				 char *errbuf, char *warnbuf)
+{
+	char pe[PCAP_ERRBUF_SIZE] = "";
+	bpf_u_int32 net = 0, mask = PCAP_NETMASK_UNKNOWN;
+	struct cap_config def;
+	pcap_t *pc;
+	int rc;
+
+	errbuf[0] = '\0';
+	if (warnbuf)
+		warnbuf[0] = '\0';
+	if (!cfg) {
+		memset(&def, 0, sizeof(def));
+		cfg = &def;
+	}
+	pc = pcap_create(iface, pe);
+	if (!pc) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", iface, pe);
+		return NULL;
+	}
+	rc = pcap_set_snaplen(pc, cfg->snaplen > 0 ? cfg->snaplen
+						  : CAP_DEFAULT_SNAPLEN);
+	if (rc != 0) {
+		live_fail(pc, iface, "set snaplen", rc, errbuf);
+		return NULL;
+	}
+	rc = pcap_set_promisc(pc, cfg->promisc);
+	if (rc != 0) {
+		live_fail(pc, iface, "set promisc", rc, errbuf);
+		return NULL;
+	}
+	if (cfg->immediate) {
+		rc = pcap_set_immediate_mode(pc, 1);
+		if (rc != 0) {
+			live_fail(pc, iface, "set immediate mode", rc, errbuf);
+			return NULL;
+		}
+	}
+	rc = pcap_set_timeout(pc, cfg->timeout_ms > 0 ? cfg->timeout_ms : 100);
+	if (rc != 0) {
+		live_fail(pc, iface, "set timeout", rc, errbuf);
+		return NULL;
+	}
+	if (cfg->buffer_kib > 0) {
+		rc = pcap_set_buffer_size(pc, cfg->buffer_kib * 1024);
+		if (rc != 0) {
+			live_fail(pc, iface, "set buffer size", rc, errbuf);
+			return NULL;
+		}
+	}
+	/* nanoseconds if the platform can; not an error otherwise */
+	(void)pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO);
+	rc = pcap_activate(pc);
+	if (rc < 0) {
+		live_fail(pc, iface, "activate", rc, errbuf);
+		return NULL;
+	}
+	if (rc > 0 && warnbuf)
+		snprintf(warnbuf, CAP_ERRBUF_SIZE, "%s: %s%s%s", iface,
+			 pcap_statustostr(rc), rc == PCAP_WARNING ? ": " : "",
+			 rc == PCAP_WARNING ? pcap_geterr(pc) : "");
+	if (cfg->filter && *cfg->filter &&
+	    pcap_lookupnet(iface, &net, &mask, pe) < 0)
+		mask = PCAP_NETMASK_UNKNOWN;
+	if (apply_filter(pc, cfg->filter, mask, errbuf) < 0) {
+		pcap_close(pc);
+		return NULL;
+	}
+	return source_new(pc, cfg, true, errbuf);
+}
+
+void cap_close(struct cap_source *s)
+{
+	if (!s)
+		return;
+	if (s->pc)
+		pcap_close(s->pc);
+	free(s);
+}
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h,
+		      const u_char *bytes)
+{
+	struct cap_source *s = (struct cap_source *)user;
+	struct cap_pkt pkt;
+
+	pkt.linktype = s->linktype;
+	pkt.ts_ns = (int64_t)h->ts.tv_sec * 1000000000 +
+		    (int64_t)h->ts.tv_usec * (s->nano ? 1 : 1000);
+	pkt.caplen = h->caplen;
+	pkt.len = h->len;
+	pkt.data = bytes;
+	s->seen++;
+	cap_pipe_feed(s->pipe, &pkt);
+}
+
+static void set_nonblock(struct cap_source *s, bool on)
+{
+	char pe[PCAP_ERRBUF_SIZE];
+
+	if (!s->live || s->nonblock == on)
+		return;
+	if (pcap_setnonblock(s->pc, on, pe) == 0)
+		s->nonblock = on;
+}
+
+/* One pcap_dispatch of at most max packets: >0 packets read, 0 none (end
+ * of file offline), -1 error. */
+static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
+		    char *errbuf)
+{
+	int n;
+
+	if (s->count) {
+		if (s->seen >= s->count)
+			return 0;
+		if ((uint64_t)max > s->count - s->seen)
+			max = (int)(s->count - s->seen);
+	}
+	s->pipe = pipe;
+	n = pcap_dispatch(s->pc, max, on_packet, (u_char *)s);
+	if (n == PCAP_ERROR) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %s",
+			 pcap_geterr(s->pc));
+		return -1;
+	}
+	if (n == PCAP_ERROR_BREAK)
+		return 0;
+	return n;
+}
+
+int cap_run(struct cap_source *s, struct cap_pipe *pipe,
+	    volatile sig_atomic_t *stop, char *errbuf)
+{
+	int n, rc = 0;
+
+	set_nonblock(s, false);
+	for (;;) {
+		if (stop && *stop)
+			break;
+		if (s->count && s->seen >= s->count)
+			break;
+		n = dispatch(s, pipe, BATCH, errbuf);
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		if (n == 0 && !s->live)
+			break;	/* end of file */
+	}
+	cap_pipe_flush(pipe);
+	return rc;
+}
+
+int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
+	     char *errbuf)
+{
+	int n;
+
+	if (max_packets <= 0)
+		max_packets = 1;
+	if (s->count && s->seen >= s->count)
+		return 0;
+	set_nonblock(s, true);
+	n = dispatch(s, pipe, max_packets, errbuf);
+	if (n < 0)
+		return -1;
+	if (n == 0 && !s->live)
+		return 0;
+	if (s->count && s->seen >= s->count)
+		return 0;
+	return 1;
+}
+
+void cap_source_stats(struct cap_source *s, struct cap_stats *st)
+{
+	struct pcap_stat ps;
+
+	if (!s->live || pcap_stats(s->pc, &ps) != 0)
+		return;
+	st->ps_recv = ps.ps_recv;
+	st->ps_drop = ps.ps_drop;
+	st->ps_ifdrop = ps.ps_ifdrop;
+}
+
+int cap_source_linktype(const struct cap_source *s)
+{
+	return s->linktype;
+}
+
+int cap_source_snaplen(const struct cap_source *s)
+{
+	return pcap_snapshot(s->pc);
+}
+
+int cap_source_fd(const struct cap_source *s)
+{
+	if (!s->live)
+		return -1;
+	return pcap_get_selectable_fd(s->pc);
+}
+
+void cap_source_progress(struct cap_source *s, uint64_t *done,
+			 uint64_t *total)
+{
+	FILE *fp = s->live ? NULL : pcap_file(s->pc);
+	long pos = fp ? ftell(fp) : -1;
+
+	*done = pos > 0 ? (uint64_t)pos : 0;
+	*total = s->file_size;
+}
+
+const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n)
+{
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->a, buf,
+		       (socklen_t)n)) {
+		if (n > 0)
+			snprintf(buf, n, "?");
+	}
+	return buf;
+}
+
+bool cap_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
+{
+	if (a->family != b->family)
+		return false;
+	return memcmp(a->a, b->a, a->family == 6 ? 16 : 4) == 0;
+}

@@ -1,0 +1,626 @@
+/*
+ * decode.h - ONC RPC (RFC 5531) messages and the bodies of NFSv2 (RFC 1094),
+ * NFSv3 (RFC 1813), MOUNT v1/v3, portmap v2 / rpcbind v3-v4 (RFC 1833) and
+ * NLM v1/v3/v4, decoded into plain structs.
+ *
+ * Contract:
+ *   - Input is a struct cap_msg (bytes + captured length + wire length).
+ *     Decoders read through a bounded XDR cursor (xdr.h) and never read past
+ *     the captured bytes.  Truncated (snaplen) is told from malformed (a
+ *     length or enum that lies): see enum dec_status.
+ *   - Output structs hold fixed-size copies (handle <= 64 bytes, name <= 255,
+ *     path <= 1024): nothing points into packet buffers after a call returns.
+ *   - Each decoded field has a bit in a `have` mask; printers show exactly the
+ *     fields whose bit is set.  Struct field names are the JSON key names used
+ *     by `nfscope dump --json` (README documents them).
+ *   - A reply body is decoded with the (prog, vers, proc) of its call, found
+ *     in a struct dec_xidmap (bounded, entries expire by age).
+ *   - Wire enums are range-checked before they index any table.
+ *
+ * Ownership: struct dec (the message decoder) owns its xid map.  A struct
+ * dec_msg is large (READDIR entries, export lists): allocate one and reuse it;
+ * dec_message() overwrites it completely.
+ */
+#ifndef NFSCOPE_DECODE_H
+#define NFSCOPE_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/capture.h"
+#include "decode/xdr.h"
+
+/* ---------------------------------------------------------------- RPC -- */
+
+enum { RPC_CALL = 0, RPC_REPLY = 1 };
+enum { RPC_MSG_ACCEPTED = 0, RPC_MSG_DENIED = 1 };
+enum {
+	RPC_SUCCESS = 0, RPC_PROG_UNAVAIL = 1, RPC_PROG_MISMATCH = 2,
+	RPC_PROC_UNAVAIL = 3, RPC_GARBAGE_ARGS = 4, RPC_SYSTEM_ERR = 5,
+};
+enum { RPC_MISMATCH = 0, RPC_AUTH_ERROR = 1 };
+
+/* auth flavours (RFC 5531 + RFC 2203) */
+enum {
+	RPC_AUTH_NONE = 0, RPC_AUTH_SYS = 1, RPC_AUTH_SHORT = 2,
+	RPC_AUTH_DH = 3, RPC_AUTH_KERB4 = 4, RPC_AUTH_RSA = 5,
+	RPC_RPCSEC_GSS = 6, RPC_AUTH_TLS = 7,
+	RPC_AUTH_GSS_KRB5 = 390003, RPC_AUTH_GSS_KRB5I = 390004,
+	RPC_AUTH_GSS_KRB5P = 390005,
+};
+
+/* program numbers */
+enum {
+	PROG_PORTMAP = 100000, PROG_NFS = 100003, PROG_MOUNT = 100005,
+	PROG_NLM = 100021, PROG_NSM = 100024, PROG_NFS_ACL = 100227,
+	PROG_NFS4_CB = 0x40000000,
+};
+
+#define RPC_MAX_AUTH_BYTES 400	/* RFC 5531: opaque_auth body <= 400 */
+#define RPC_MAX_GIDS 16
+#define RPC_MAX_MACHINE 255
+
+/* struct rpc_cred.have */
+#define RPC_CRED_SYS 0x1	/* stamp, machine, uid, gid, gids valid */
+#define RPC_CRED_GSS 0x2	/* gss_* valid */
+
+struct rpc_cred {
+	uint32_t flavor;
+	uint32_t len;		/* body length on the wire */
+	uint32_t have;
+	/* AUTH_SYS */
+	uint32_t stamp;
+	char machine[RPC_MAX_MACHINE + 1];
+	uint32_t uid, gid;
+	uint32_t ngids;
+	uint32_t gids[RPC_MAX_GIDS];
+	/* RPCSEC_GSS (rpc_gss_cred_vers_1_t) */
+	uint32_t gss_vers, gss_proc, gss_seq, gss_svc;
+	uint32_t gss_ctx_len;
+};
+
+struct rpc_verf {
+	uint32_t flavor;
+	uint32_t len;
+};
+
+struct rpc_hdr {
+	uint32_t xid;
+	uint32_t msg_type;	/* RPC_CALL / RPC_REPLY */
+	/* call */
+	uint32_t rpcvers, prog, vers, proc;
+	struct rpc_cred cred;
+	struct rpc_verf verf;
+	/* reply */
+	uint32_t reply_stat;	/* RPC_MSG_ACCEPTED / RPC_MSG_DENIED */
+	uint32_t accept_stat;	/* when accepted */
+	uint32_t mismatch_low, mismatch_high;	/* PROG_MISMATCH, RPC_MISMATCH */
+	uint32_t reject_stat;	/* when denied */
+	uint32_t auth_stat;	/* when denied with AUTH_ERROR */
+	uint32_t body_off;	/* offset of the procedure body */
+};
+
+/*
+ * Strict check that p starts an RPC call (msg_type 0, rpcvers 2, known auth
+ * flavours, sane lengths) or an RPC reply (msg_type 1, valid reply_stat and,
+ * for accepted replies, valid verifier and accept_stat).  Works on the bytes
+ * captured; a header cut by the snaplen is judged on what is there.
+ * Signature matches cap_probe_fn.
+ */
+bool rpc_probe(const uint8_t *p, size_t caplen, size_t len);
+/* The call-only half of rpc_probe. */
+bool rpc_probe_call(const uint8_t *p, size_t caplen, size_t len);
+
+/* Decode the RPC header; on success c is positioned at the body. */
+bool rpc_decode_hdr(struct xdr *c, struct rpc_hdr *h);
+
+/* ------------------------------------------------------- NFS common -- */
+
+#define NFS_FHSIZE_MAX 64
+#define NFS_NAME_MAX 255
+#define NFS_PATH_MAX 1024
+#define NFS_VERF_SIZE 8
+#define NFS_ENTRIES_MAX 128
+
+struct nfs_fh {
+	uint32_t len;
+	uint8_t data[NFS_FHSIZE_MAX];
+};
+
+struct nfs_time {
+	uint32_t sec, nsec;	/* v2 timeval: nsec = usec * 1000 */
+};
+
+/* fattr3, or fattr (v2) mapped onto it */
+struct nfs_fattr {
+	uint32_t type;		/* ftype3 / ftype (v2 numbering kept as sent) */
+	uint32_t mode, nlink, uid, gid;
+	uint64_t size, used;	/* v2: used = blocks * blocksize */
+	uint32_t rdev_major, rdev_minor;	/* v2: rdev in major */
+	uint64_t fsid, fileid;
+	struct nfs_time atime, mtime, ctime;
+	/* v2 only */
+	uint32_t blocksize, blocks;
+};
+
+/* wcc_attr (pre-op) */
+struct nfs_wcc_attr {
+	uint64_t size;
+	struct nfs_time mtime, ctime;
+};
+
+/* wcc_data: pre-op and post-op attributes, each optional */
+struct nfs_wcc {
+	bool have_before, have_after;
+	struct nfs_wcc_attr before;
+	struct nfs_fattr after;
+};
+
+/* struct nfs_sattr.have */
+#define SATTR_MODE 0x01
+#define SATTR_UID 0x02
+#define SATTR_GID 0x04
+#define SATTR_SIZE 0x08
+#define SATTR_ATIME 0x10	/* atime holds the client time */
+#define SATTR_MTIME 0x20
+#define SATTR_ATIME_SERVER 0x40	/* v3 SET_TO_SERVER_TIME */
+#define SATTR_MTIME_SERVER 0x80
+
+/* sattr3, or sattr (v2: a field of all ones means "not set") */
+struct nfs_sattr {
+	uint32_t have;
+	uint32_t mode, uid, gid;
+	uint64_t size;
+	struct nfs_time atime, mtime;
+};
+
+struct nfs_name {
+	uint32_t len;
+	char s[NFS_NAME_MAX + 1];
+};
+
+struct nfs_path {
+	uint32_t len;
+	char s[NFS_PATH_MAX + 1];
+};
+
+struct nfs_entry {
+	uint64_t fileid;
+	uint64_t cookie;	/* v2: 32-bit cookie widened */
+	struct nfs_name name;
+	bool have_fh;		/* READDIRPLUS name_handle present */
+	struct nfs_fh fh;
+	bool have_attr;		/* READDIRPLUS name_attributes present */
+	struct nfs_fattr attr;
+};
+
+/* NFSv3 procedures (RFC 1813) */
+enum {
+	NFS3_NULL = 0, NFS3_GETATTR = 1, NFS3_SETATTR = 2, NFS3_LOOKUP = 3,
+	NFS3_ACCESS = 4, NFS3_READLINK = 5, NFS3_READ = 6, NFS3_WRITE = 7,
+	NFS3_CREATE = 8, NFS3_MKDIR = 9, NFS3_SYMLINK = 10, NFS3_MKNOD = 11,
+	NFS3_REMOVE = 12, NFS3_RMDIR = 13, NFS3_RENAME = 14, NFS3_LINK = 15,
+	NFS3_READDIR = 16, NFS3_READDIRPLUS = 17, NFS3_FSSTAT = 18,
+	NFS3_FSINFO = 19, NFS3_PATHCONF = 20, NFS3_COMMIT = 21,
+	NFS3_NPROC = 22,
+};
+
+/* NFSv2 procedures (RFC 1094) */
+enum {
+	NFS2_NULL = 0, NFS2_GETATTR = 1, NFS2_SETATTR = 2, NFS2_ROOT = 3,
+	NFS2_LOOKUP = 4, NFS2_READLINK = 5, NFS2_READ = 6,
+	NFS2_WRITECACHE = 7, NFS2_WRITE = 8, NFS2_CREATE = 9,
+	NFS2_REMOVE = 10, NFS2_RENAME = 11, NFS2_LINK = 12,
+	NFS2_SYMLINK = 13, NFS2_MKDIR = 14, NFS2_RMDIR = 15,
+	NFS2_READDIR = 16, NFS2_STATFS = 17,
+	NFS2_NPROC = 18,
+};
+
+/* stable_how */
+enum { NFS3_UNSTABLE = 0, NFS3_DATA_SYNC = 1, NFS3_FILE_SYNC = 2 };
+
+/* struct nfs_call.have */
+#define NFSC_FH 0x00000001u	/* object or directory handle */
+#define NFSC_NAME 0x00000002u	/* name in that directory */
+#define NFSC_FH2 0x00000004u	/* RENAME to-dir, LINK link dir */
+#define NFSC_NAME2 0x00000008u	/* RENAME to-name, LINK name */
+#define NFSC_OFFSET 0x00000010u
+#define NFSC_COUNT 0x00000020u	/* READ/WRITE/COMMIT count, READDIR count */
+#define NFSC_STABLE 0x00000040u
+#define NFSC_DATA_LEN 0x00000080u	/* WRITE opaque data length */
+#define NFSC_SATTR 0x00000100u
+#define NFSC_GUARD 0x00000200u	/* SETATTR guard ctime */
+#define NFSC_ACCESS 0x00000400u
+#define NFSC_CREATEMODE 0x00000800u
+#define NFSC_CREATEVERF 0x00001000u
+#define NFSC_COOKIE 0x00002000u
+#define NFSC_COOKIEVERF 0x00004000u
+#define NFSC_DIRCOUNT 0x00008000u	/* READDIRPLUS dircount */
+#define NFSC_MAXCOUNT 0x00010000u	/* READDIRPLUS maxcount */
+#define NFSC_PATH 0x00020000u	/* SYMLINK target */
+#define NFSC_FTYPE 0x00040000u	/* MKNOD type */
+#define NFSC_SPEC 0x00080000u	/* MKNOD device */
+#define NFSC_BEGINOFFSET 0x00100000u	/* v2 WRITE */
+#define NFSC_TOTALCOUNT 0x00200000u	/* v2 READ/WRITE */
+
+struct nfs_call {
+	uint32_t have;
+	struct nfs_fh fh;
+	struct nfs_name name;
+	struct nfs_fh fh2;
+	struct nfs_name name2;
+	uint64_t offset;
+	uint32_t count;
+	uint32_t stable;
+	uint32_t data_len;
+	struct nfs_sattr sattr;
+	struct nfs_time guard;
+	uint32_t access;
+	uint32_t createmode;	/* UNCHECKED 0, GUARDED 1, EXCLUSIVE 2 */
+	uint8_t createverf[NFS_VERF_SIZE];
+	uint64_t cookie;
+	uint8_t cookieverf[NFS_VERF_SIZE];
+	uint32_t dircount, maxcount;
+	struct nfs_path path;
+	uint32_t ftype;
+	uint32_t spec_major, spec_minor;
+	uint32_t beginoffset, totalcount;
+};
+
+/* struct nfs_reply.have */
+#define NFSR_STATUS 0x00000001u
+#define NFSR_ATTR 0x00000002u	/* object attributes (post-op or fattr) */
+#define NFSR_WCC 0x00000004u	/* object wcc (SETATTR, WRITE, COMMIT) */
+#define NFSR_DIR_ATTR 0x00000008u	/* LOOKUP/READDIR dir attributes */
+#define NFSR_DIR_WCC 0x00000010u	/* dir wcc (CREATE..., RENAME from) */
+#define NFSR_DIR_WCC2 0x00000020u	/* RENAME to-dir wcc */
+#define NFSR_FH 0x00000040u	/* new/looked-up object handle */
+#define NFSR_COUNT 0x00000080u
+#define NFSR_EOF 0x00000100u
+#define NFSR_COMMITTED 0x00000200u
+#define NFSR_VERF 0x00000400u	/* WRITE/COMMIT write verifier */
+#define NFSR_DATA_LEN 0x00000800u	/* READ opaque data length */
+#define NFSR_ACCESS 0x00001000u
+#define NFSR_PATH 0x00002000u	/* READLINK target */
+#define NFSR_ENTRIES 0x00004000u	/* READDIR(PLUS) entries + eof */
+#define NFSR_COOKIEVERF 0x00008000u
+#define NFSR_FSSTAT 0x00010000u
+#define NFSR_FSINFO 0x00020000u
+#define NFSR_PATHCONF 0x00040000u
+#define NFSR_STATFS 0x00080000u	/* v2 STATFS */
+
+struct nfs_fsstat {
+	uint64_t tbytes, fbytes, abytes, tfiles, ffiles, afiles;
+	uint32_t invarsec;
+};
+
+struct nfs_fsinfo {
+	uint32_t rtmax, rtpref, rtmult, wtmax, wtpref, wtmult, dtpref;
+	uint64_t maxfilesize;
+	struct nfs_time time_delta;
+	uint32_t properties;
+};
+
+struct nfs_pathconf {
+	uint32_t linkmax, name_max;
+	bool no_trunc, chown_restricted, case_insensitive, case_preserving;
+};
+
+struct nfs_statfs {
+	uint32_t tsize, bsize, blocks, bfree, bavail;
+};
+
+struct nfs_reply {
+	uint32_t have;
+	uint32_t status;	/* nfsstat3 / nfsstat */
+	struct nfs_fattr attr;
+	struct nfs_wcc wcc;
+	struct nfs_fattr dir_attr;
+	struct nfs_wcc dir_wcc;
+	struct nfs_wcc dir_wcc2;
+	struct nfs_fh fh;
+	uint32_t count;
+	bool eof;
+	uint32_t committed;
+	uint8_t verf[NFS_VERF_SIZE];
+	uint32_t data_len;
+	uint32_t access;
+	struct nfs_path path;
+	uint8_t cookieverf[NFS_VERF_SIZE];
+	uint32_t nentries;	/* entries stored (<= NFS_ENTRIES_MAX) */
+	uint32_t entries_total;	/* entries on the wire (captured ones) */
+	bool entries_eof;	/* dirlist eof */
+	struct nfs_entry entries[NFS_ENTRIES_MAX];
+	struct nfs_fsstat fsstat;
+	struct nfs_fsinfo fsinfo;
+	struct nfs_pathconf pathconf;
+	struct nfs_statfs statfs;
+};
+
+/* c at the body; fill out.  False: c->err says truncated or malformed. */
+bool nfs3_decode_call(struct xdr *c, uint32_t proc, struct nfs_call *out);
+bool nfs3_decode_reply(struct xdr *c, uint32_t proc, struct nfs_reply *out);
+bool nfs2_decode_call(struct xdr *c, uint32_t proc, struct nfs_call *out);
+bool nfs2_decode_reply(struct xdr *c, uint32_t proc, struct nfs_reply *out);
+
+/* ------------------------------------------------------------ MOUNT -- */
+
+enum {
+	MOUNT_NULL = 0, MOUNT_MNT = 1, MOUNT_DUMP = 2, MOUNT_UMNT = 3,
+	MOUNT_UMNTALL = 4, MOUNT_EXPORT = 5,
+};
+
+#define MNT_LIST_MAX 64
+#define MNT_FLAVORS_MAX 16
+#define MNT_GROUPS_MAX 8
+
+/* struct mnt_msg.have */
+#define MNT_PATH 0x01		/* call: dirpath */
+#define MNT_STATUS 0x02		/* reply: fhstatus / mountstat3 */
+#define MNT_FH 0x04		/* reply: handle (v1: 32 bytes, v3: fhandle3) */
+#define MNT_FLAVORS 0x08	/* reply v3: auth_flavors */
+#define MNT_EXPORTS 0x10	/* reply EXPORT: list */
+#define MNT_MOUNTS 0x20		/* reply DUMP: list */
+
+struct mnt_export {
+	struct nfs_path dir;
+	uint32_t ngroups;	/* groups on the wire */
+	struct nfs_name groups[MNT_GROUPS_MAX];
+};
+
+struct mnt_mount {
+	struct nfs_name host;
+	struct nfs_path dir;
+};
+
+struct mnt_msg {
+	uint32_t have;
+	struct nfs_path path;
+	uint32_t status;
+	struct nfs_fh fh;
+	uint32_t nflavors;
+	uint32_t flavors[MNT_FLAVORS_MAX];
+	uint32_t nlist;		/* stored */
+	uint32_t list_total;	/* on the wire */
+	struct mnt_export exports[MNT_LIST_MAX];
+	struct mnt_mount mounts[MNT_LIST_MAX];
+};
+
+bool mnt_decode_call(struct xdr *c, uint32_t vers, uint32_t proc,
+		     struct mnt_msg *out);
+bool mnt_decode_reply(struct xdr *c, uint32_t vers, uint32_t proc,
+		      struct mnt_msg *out);
+
+/* ------------------------------------------------- portmap/rpcbind -- */
+
+enum {
+	PMAP_NULL = 0, PMAP_SET = 1, PMAP_UNSET = 2, PMAP_GETPORT = 3,
+	PMAP_DUMP = 4, PMAP_CALLIT = 5,
+	/* rpcbind v3/v4 */
+	RPCB_SET = 1, RPCB_UNSET = 2, RPCB_GETADDR = 3, RPCB_DUMP = 4,
+	RPCB_CALLIT = 5, RPCB_GETTIME = 6, RPCB_UADDR2TADDR = 7,
+	RPCB_TADDR2UADDR = 8,
+	/* v4 only */
+	RPCB_GETVERSADDR = 9, RPCB_INDIRECT = 10, RPCB_GETADDRLIST = 11,
+	RPCB_GETSTAT = 12,
+};
+
+#define PMAP_LIST_MAX 128
+#define RPCB_STR_MAX 255
+
+struct pmap_mapping {
+	uint32_t prog, vers, prot, port;
+};
+
+struct rpcb_entry {
+	uint32_t prog, vers;
+	char netid[RPCB_STR_MAX + 1];
+	char addr[RPCB_STR_MAX + 1];
+	char owner[RPCB_STR_MAX + 1];
+};
+
+/* struct pmap_msg.have */
+#define PMAP_MAPPING 0x01	/* v2 call SET/UNSET/GETPORT */
+#define PMAP_RPCB 0x02		/* v3/v4 call SET/UNSET/GETADDR/GETVERSADDR */
+#define PMAP_CALLARGS 0x04	/* CALLIT / INDIRECT call */
+#define PMAP_PORT 0x08		/* v2 GETPORT reply, CALLIT reply port */
+#define PMAP_BOOL 0x10		/* SET/UNSET reply */
+#define PMAP_UADDR 0x20		/* v3/v4 GETADDR reply, CALLIT reply addr */
+#define PMAP_LIST 0x40		/* DUMP reply */
+#define PMAP_RESLEN 0x80	/* CALLIT reply result length */
+#define PMAP_TIME 0x100		/* GETTIME reply */
+
+struct pmap_msg {
+	uint32_t have;
+	struct pmap_mapping map;
+	struct rpcb_entry rpcb;
+	uint32_t call_prog, call_vers, call_proc, args_len;
+	uint32_t port;
+	bool result;
+	char uaddr[RPCB_STR_MAX + 1];
+	uint32_t res_len;
+	uint32_t time;
+	uint32_t nlist, list_total;
+	struct pmap_mapping maps[PMAP_LIST_MAX];	/* v2 DUMP */
+	struct rpcb_entry rpcbs[PMAP_LIST_MAX / 4];	/* v3/v4 DUMP */
+};
+
+bool pmap_decode_call(struct xdr *c, uint32_t vers, uint32_t proc,
+		      struct pmap_msg *out);
+bool pmap_decode_reply(struct xdr *c, uint32_t vers, uint32_t proc,
+		       struct pmap_msg *out);
+
+/* -------------------------------------------------------------- NLM -- */
+
+enum {
+	NLM_NULL = 0, NLM_TEST = 1, NLM_LOCK = 2, NLM_CANCEL = 3,
+	NLM_UNLOCK = 4, NLM_GRANTED = 5, NLM_TEST_MSG = 6, NLM_LOCK_MSG = 7,
+	NLM_CANCEL_MSG = 8, NLM_UNLOCK_MSG = 9, NLM_GRANTED_MSG = 10,
+	NLM_TEST_RES = 11, NLM_LOCK_RES = 12, NLM_CANCEL_RES = 13,
+	NLM_UNLOCK_RES = 14, NLM_GRANTED_RES = 15,
+	NLM_SHARE = 20, NLM_UNSHARE = 21, NLM_NM_LOCK = 22, NLM_FREE_ALL = 23,
+};
+
+#define NLM_NETOBJ_MAX 64	/* bytes of a netobj kept (cookie, oh) */
+
+struct nlm_netobj {
+	uint32_t len;		/* on the wire (<= 1024, MAXNETOBJ_SZ) */
+	uint8_t data[NLM_NETOBJ_MAX];	/* first min(len, 64) bytes */
+};
+
+struct nlm_lock {
+	struct nfs_name caller_name;
+	struct nfs_fh fh;	/* netobj holding the file handle */
+	struct nlm_netobj oh;
+	int32_t svid;
+	uint64_t offset, length;	/* v1/v3: 32-bit values widened */
+};
+
+/* struct nlm_msg.have */
+#define NLM_COOKIE 0x01
+#define NLM_BLOCK 0x02
+#define NLM_EXCLUSIVE 0x04
+#define NLM_LOCKV 0x08		/* the lock (or TEST/GRANTED alock) */
+#define NLM_RECLAIM 0x10
+#define NLM_STATE 0x20
+#define NLM_STATUS 0x40		/* reply or _RES: stat */
+#define NLM_HOLDER 0x80		/* TEST denied: holder */
+
+struct nlm_msg {
+	uint32_t have;
+	struct nlm_netobj cookie;
+	bool block, exclusive, reclaim;
+	uint32_t state;
+	struct nlm_lock lock;
+	uint32_t status;
+	/* holder of a conflicting lock */
+	bool holder_exclusive;
+	int32_t holder_svid;
+	struct nlm_netobj holder_oh;
+	uint64_t holder_offset, holder_length;
+};
+
+/* Calls include the one-way _MSG and _RES procedures (their body is an
+ * args or a res respectively). */
+bool nlm_decode_call(struct xdr *c, uint32_t vers, uint32_t proc,
+		     struct nlm_msg *out);
+bool nlm_decode_reply(struct xdr *c, uint32_t vers, uint32_t proc,
+		      struct nlm_msg *out);
+
+/* ------------------------------------------------------------ names -- */
+
+/* "NFS", "MOUNT", ... or NULL for an unknown program */
+const char *dec_prog_name(uint32_t prog);
+/* "READ", "GETPORT", ... or NULL if unknown (never indexes out of range) */
+const char *dec_proc_name(uint32_t prog, uint32_t vers, uint32_t proc);
+/* "NFS3ERR_NOENT", "NFSERR_STALE", ... ; NULL if unknown */
+const char *nfs_stat_name(uint32_t vers, uint32_t status);
+const char *mnt_stat_name(uint32_t vers, uint32_t status);
+const char *nlm_stat_name(uint32_t vers, uint32_t status);
+const char *rpc_accept_name(uint32_t accept_stat);
+const char *rpc_auth_stat_name(uint32_t auth_stat);
+const char *rpc_flavor_name(uint32_t flavor);
+const char *nfs_stable_name(uint32_t stable);
+const char *nfs_ftype_name(uint32_t vers, uint32_t type);
+
+/* ---------------------------------------------------------- xid map -- */
+
+/*
+ * Pending calls, so replies can be recognised and decoded.  Keyed by
+ * (client address, server address, xid): not by port, because a UDP
+ * retransmit may come from another client port.  Bounded: at most `max`
+ * entries; entries older than ttl are reused first; evictions counted.
+ */
+struct dec_xidmap;
+
+struct dec_xid_call {
+	uint32_t prog, vers, proc;
+	int64_t ts_ns;		/* time of the (latest) call */
+	uint64_t frame;
+	/* RPCSEC_GSS: the call's gss_proc and service (1 none, 2 integrity,
+	   3 privacy); gss_svc 0 if the call was not RPCSEC_GSS.  Tells how
+	   the reply body is wrapped. */
+	uint32_t gss_proc, gss_svc;
+};
+
+struct dec_xidmap *dec_xidmap_new(uint32_t max, int64_t ttl_ns);
+void dec_xidmap_free(struct dec_xidmap *m);
+/* Remember a call (replaces an entry with the same key). */
+void dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
+		    const struct cap_addr *server, uint32_t xid,
+		    const struct dec_xid_call *call);
+/* Look up; true and *out filled if found.  The entry stays (duplicate
+ * replies decode too) until it ages out or is replaced. */
+bool dec_xidmap_get(struct dec_xidmap *m, const struct cap_addr *client,
+		    const struct cap_addr *server, uint32_t xid,
+		    int64_t now_ns, struct dec_xid_call *out);
+uint64_t dec_xidmap_evictions(const struct dec_xidmap *m);
+
+/* ---------------------------------------------------------- message -- */
+
+enum dec_status {
+	DEC_OK = 0,		/* header and body fully decoded */
+	DEC_TRUNCATED = 1,	/* body cut by the snaplen: fields decoded so
+				   far are valid (their have bits set) */
+	DEC_MALFORMED = 2,	/* a length or enum lies: fields decoded before
+				   the error are kept */
+	DEC_BODY_SKIPPED = 3,	/* valid RPC, program not decoded (NFSv4,
+				   NFS_ACL, NSM, unknown), or a reply whose
+				   call was not seen, or not accepted */
+};
+
+enum dec_body_kind {
+	DEC_BODY_NONE = 0, DEC_BODY_NFS_CALL, DEC_BODY_NFS_REPLY,
+	DEC_BODY_MNT, DEC_BODY_PMAP, DEC_BODY_NLM,
+};
+
+struct dec_msg {
+	struct rpc_hdr rpc;
+	/* for calls from the header; for replies from the matched call */
+	uint32_t prog, vers, proc;
+	bool call_seen;		/* reply: its call was in the xid map */
+	uint64_t call_frame;	/* reply: frame of that call */
+	int64_t call_ts_ns;
+	enum dec_status status;
+	uint32_t err_off;	/* offset of the first decode error */
+	enum dec_body_kind kind;
+	union {
+		struct nfs_call nfs_call;
+		struct nfs_reply nfs_reply;
+		struct mnt_msg mnt;
+		struct pmap_msg pmap;
+		struct nlm_msg nlm;
+	} u;
+};
+
+struct dec_stats {
+	uint64_t msgs;		/* messages examined */
+	uint64_t not_rpc;	/* failed the RPC checks (garbage) */
+	uint64_t calls, replies;
+	uint64_t orphan_replies;	/* reply-shaped, no pending call: only
+					   counted, not delivered, unless the
+					   reply passed rpc_probe strictly */
+	uint64_t truncated, malformed;
+	uint64_t xid_evictions;
+};
+
+struct dec_config {
+	uint32_t xid_max;	/* 0: default 65536 */
+	int64_t xid_ttl_ns;	/* 0: default 120 s */
+};
+
+struct dec;
+
+struct dec *dec_new(const struct dec_config *cfg);
+void dec_free(struct dec *d);
+/*
+ * Decode one candidate message.  Returns false if it is not RPC (a call that
+ * fails the strict checks, or a reply with no pending call in the reverse
+ * direction); true with *out filled otherwise.  Calls are remembered in the
+ * xid map (keyed client=src, server=dst); replies look up (dst, src, xid).
+ */
+bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
+const struct dec_stats *dec_get_stats(const struct dec *d);
+
+#endif

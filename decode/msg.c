@@ -1,0 +1,322 @@
+/*
+ * msg.c - one candidate message in, a decoded RPC call or reply out.
+ *
+ * Calls must pass rpc_probe_call (strict shape checks) and then decode; a
+ * call whose header was cut by the snaplen is still a call (TRUNCATED) and
+ * is remembered if its prog/vers/proc were captured.  Replies are accepted
+ * only if a pending call from the reverse direction has the same xid; the
+ * body is then decoded with that call's prog/vers/proc.
+ *
+ * RPCSEC_GSS (RFC 2203): control procedures (INIT, CONTINUE_INIT, DESTROY)
+ * and privacy-wrapped bodies are skipped; integrity-wrapped bodies
+ * (rpc_gss_integ_data: opaque databody_integ<> = seq_num + args) are
+ * unwrapped by skipping the length and seq_num; the checksum after them is
+ * ignored.
+ *
+ * *out is not cleared wholesale (the union is ~100 KB): the header fields
+ * are set, and the body struct about to be filled gets have = 0 and its
+ * counts zeroed.  Body decoders set have bits only for what they fill.
+ */
+#include "decode/decode.h"
+
+#include <stdlib.h>
+
+#define DEC_XID_MAX_DEFAULT 65536
+#define DEC_XID_TTL_DEFAULT (120 * (int64_t)1000000000)
+#define RPCSEC_GSS_DATA 0
+#define RPC_GSS_SVC_NONE 1
+#define RPC_GSS_SVC_INTEGRITY 2
+
+struct dec {
+	struct dec_xidmap *xm;
+	struct dec_stats st;
+};
+
+struct dec *
+dec_new(const struct dec_config *cfg)
+{
+	uint32_t max = DEC_XID_MAX_DEFAULT;
+	int64_t ttl = DEC_XID_TTL_DEFAULT;
+	struct dec *d;
+
+	if (cfg != NULL && cfg->xid_max != 0)
+		max = cfg->xid_max;
+	if (cfg != NULL && cfg->xid_ttl_ns > 0)
+		ttl = cfg->xid_ttl_ns;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->xm = dec_xidmap_new(max, ttl);
+	if (d->xm == NULL) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+dec_free(struct dec *d)
+{
+	if (d == NULL)
+		return;
+	dec_xidmap_free(d->xm);
+	free(d);
+}
+
+const struct dec_stats *
+dec_get_stats(const struct dec *d)
+{
+	return &d->st;
+}
+
+/*
+ * Decode the body of (prog, vers, proc) at c.  Returns false with *skipped
+ * set if the program/version is not decoded here; otherwise the body
+ * decoder's result.
+ */
+static bool
+dec_body(struct xdr *c, struct dec_msg *out, bool call, bool *skipped)
+{
+	uint32_t vers = out->vers, proc = out->proc;
+
+	*skipped = false;
+	switch (out->prog) {
+	case PROG_NFS:
+		if (vers != 2 && vers != 3)
+			break;
+		if (call) {
+			out->kind = DEC_BODY_NFS_CALL;
+			out->u.nfs_call.have = 0;
+			if (vers == 2)
+				return nfs2_decode_call(c, proc, &out->u.nfs_call);
+			return nfs3_decode_call(c, proc, &out->u.nfs_call);
+		}
+		out->kind = DEC_BODY_NFS_REPLY;
+		out->u.nfs_reply.have = 0;
+		out->u.nfs_reply.nentries = 0;
+		out->u.nfs_reply.entries_total = 0;
+		if (vers == 2)
+			return nfs2_decode_reply(c, proc, &out->u.nfs_reply);
+		return nfs3_decode_reply(c, proc, &out->u.nfs_reply);
+	case PROG_MOUNT:
+		if (vers < 1 || vers > 3)
+			break;
+		out->kind = DEC_BODY_MNT;
+		out->u.mnt.have = 0;
+		out->u.mnt.nflavors = 0;
+		out->u.mnt.nlist = 0;
+		out->u.mnt.list_total = 0;
+		if (call)
+			return mnt_decode_call(c, vers, proc, &out->u.mnt);
+		return mnt_decode_reply(c, vers, proc, &out->u.mnt);
+	case PROG_PORTMAP:
+		if (vers < 2 || vers > 4)
+			break;
+		out->kind = DEC_BODY_PMAP;
+		out->u.pmap.have = 0;
+		out->u.pmap.nlist = 0;
+		out->u.pmap.list_total = 0;
+		if (call)
+			return pmap_decode_call(c, vers, proc, &out->u.pmap);
+		return pmap_decode_reply(c, vers, proc, &out->u.pmap);
+	case PROG_NLM:
+		if (vers != 1 && vers != 3 && vers != 4)
+			break;
+		out->kind = DEC_BODY_NLM;
+		out->u.nlm.have = 0;
+		if (call)
+			return nlm_decode_call(c, vers, proc, &out->u.nlm);
+		return nlm_decode_reply(c, vers, proc, &out->u.nlm);
+	default:
+		break;
+	}
+	*skipped = true;
+	return false;
+}
+
+/*
+ * Unwrap an RPCSEC_GSS body if needed.  False: the body cannot be decoded
+ * (control procedure, privacy) or the wrapper failed (c->err says).
+ *
+ * struct rpc_gss_integ_data {
+ *     opaque databody_integ<>;   // rpc_gss_data_t: seq_num + args/results
+ *     opaque checksum<>;
+ * };
+ */
+static bool
+dec_gss_unwrap(struct xdr *c, uint32_t gss_proc, uint32_t gss_svc)
+{
+	uint32_t n, seq;
+
+	if (gss_svc == 0)
+		return true;
+	if (gss_proc != RPCSEC_GSS_DATA)
+		return false;
+	if (gss_svc == RPC_GSS_SVC_NONE)
+		return true;
+	if (gss_svc != RPC_GSS_SVC_INTEGRITY)
+		return false;
+	if (!xdr_u32(c, &n))
+		return false;
+	return xdr_u32(c, &seq);
+}
+
+/* Finish *out from the cursor after a body attempt; count the outcome. */
+static void
+dec_finish(struct dec *d, struct dec_msg *out, const struct xdr *c, bool ok,
+	   bool skipped)
+{
+	if (skipped) {
+		out->status = DEC_BODY_SKIPPED;
+		out->kind = DEC_BODY_NONE;
+		return;
+	}
+	if (ok) {
+		out->status = DEC_OK;
+		return;
+	}
+	out->err_off = c->err_off;
+	if (c->err == XDR_TRUNCATED) {
+		out->status = DEC_TRUNCATED;
+		d->st.truncated++;
+	} else {
+		out->status = DEC_MALFORMED;
+		d->st.malformed++;
+	}
+}
+
+static void
+dec_call_gss(const struct rpc_hdr *h, struct dec_xid_call *xc)
+{
+	xc->gss_proc = 0;
+	xc->gss_svc = 0;
+	if (h->cred.flavor != RPC_RPCSEC_GSS)
+		return;
+	if (h->cred.have & RPC_CRED_GSS) {
+		xc->gss_proc = h->cred.gss_proc;
+		xc->gss_svc = h->cred.gss_svc;
+	} else {
+		/* unknown GSS version or cut credential: not decodable */
+		xc->gss_proc = UINT32_MAX;
+		xc->gss_svc = UINT32_MAX;
+	}
+}
+
+static bool
+dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
+	 struct dec_msg *out)
+{
+	struct dec_xid_call xc;
+	bool ok, skipped = false;
+
+	if (!rpc_probe_call(m->data, m->caplen, m->len)) {
+		d->st.not_rpc++;
+		return false;
+	}
+	d->st.calls++;
+	ok = rpc_decode_hdr(c, &out->rpc);
+	out->prog = out->rpc.prog;
+	out->vers = out->rpc.vers;
+	out->proc = out->rpc.proc;
+	if (!ok && (c->err != XDR_TRUNCATED || c->err_off < 24)) {
+		/* malformed header, or cut before proc: nothing to remember */
+		dec_finish(d, out, c, false, false);
+		return true;
+	}
+	xc.prog = out->prog;
+	xc.vers = out->vers;
+	xc.proc = out->proc;
+	xc.ts_ns = m->ts_ns;
+	xc.frame = m->frame;
+	dec_call_gss(&out->rpc, &xc);
+	dec_xidmap_put(d->xm, &m->src, &m->dst, out->rpc.xid, &xc);
+	d->st.xid_evictions = dec_xidmap_evictions(d->xm);
+	if (!ok) {
+		dec_finish(d, out, c, false, false);
+		return true;
+	}
+	if (!dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
+		skipped = c->err == XDR_OK;
+		dec_finish(d, out, c, false, skipped);
+		return true;
+	}
+	ok = dec_body(c, out, true, &skipped);
+	dec_finish(d, out, c, ok, skipped);
+	return true;
+}
+
+static bool
+dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
+	  uint32_t xid, struct dec_msg *out)
+{
+	struct dec_xid_call xc;
+	bool ok, skipped = false;
+
+	if (!dec_xidmap_get(d->xm, &m->dst, &m->src, xid, m->ts_ns, &xc)) {
+		if (rpc_probe(m->data, m->caplen, m->len))
+			d->st.orphan_replies++;
+		else
+			d->st.not_rpc++;
+		return false;
+	}
+	d->st.replies++;
+	out->prog = xc.prog;
+	out->vers = xc.vers;
+	out->proc = xc.proc;
+	out->call_seen = true;
+	out->call_frame = xc.frame;
+	out->call_ts_ns = xc.ts_ns;
+	if (!rpc_decode_hdr(c, &out->rpc)) {
+		dec_finish(d, out, c, false, false);
+		return true;
+	}
+	if (out->rpc.reply_stat != RPC_MSG_ACCEPTED ||
+	    out->rpc.accept_stat != RPC_SUCCESS) {
+		dec_finish(d, out, c, false, true);
+		return true;
+	}
+	if (!dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
+		skipped = c->err == XDR_OK;
+		dec_finish(d, out, c, false, skipped);
+		return true;
+	}
+	ok = dec_body(c, out, false, &skipped);
+	dec_finish(d, out, c, ok, skipped);
+	return true;
+}
+
+static uint32_t
+dec_load32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+bool
+dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
+{
+	struct xdr c;
+	uint32_t cap = m->caplen <= m->len ? m->caplen : m->len;
+	uint32_t mtype;
+
+	d->st.msgs++;
+	out->prog = out->vers = out->proc = 0;
+	out->call_seen = false;
+	out->call_frame = 0;
+	out->call_ts_ns = 0;
+	out->status = DEC_OK;
+	out->err_off = 0;
+	out->kind = DEC_BODY_NONE;
+	if (cap < 12 || m->data == NULL) {
+		d->st.not_rpc++;
+		return false;
+	}
+	xdr_init(&c, m->data, cap, m->len);
+	mtype = dec_load32(m->data + 4);
+	if (mtype == RPC_CALL)
+		return dec_call(d, m, &c, out);
+	if (mtype == RPC_REPLY)
+		return dec_reply(d, m, &c, dec_load32(m->data), out);
+	d->st.not_rpc++;
+	return false;
+}

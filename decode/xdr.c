@@ -1,0 +1,230 @@
+/*
+ * xdr.c - the bounded XDR cursor (RFC 4506).  See xdr.h for the contract.
+ *
+ * Every primitive first checks the sticky error, then checks the bytes it
+ * needs against the wire length (MALFORMED if they are not there: the
+ * message is shorter than its own fields say) and then against the capture
+ * (TRUNCATED: the snaplen cut it).  All checks compare lengths, never
+ * pointers, and padded lengths are computed in 64 bits so a length of
+ * 0xFFFFFFFF cannot wrap.
+ *
+ * Skips (xdr_skip, xdr_skip_opaque) are pure arithmetic on the offset: they
+ * fail only if the wire length is exceeded, and may leave off > cap, after
+ * which any read fails TRUNCATED.
+ */
+#include "decode/xdr.h"
+
+#include <string.h>
+
+void
+xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len)
+{
+	c->buf = buf;
+	c->cap = cap <= len ? cap : len;
+	c->len = len;
+	c->off = 0;
+	c->err = XDR_OK;
+	c->err_off = 0;
+}
+
+static bool
+xdr_fail_at(struct xdr *c, enum xdr_err e, uint32_t off)
+{
+	if (c->err == XDR_OK) {
+		c->err = e;
+		c->err_off = off;
+	}
+	return false;
+}
+
+bool
+xdr_fail(struct xdr *c, enum xdr_err e)
+{
+	return xdr_fail_at(c, e, c->off);
+}
+
+uint32_t
+xdr_wire_left(const struct xdr *c)
+{
+	return c->len - c->off;
+}
+
+uint32_t
+xdr_cap_left(const struct xdr *c)
+{
+	return c->off >= c->cap ? 0 : c->cap - c->off;
+}
+
+/* XDR padding of n bytes to a multiple of 4, in 64 bits (no wrap). */
+static uint64_t
+xdr_padded(uint32_t n)
+{
+	return ((uint64_t)n + 3) & ~(uint64_t)3;
+}
+
+/*
+ * Can n bytes be read at the current offset?  Fails MALFORMED past the wire
+ * length, TRUNCATED past the capture.
+ */
+static bool
+xdr_need(struct xdr *c, uint64_t n)
+{
+	if (c->err != XDR_OK)
+		return false;
+	if (n > xdr_wire_left(c))
+		return xdr_fail(c, XDR_MALFORMED);
+	if (n > xdr_cap_left(c))
+		return xdr_fail(c, XDR_TRUNCATED);
+	return true;
+}
+
+static uint32_t
+xdr_load32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+bool
+xdr_u32(struct xdr *c, uint32_t *v)
+{
+	if (!xdr_need(c, 4))
+		return false;
+	*v = xdr_load32(c->buf + c->off);
+	c->off += 4;
+	return true;
+}
+
+bool
+xdr_i32(struct xdr *c, int32_t *v)
+{
+	uint32_t u;
+
+	if (!xdr_u32(c, &u))
+		return false;
+	*v = (int32_t)u;	/* two's complement: implementation-defined,
+				   but every target we build for wraps */
+	return true;
+}
+
+bool
+xdr_u64(struct xdr *c, uint64_t *v)
+{
+	if (!xdr_need(c, 8))
+		return false;
+	*v = (uint64_t)xdr_load32(c->buf + c->off) << 32 |
+	     xdr_load32(c->buf + c->off + 4);
+	c->off += 8;
+	return true;
+}
+
+bool
+xdr_enum(struct xdr *c, uint32_t *v, uint32_t max)
+{
+	uint32_t u;
+
+	if (!xdr_u32(c, &u))
+		return false;
+	if (u > max)
+		return xdr_fail_at(c, XDR_MALFORMED, c->off - 4);
+	*v = u;
+	return true;
+}
+
+bool
+xdr_bool(struct xdr *c, bool *v)
+{
+	uint32_t u;
+
+	if (!xdr_enum(c, &u, 1))
+		return false;
+	*v = u != 0;
+	return true;
+}
+
+/* Copy n bytes and consume them plus their padding. */
+static bool
+xdr_copy_padded(struct xdr *c, void *out, uint32_t n)
+{
+	if (!xdr_need(c, xdr_padded(n)))
+		return false;
+	if (n > 0)
+		memcpy(out, c->buf + c->off, n);
+	c->off += (uint32_t)xdr_padded(n);
+	return true;
+}
+
+bool
+xdr_fixed(struct xdr *c, void *out, uint32_t n)
+{
+	return xdr_copy_padded(c, out, n);
+}
+
+/*
+ * Read a length word: MALFORMED (at the length word) if it exceeds max or
+ * if the padded body does not fit the wire length.
+ */
+static bool
+xdr_len(struct xdr *c, uint32_t *n, uint32_t max)
+{
+	uint32_t at = c->off;
+	uint32_t v;
+
+	if (!xdr_u32(c, &v))
+		return false;
+	if (v > max || xdr_padded(v) > xdr_wire_left(c))
+		return xdr_fail_at(c, XDR_MALFORMED, at);
+	*n = v;
+	return true;
+}
+
+bool
+xdr_opaque(struct xdr *c, void *out, uint32_t *n, uint32_t max)
+{
+	uint32_t v;
+
+	if (!xdr_len(c, &v, max))
+		return false;
+	if (!xdr_copy_padded(c, out, v))
+		return false;
+	*n = v;
+	return true;
+}
+
+bool
+xdr_string(struct xdr *c, char *out, uint32_t *n, uint32_t max)
+{
+	uint32_t v;
+
+	if (!xdr_len(c, &v, max))
+		return false;
+	if (!xdr_copy_padded(c, out, v))
+		return false;
+	out[v] = '\0';
+	*n = v;
+	return true;
+}
+
+bool
+xdr_skip_opaque(struct xdr *c, uint32_t *n, uint32_t max)
+{
+	uint32_t v;
+
+	if (!xdr_len(c, &v, max))
+		return false;
+	/* fits the wire (checked by xdr_len): advance by arithmetic */
+	c->off += (uint32_t)xdr_padded(v);
+	*n = v;
+	return true;
+}
+
+bool
+xdr_skip(struct xdr *c, uint32_t n)
+{
+	if (c->err != XDR_OK)
+		return false;
+	if (n > xdr_wire_left(c))
+		return xdr_fail(c, XDR_MALFORMED);
+	c->off += n;
+	return true;
+}

@@ -1,0 +1,81 @@
+/*
+ * xdr.h - a bounded, zero-copy XDR cursor (RFC 4506).
+ *
+ * Purpose: the one primitive every decoder uses to read wire data.
+ *
+ * Two lengths: `len` is what was on the wire, `cap` what was captured
+ * (cap <= len).  Reading past `cap` but within `len` is TRUNCATED (snaplen cut
+ * it: not an error of the sender); reading past `len` is MALFORMED (a length
+ * field lies).  Once a cursor has failed it stays failed and every further
+ * read fails the same way, so decoders are plain chains of
+ *     if (!xdr_u32(c, &v)) return false;
+ * Lengths are compared, never pointers: `if (n > c->cap - c->off)`.
+ * Opaque payloads (READ/WRITE data) can be skipped by their wire length even
+ * when they were not captured (xdr_skip_opaque), so a header-only capture
+ * still yields every later field that was captured.
+ *
+ * Ownership: the cursor borrows its buffer; nothing it returns outlives the
+ * buffer.  Values copied into decode structs are fixed-size copies.
+ */
+#ifndef NFSCOPE_XDR_H
+#define NFSCOPE_XDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum xdr_err {
+	XDR_OK = 0,
+	XDR_TRUNCATED = 1,	/* ran past the captured bytes */
+	XDR_MALFORMED = 2,	/* ran past the wire length, or a value lies */
+};
+
+struct xdr {
+	const uint8_t *buf;
+	uint32_t cap;		/* captured bytes at buf */
+	uint32_t len;		/* wire bytes (>= cap) */
+	uint32_t off;		/* current offset, <= len */
+	enum xdr_err err;	/* sticky */
+	uint32_t err_off;	/* offset at which the first error happened */
+};
+
+void xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len);
+
+/* Mark the cursor failed (sticky: the first error wins).  Returns false. */
+bool xdr_fail(struct xdr *c, enum xdr_err e);
+
+bool xdr_u32(struct xdr *c, uint32_t *v);
+bool xdr_i32(struct xdr *c, int32_t *v);
+bool xdr_u64(struct xdr *c, uint64_t *v);
+bool xdr_bool(struct xdr *c, bool *v);	/* malformed unless 0 or 1 */
+/* enum with a range check: malformed if v > max */
+bool xdr_enum(struct xdr *c, uint32_t *v, uint32_t max);
+
+/* Fixed-length opaque of n bytes (padded to 4) copied into out. */
+bool xdr_fixed(struct xdr *c, void *out, uint32_t n);
+/*
+ * Variable-length opaque, length <= max, copied into out (out must hold max
+ * bytes); *n receives the length.  Malformed if the length exceeds max.
+ */
+bool xdr_opaque(struct xdr *c, void *out, uint32_t *n, uint32_t max);
+/*
+ * Variable-length string, length <= max, copied and NUL-terminated into out
+ * (out holds max + 1 bytes).
+ */
+bool xdr_string(struct xdr *c, char *out, uint32_t *n, uint32_t max);
+/*
+ * Variable-length opaque whose bytes are not needed (READ/WRITE data).  The
+ * length must be <= max and fit the wire length; bytes not captured are
+ * skipped by arithmetic.  If not all of it was captured the cursor is NOT
+ * failed: the call returns true and the offset moves past the capture, so
+ * a later read fails TRUNCATED (never MALFORMED) unless nothing follows.
+ */
+bool xdr_skip_opaque(struct xdr *c, uint32_t *n, uint32_t max);
+/* Skip n bytes (n a multiple of 4 is not required; no padding added). */
+bool xdr_skip(struct xdr *c, uint32_t n);
+
+/* Bytes left on the wire / in the capture. */
+uint32_t xdr_wire_left(const struct xdr *c);
+uint32_t xdr_cap_left(const struct xdr *c);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * xidmap.c - pending RPC calls keyed by (client address, server address, xid).
+ *
+ * A chained hash over a node pool allocated once at creation (max nodes,
+ * a power-of-two bucket array of at least max slots): no allocation per
+ * call.  Nodes are also on an age list in order of their latest put (oldest
+ * at the head).  A put with no free node reuses the oldest node: if it is
+ * older than ttl that is an expiry, otherwise an eviction (counted).  A get
+ * of an entry older than ttl frees it and misses.
+ *
+ * Indices, not pointers, link nodes; NIL ends a list.
+ */
+#include "decode/decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+
+struct xid_node {
+	struct cap_addr client, server;
+	uint32_t xid;
+	uint32_t hnext;		/* hash chain */
+	uint32_t aprev, anext;	/* age list; anext also links the free list */
+	uint32_t bucket;
+	struct dec_xid_call call;
+};
+
+struct dec_xidmap {
+	uint32_t max;
+	uint32_t mask;		/* buckets - 1 */
+	int64_t ttl_ns;
+	uint32_t *buckets;
+	struct xid_node *nodes;
+	uint32_t free_head;
+	uint32_t old_head, new_tail;	/* age list */
+	uint64_t evictions;
+};
+
+struct dec_xidmap *
+dec_xidmap_new(uint32_t max, int64_t ttl_ns)
+{
+	struct dec_xidmap *m;
+	uint32_t nb = 16, i;
+
+	if (max == 0)
+		max = 1;
+	if (max > (1u << 30))
+		max = 1u << 30;
+	while (nb < max)
+		nb <<= 1;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return NULL;
+	m->buckets = malloc((size_t)nb * sizeof(*m->buckets));
+	m->nodes = calloc(max, sizeof(*m->nodes));
+	if (m->buckets == NULL || m->nodes == NULL) {
+		dec_xidmap_free(m);
+		return NULL;
+	}
+	m->max = max;
+	m->mask = nb - 1;
+	m->ttl_ns = ttl_ns;
+	for (i = 0; i < nb; i++)
+		m->buckets[i] = NIL;
+	for (i = 0; i < max; i++)
+		m->nodes[i].anext = i + 1 < max ? i + 1 : NIL;
+	m->free_head = 0;
+	m->old_head = NIL;
+	m->new_tail = NIL;
+	return m;
+}
+
+void
+dec_xidmap_free(struct dec_xidmap *m)
+{
+	if (m == NULL)
+		return;
+	free(m->buckets);
+	free(m->nodes);
+	free(m);
+}
+
+uint64_t
+dec_xidmap_evictions(const struct dec_xidmap *m)
+{
+	return m->evictions;
+}
+
+static uint64_t
+xid_mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+static uint64_t
+xid_hash_addr(uint64_t h, const struct cap_addr *a)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, a->a, 8);
+	memcpy(&w1, a->a + 8, 8);
+	h = xid_mix(h, w0 ^ a->family);
+	return xid_mix(h, w1);
+}
+
+static uint32_t
+xid_bucket(const struct dec_xidmap *m, const struct cap_addr *client,
+	   const struct cap_addr *server, uint32_t xid)
+{
+	uint64_t h = xid_mix(0x84222325cbf29ce4ull, xid);
+
+	h = xid_hash_addr(h, client);
+	h = xid_hash_addr(h, server);
+	return (uint32_t)(h ^ (h >> 32)) & m->mask;
+}
+
+static bool
+xid_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
+{
+	return a->family == b->family && memcmp(a->a, b->a, 16) == 0;
+}
+
+static uint32_t
+xid_find(const struct dec_xidmap *m, uint32_t b,
+	 const struct cap_addr *client, const struct cap_addr *server,
+	 uint32_t xid)
+{
+	uint32_t i;
+
+	for (i = m->buckets[b]; i != NIL; i = m->nodes[i].hnext) {
+		const struct xid_node *n = &m->nodes[i];
+
+		if (n->xid == xid && xid_addr_eq(&n->client, client) &&
+		    xid_addr_eq(&n->server, server))
+			return i;
+	}
+	return NIL;
+}
+
+static void
+xid_age_unlink(struct dec_xidmap *m, uint32_t i)
+{
+	struct xid_node *n = &m->nodes[i];
+
+	if (n->aprev != NIL)
+		m->nodes[n->aprev].anext = n->anext;
+	else
+		m->old_head = n->anext;
+	if (n->anext != NIL)
+		m->nodes[n->anext].aprev = n->aprev;
+	else
+		m->new_tail = n->aprev;
+}
+
+static void
+xid_age_append(struct dec_xidmap *m, uint32_t i)
+{
+	struct xid_node *n = &m->nodes[i];
+
+	n->aprev = m->new_tail;
+	n->anext = NIL;
+	if (m->new_tail != NIL)
+		m->nodes[m->new_tail].anext = i;
+	else
+		m->old_head = i;
+	m->new_tail = i;
+}
+
+static void
+xid_hash_unlink(struct dec_xidmap *m, uint32_t i)
+{
+	uint32_t *pp = &m->buckets[m->nodes[i].bucket];
+
+	while (*pp != NIL && *pp != i)
+		pp = &m->nodes[*pp].hnext;
+	if (*pp == i)
+		*pp = m->nodes[i].hnext;
+}
+
+/* Take node i out of the table and onto the free list. */
+static void
+xid_release(struct dec_xidmap *m, uint32_t i)
+{
+	xid_hash_unlink(m, i);
+	xid_age_unlink(m, i);
+	m->nodes[i].anext = m->free_head;
+	m->free_head = i;
+}
+
+static bool
+xid_expired(const struct dec_xidmap *m, const struct xid_node *n,
+	    int64_t now_ns)
+{
+	return now_ns > n->call.ts_ns && now_ns - n->call.ts_ns > m->ttl_ns;
+}
+
+void
+dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
+	       const struct cap_addr *server, uint32_t xid,
+	       const struct dec_xid_call *call)
+{
+	uint32_t b = xid_bucket(m, client, server, xid);
+	uint32_t i = xid_find(m, b, client, server, xid);
+	struct xid_node *n;
+
+	if (i != NIL) {
+		m->nodes[i].call = *call;
+		xid_age_unlink(m, i);
+		xid_age_append(m, i);
+		return;
+	}
+	if (m->free_head == NIL) {
+		uint32_t old = m->old_head;
+
+		if (!xid_expired(m, &m->nodes[old], call->ts_ns))
+			m->evictions++;
+		xid_release(m, old);
+	}
+	i = m->free_head;
+	n = &m->nodes[i];
+	m->free_head = n->anext;
+	n->client = *client;
+	n->server = *server;
+	n->xid = xid;
+	n->call = *call;
+	n->bucket = b;
+	n->hnext = m->buckets[b];
+	m->buckets[b] = i;
+	xid_age_append(m, i);
+}
+
+bool
+dec_xidmap_get(struct dec_xidmap *m, const struct cap_addr *client,
+	       const struct cap_addr *server, uint32_t xid, int64_t now_ns,
+	       struct dec_xid_call *out)
+{
+	uint32_t b = xid_bucket(m, client, server, xid);
+	uint32_t i = xid_find(m, b, client, server, xid);
+
+	if (i == NIL)
+		return false;
+	if (xid_expired(m, &m->nodes[i], now_ns)) {
+		xid_release(m, i);
+		return false;
+	}
+	*out = m->nodes[i].call;
+	return true;
+}

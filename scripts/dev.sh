@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# dev.sh - set up, build and run nfscope on a fresh Debian 12 machine (as root).
+#   scripts/dev.sh deps    install what is missing (apt)
+#   scripts/dev.sh demo    deps + build + the main job on the bundled capture
+#   scripts/dev.sh test    deps + build + the whole test suite
+#   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS="meson ninja-build gcc clang pkg-config libpcap-dev libtirpc-dev rpcsvc-proto
+      libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2"
+
+deps() {
+	local missing=()
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "dev.sh: missing packages: ${missing[*]} (run as root to install)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+setup() {	# setup DIR [meson args...]
+	local dir=$1; shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+	ninja -C "$dir" >/dev/null
+}
+
+run_suite() {	# run_suite DIR
+	local dir=$1 rc=0
+	meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+	python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+p = f = s = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line).get('result')
+    if r in ('OK', 'EXPECTEDFAIL'): p += 1
+    elif r == 'SKIP': s += 1
+    else: f += 1
+print('%d passed, %d failed, %d skipped' % (p, f, s))
+PY
+	return $rc
+}
+
+case "${1:-}" in
+deps)	deps ;;
+demo)	deps; setup build
+	./build/nfscope dump -r pcaps/nfsv3-udp-sample.pcap ;;
+test)	deps; setup build; run_suite build ;;
+asan)	deps; setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite build-asan ;;
+*)	echo "usage: scripts/dev.sh deps|demo|test|asan" >&2; exit 2 ;;
+esac

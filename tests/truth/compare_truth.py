@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Compare `nfscope dump --json` with a generator's ground truth (NDJSON).
+
+Messages are matched by (src, sport, dst, dport, xid, type, n) where n counts
+earlier messages with the same key (retransmissions, duplicate replies).
+
+Full mode (default): every ground-truth message not marked "lost" must be in
+the dump, every field the generator recorded must equal the dump's value
+(objects compared key by key for the keys the generator recorded, lists
+element by element), and the dump must hold no message the generator did not
+send.  Partial mode (--partial, for captures cut to a snaplen): every message
+in the dump must be one the generator sent, and every field that both record
+must be equal; messages may be missing (their header was not captured), fields
+may be missing (cut off), but nothing printed may be wrong.
+
+usage: compare_truth.py TRUTH.ndjson DUMP.ndjson [--partial] [--max-errors N]
+"""
+import json
+import sys
+
+# keys describing how nfscope saw the capture, not what was sent
+CAPTURE_KEYS = {'caplen', 'flags', 'decode', 'err_off', 'first_frame',
+                'prog_name', 'proc_name', 'status_name', 'call_frame'}
+
+
+def load(path):
+    msgs, summary = [], None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            m = json.loads(line)
+            if 'summary' in m:
+                summary = m['summary']
+            else:
+                msgs.append(m)
+    return msgs, summary
+
+
+def keyed(msgs):
+    seen, out = {}, {}
+    for m in msgs:
+        k = (m.get('src'), m.get('sport'), m.get('dst'), m.get('dport'),
+             m.get('xid'), m.get('type'))
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out[k + (n,)] = m
+    return out
+
+
+def diff(path, want, got, partial, errs):
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            errs.append('%s: want object, got %r' % (path, got))
+            return
+        for k, v in want.items():
+            if k in CAPTURE_KEYS or k == 'lost':
+                continue
+            if k not in got:
+                if not partial:
+                    errs.append('%s.%s: missing (want %r)' % (path, k, v))
+                continue
+            diff(path + '.' + k, v, got[k], partial, errs)
+    elif isinstance(want, list):
+        if not isinstance(got, list):
+            errs.append('%s: want list, got %r' % (path, got))
+            return
+        if len(want) != len(got) and not (partial and len(got) < len(want)):
+            errs.append('%s: want %d items, got %d' % (path, len(want), len(got)))
+            return
+        for i, (a, b) in enumerate(zip(want, got)):
+            diff('%s[%d]' % (path, i), a, b, partial, errs)
+    elif want != got:
+        errs.append('%s: want %r, got %r' % (path, want, got))
+
+
+def main():
+    argv = sys.argv[1:]
+    partial = '--partial' in argv
+    max_errors = 20
+    if '--max-errors' in argv:
+        max_errors = int(argv[argv.index('--max-errors') + 1])
+    files = [a for a in argv if not a.startswith('--') and not a.isdigit()]
+    truth, _ = load(files[0])
+    dump, _ = load(files[1])
+    t, d = keyed(truth), keyed(dump)
+    errs = []
+    compared = 0
+    for k, m in d.items():
+        if k not in t:
+            errs.append('dump has a message the generator did not send: %r' % (k,))
+            continue
+        if t[k].get('lost') and not partial:
+            errs.append('message marked lost was decoded: %r' % (k,))
+            continue
+        e = []
+        if partial:
+            # only fields both recorded: dump must not print anything wrong
+            diff('msg%r' % (k,), {x: v for x, v in t[k].items() if x in m},
+                 m, True, e)
+        else:
+            diff('msg%r' % (k,), t[k], m, False, e)
+        errs.extend(e)
+        compared += 1
+    missing = 0
+    if not partial:
+        for k, m in t.items():
+            if not m.get('lost') and k not in d:
+                missing += 1
+                errs.append('missing from dump: %r' % (k,))
+    for e in errs[:max_errors]:
+        print(e)
+    if len(errs) > max_errors:
+        print('... %d more' % (len(errs) - max_errors))
+    print('truth %d messages (%d lost), dump %d, compared %d, missing %d, errors %d' % (
+        len(t), sum(1 for m in t.values() if m.get('lost')), len(d), compared,
+        missing, len(errs)))
+    if compared == 0 and not partial:
+        print('nothing compared: refusing to pass')
+        return 1
+    return 1 if errs else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,40 @@
+/* main.c - nfscope: passive ONC RPC / NFS v2+v3 analyzer.  Subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/dump.h"
+#include "ui/report.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: nfscope <command> [options]\n"
+	      "commands:\n"
+	      "  dump    one line (or --json object) per RPC message\n"
+	      "  report  operations, latency, sizes, retransmits, findings\n"
+	      "  version print the version\n"
+	      "Run 'nfscope <command> --help' for a command's options.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "dump"))
+		return ui_dump_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return ui_report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		puts("nfscope " NFSCOPE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "nfscope: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,735 @@
+/* report.c - `nfscope report`: driver and text output; see report.h. */
+#include "ui/report.h"
+#include "ui/cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const rep_group_names[AN_BY_N] = {
+	"op", "client", "server", "export", "file" };
+
+/* ----------------------------------------------------------- driving -- */
+
+static void on_op(void *user, const struct an_op *op)
+{
+	struct rep *r = user;
+
+	an_figs_add(r->figs, op);
+	an_find_add(r->find, op);
+}
+
+static void on_msg(void *user, const struct cap_msg *m)
+{
+	struct rep *r = user;
+
+	if (r->first_ns == 0 || m->ts_ns < r->first_ns)
+		r->first_ns = m->ts_ns;
+	if (m->ts_ns > r->last_ns)
+		r->last_ns = m->ts_ns;
+	if (!dec_message(r->dec, m, r->msg))
+		return;
+	r->rpc_msgs++;
+	an_feed(r->eng, m, r->msg);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read everything; a progress line on stderr when it is a terminal. */
+static int rep_run(struct rep *r, struct cap_source *src,
+		   struct cap_pipe *pipe, bool offline)
+{
+	char err[CAP_ERRBUF_SIZE] = "";
+	bool tty = offline && isatty(2);
+	double t0 = now_s(), last = t0;
+	uint64_t done, total;
+	int rc;
+
+	if (!tty) {
+		rc = cap_run(src, pipe, &ui_stop, err);
+	} else {
+		while ((rc = cap_step(src, pipe, 65536, err)) == 1 && !ui_stop) {
+			double t = now_s();
+
+			if (t - last < 0.5)
+				continue;
+			last = t;
+			cap_source_progress(src, &done, &total);
+			fprintf(stderr, "\r%5.1f%%  %" PRIu64 " packets  %.0f pkt/s"
+				"  %.1f s ", total ? 100.0 * (double)done /
+				(double)total : 0.0, cap_pipe_stats(pipe)->packets,
+				(double)cap_pipe_stats(pipe)->packets / (t - t0),
+				t - t0);
+		}
+		cap_pipe_flush(pipe);
+		fputs("\r\033[K", stderr);
+	}
+	if (rc < 0)
+		fprintf(stderr, "nfscope: %s\n", err);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ----------------------------------------------------------- helpers -- */
+
+double rep_duration_s(const struct rep *r)
+{
+	double d = (double)(r->last_ns - r->first_ns) / 1e9;
+
+	return d > 0 ? d : 0;
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct an_row *a = *(const struct an_row *const *)x;
+	const struct an_row *b = *(const struct an_row *const *)y;
+	int c;
+
+	if (a->group != AN_BY_OP && a->group != AN_BY_FILE) {
+		/* group key first (by the key's total), totals row first */
+		c = memcmp(&a->addr, &b->addr, sizeof(a->addr));
+		if (c)
+			return c;
+		if (a->export_id != b->export_id)
+			return a->export_id < b->export_id ? -1 : 1;
+		if (a->proc != b->proc) {
+			if (a->proc == AN_PROC_ALL)
+				return -1;
+			if (b->proc == AN_PROC_ALL)
+				return 1;
+		}
+	}
+	if (a->group == AN_BY_FILE && a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	if (a->prog != b->prog)
+		return a->prog < b->prog ? -1 : 1;
+	if (a->vers != b->vers)
+		return a->vers < b->vers ? -1 : 1;
+	return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
+				      uint32_t *n)
+{
+	uint32_t k, cnt = an_figs_nrows(r->figs, g);
+	const struct an_row **v = malloc((cnt ? cnt : 1) * sizeof(*v));
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	for (k = 0; k < cnt; k++)
+		v[k] = an_figs_row(r->figs, g, k);
+	qsort(v, cnt, sizeof(*v), row_cmp);
+	*n = cnt;
+	return v;
+}
+
+const char *rep_proc_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			  char *buf, size_t n)
+{
+	const char *p = dec_prog_name(prog), *q;
+
+	if (proc == AN_PROC_ALL)
+		return "(all)";
+	q = dec_proc_name(prog, vers, proc);
+	if (p && q)
+		snprintf(buf, n, "%s%s%u %s", p, prog == PROG_NFS ? "v" : "v",
+			 vers, q);
+	else if (p)
+		snprintf(buf, n, "%sv%u proc%u", p, vers, proc);
+	else
+		snprintf(buf, n, "%u v%u proc%u", prog, vers, proc);
+	return buf;
+}
+
+const char *rep_status_name(const struct an_row *row, uint32_t status,
+			    char *buf, size_t n)
+{
+	const char *s = NULL;
+
+	if (row->prog == PROG_NFS)
+		s = nfs_stat_name(row->vers, status);
+	else if (row->prog == PROG_MOUNT)
+		s = mnt_stat_name(row->vers, status);
+	else if (row->prog == PROG_NLM)
+		s = nlm_stat_name(row->vers, status);
+	if (s == NULL) {
+		snprintf(buf, n, "status_%u", status);
+		return buf;
+	}
+	return s;
+}
+
+const char *rep_row_key(const struct rep *r, const struct an_row *row,
+			char *buf, size_t n)
+{
+	char a[64];
+	const struct an_export *e;
+	uint32_t h = 2166136261u, i;
+
+	switch (row->group) {
+	case AN_BY_CLIENT:
+	case AN_BY_SERVER:
+		return cap_addr_str(&row->addr, buf, n);
+	case AN_BY_EXPORT:
+		e = an_names_export_get(an_get_names(r->eng), row->export_id);
+		snprintf(buf, n, "%s:%s", cap_addr_str(&row->addr, a, sizeof(a)),
+			 e ? e->path : "(export unknown)");
+		return buf;
+	case AN_BY_FILE:
+		for (i = 0; i < row->fh.len; i++)
+			h = (h ^ row->fh.data[i]) * 16777619u;
+		snprintf(buf, n, "%s:%s%sfh=%08x",
+			 cap_addr_str(&row->addr, a, sizeof(a)),
+			 row->path, row->path[0] ? " " : "", h);
+		return buf;
+	default:
+		return "";
+	}
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* -------------------------------------------------------------- text -- */
+
+static void text_lat_header(FILE *f, const char *first)
+{
+	fprintf(f, "%-30s %9s %9s %6s %10s %10s %10s %10s %10s %10s %10s\n",
+		first, "Calls", "Ops/s", "Err", "Min ms", "Avg ms", "Max ms",
+		"p50", "p95", "p99", "p99.9");
+}
+
+static void text_lat_row(const struct rep *r, const char *name,
+			 const struct an_row *w)
+{
+	double d = rep_duration_s(r);
+	const struct hist *h = &w->lat;
+
+	fprintf(r->out, "%-30s %9" PRIu64 " %9.1f %6" PRIu64, name, w->calls,
+		d > 0 ? (double)w->calls / d : 0.0, w->errors);
+	if (h->count == 0) {
+		fputs("          -          -          -\n", r->out);
+		return;
+	}
+	fprintf(r->out, " %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n",
+		ms(h->min), hist_mean(h) / 1e6, ms(h->max),
+		ms(hist_percentile(h, 50)), ms(hist_percentile(h, 95)),
+		ms(hist_percentile(h, 99)), ms(hist_percentile(h, 99.9)));
+}
+
+static void text_errors(const struct rep *r, const struct an_row *w)
+{
+	char b[32], p[64];
+	int k;
+
+	if (!w->errors)
+		return;
+	fprintf(r->out, "    errors %s:", rep_proc_name(w->prog, w->vers,
+		w->proc, p, sizeof(p)));
+	for (k = 0; k < AN_STATUS_SLOTS && w->st[k].n; k++)
+		fprintf(r->out, " %s=%" PRIu64,
+			rep_status_name(w, w->st[k].status, b, sizeof(b)),
+			w->st[k].n);
+	if (w->st_other)
+		fprintf(r->out, " other=%" PRIu64, w->st_other);
+	if (w->rpc_errors)
+		fprintf(r->out, " rpc_rejected=%" PRIu64, w->rpc_errors);
+	fputc('\n', r->out);
+}
+
+static void text_ops(const struct rep *r)
+{
+	uint32_t n, k, shown = 0;
+	const struct an_row **v = rep_sorted_rows(r, r->by, &n);
+	char name[96], key[AN_PATH_MAX + 96];
+	const struct an_row *prev = NULL;
+
+	fprintf(r->out, "\n== Operations (by %s; latency from the first "
+		"transmission, ms) ==\n", rep_group_names[r->by]);
+	if (v == NULL)
+		return;
+	if (r->by == AN_BY_OP)
+		text_lat_header(r->out, "Procedure");
+	else if (r->by == AN_BY_FILE)
+		text_lat_header(r->out, "File (top by calls)");
+	for (k = 0; k < n; k++) {
+		const struct an_row *w = v[k];
+
+		if (r->by == AN_BY_FILE) {
+			if (shown++ >= r->top)
+				break;
+			text_lat_row(r, rep_row_key(r, w, key, sizeof(key)), w);
+			continue;
+		}
+		if (r->by != AN_BY_OP && (prev == NULL ||
+		    memcmp(&prev->addr, &w->addr, sizeof(w->addr)) ||
+		    prev->export_id != w->export_id)) {
+			fprintf(r->out, "\n%s %s\n", rep_group_names[r->by],
+				rep_row_key(r, w, key, sizeof(key)));
+			text_lat_header(r->out, "  Procedure");
+		}
+		prev = w;
+		snprintf(key, sizeof(key), "%s%s", r->by == AN_BY_OP ? "" : "  ",
+			 rep_proc_name(w->prog, w->vers, w->proc, name,
+				       sizeof(name)));
+		text_lat_row(r, key, w);
+	}
+	for (k = 0; k < n; k++)
+		if (r->by == AN_BY_OP || v[k]->proc != AN_PROC_ALL)
+			text_errors(r, v[k]);
+	free(v);
+}
+
+static const char *hsz(uint32_t v, char *b, size_t n)
+{
+	if (v >= 1024 && v % 1024 == 0)
+		snprintf(b, n, "%uk", v / 1024);
+	else
+		snprintf(b, n, "%u", v);
+	return b;
+}
+
+static int size_cmp(const void *x, const void *y)
+{
+	const struct an_size_count *a = x, *b = y;
+
+	return a->n < b->n ? 1 : a->n > b->n ? -1 :
+	       (a->size < b->size ? -1 : a->size > b->size);
+}
+
+static void text_sizes_line(FILE *f, const char *what, const struct an_sizes *s)
+{
+	struct an_size_count v[AN_SIZES_MAX];
+	uint32_t k;
+	char b[32];
+
+	memcpy(v, s->s, s->nsizes * sizeof(v[0]));
+	qsort(v, s->nsizes, sizeof(v[0]), size_cmp);
+	fprintf(f, "  %s sizes:", what);
+	for (k = 0; k < s->nsizes && k < 8; k++)
+		fprintf(f, " %s x%" PRIu64, hsz(v[k].size, b, sizeof(b)), v[k].n);
+	if (s->nsizes > 8)
+		fprintf(f, " (+%u more sizes)", s->nsizes - 8);
+	if (s->other)
+		fprintf(f, " other x%" PRIu64, s->other);
+	fputc('\n', f);
+}
+
+static void text_sizes(const struct rep *r)
+{
+	uint32_t k;
+	char a[64], b[64], v[AN_EVIDENCE_MAX];
+
+	fprintf(r->out, "\n== Transfer sizes and verdicts ==\n");
+	for (k = 0; k < an_figs_nservers(r->figs); k++) {
+		const struct an_server *s = an_figs_server(r->figs, k);
+
+		if (s->have_fsinfo)
+			fprintf(r->out, "server %s FSINFO: rtmax %u rtpref %u "
+				"wtmax %u wtpref %u dtpref %u\n",
+				cap_addr_str(&s->addr, a, sizeof(a)), s->rtmax,
+				s->rtpref, s->wtmax, s->wtpref, s->dtpref);
+		if (s->have_statfs)
+			fprintf(r->out, "server %s STATFS (v2): tsize %u\n",
+				cap_addr_str(&s->addr, a, sizeof(a)), s->tsize);
+	}
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+		const struct an_server *s = an_figs_server_find(r->figs, &p->server);
+
+		if (p->reads == 0 && p->writes == 0)
+			continue;
+		fprintf(r->out, "%s -> %s: %" PRIu64 " READs (%" PRIu64 " bytes, "
+			"%" PRIu64 " short, %" PRIu64 " at EOF), %" PRIu64
+			" WRITEs (%" PRIu64 " bytes)\n",
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
+			p->bytes_read, p->short_reads, p->read_eof, p->writes,
+			p->bytes_written);
+		if (p->read.total) {
+			text_sizes_line(r->out, "READ", &p->read);
+			an_size_verdict(p, s, false, 90, v, sizeof(v));
+			fprintf(r->out, "  verdict: %s\n", v);
+		}
+		if (p->write.total) {
+			text_sizes_line(r->out, "WRITE", &p->write);
+			an_size_verdict(p, s, true, 90, v, sizeof(v));
+			fprintf(r->out, "  verdict: %s\n", v);
+		}
+	}
+}
+
+static const struct an_row *find_row(const struct rep *r, enum an_group g,
+				     const struct cap_addr *a, uint32_t prog,
+				     uint32_t vers, uint32_t proc)
+{
+	uint32_t k;
+
+	for (k = 0; k < an_figs_nrows(r->figs, g); k++) {
+		const struct an_row *w = an_figs_row(r->figs, g, k);
+
+		if (w->prog == prog && w->vers == vers && w->proc == proc &&
+		    (a == NULL || cap_addr_eq(&w->addr, a)))
+			return w;
+	}
+	return NULL;
+}
+
+static void text_writes(const struct rep *r)
+{
+	static const char *const sn[4] = { "UNSTABLE", "DATA_SYNC",
+		"FILE_SYNC", "(no reply)" };
+	uint32_t k, i, j;
+	char a[64], b[64];
+
+	fprintf(r->out, "\n== Writes ==\n");
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+
+		if (p->writes == 0 && p->commits == 0)
+			continue;
+		fprintf(r->out, "%s -> %s: %" PRIu64 " WRITEs, %" PRIu64
+			" COMMITs (%.3f per WRITE)\n",
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)), p->writes,
+			p->commits, p->writes ? (double)p->commits /
+			(double)p->writes : 0.0);
+		for (i = 0; i < 3; i++)
+			for (j = 0; j < 4; j++)
+				if (p->stable[i][j])
+					fprintf(r->out, "  asked %-9s granted %-10s"
+						" %" PRIu64 "\n", sn[i], sn[j],
+						p->stable[i][j]);
+	}
+	for (k = 0; k < an_figs_nservers(r->figs); k++) {
+		const struct an_server *s = an_figs_server(r->figs, k);
+		const struct an_row *c = find_row(r, AN_BY_SERVER, &s->addr,
+						  PROG_NFS, 3, NFS3_COMMIT);
+
+		if (c && c->lat.count)
+			fprintf(r->out, "server %s COMMIT latency ms: min %.3f "
+				"avg %.3f p95 %.3f max %.3f (%" PRIu64 ")\n",
+				cap_addr_str(&s->addr, a, sizeof(a)),
+				ms(c->lat.min), hist_mean(&c->lat) / 1e6,
+				ms(hist_percentile(&c->lat, 95)), ms(c->lat.max),
+				c->lat.count);
+		if (s->have_verf)
+			fprintf(r->out, "server %s write verifier: %u change%s\n",
+				cap_addr_str(&s->addr, a, sizeof(a)),
+				s->nverf_changes, s->nverf_changes == 1 ? "" : "s");
+		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++)
+			fprintf(r->out, "  changed at %.6f (frame %" PRIu64 ")\n",
+				(double)s->verf_changes[i].ts_ns / 1e9,
+				s->verf_changes[i].frame);
+	}
+}
+
+static void text_retrans(const struct rep *r)
+{
+	const struct an_stats *es = an_get_stats(r->eng);
+	const struct dec_stats *ds = dec_get_stats(r->dec);
+	uint32_t n, k;
+	const struct an_row **v = rep_sorted_rows(r, AN_BY_CLIENT, &n);
+	char a[64], p[96];
+
+	fprintf(r->out, "\n== Retransmits ==\n"
+		"calls retransmitted %" PRIu64 " (%" PRIu64 " after the reply), "
+		"duplicate replies %" PRIu64 ", unanswered ops %" PRIu64
+		", replies without a call %" PRIu64 "\n",
+		es->retrans, es->late_retrans, es->dup_replies, es->unanswered,
+		ds->orphan_replies + es->replies_unmatched);
+	fprintf(r->out, "IP fragment trains incomplete %" PRIu64 ", TCP "
+		"segments retransmitted %" PRIu64 ", TCP gaps %" PRIu64 " (%"
+		PRIu64 " bytes)\n", r->cs.ipfrag_incomplete, r->cs.tcp_retrans,
+		r->cs.tcp_gaps, r->cs.tcp_gap_bytes);
+	if (v == NULL)
+		return;
+	for (k = 0; k < n; k++) {
+		const struct an_row *w = v[k];
+
+		if (w->proc == AN_PROC_ALL ||
+		    !(w->retrans || w->dup_replies || w->unanswered))
+			continue;
+		fprintf(r->out, "%-16s %-22s retrans %" PRIu64 " (ops %" PRIu64
+			") dup %" PRIu64 " unanswered %" PRIu64,
+			cap_addr_str(&w->addr, a, sizeof(a)),
+			rep_proc_name(w->prog, w->vers, w->proc, p, sizeof(p)),
+			w->retrans, w->retrans_ops, w->dup_replies, w->unanswered);
+		if (w->ivl.count)
+			fprintf(r->out, " interval ms min %.3f p50 %.3f max %.3f",
+				ms(w->ivl.min), ms(hist_percentile(&w->ivl, 50)),
+				ms(w->ivl.max));
+		fputc('\n', r->out);
+	}
+	free(v);
+}
+
+static void text_findings(const struct rep *r)
+{
+	size_t k, n = an_find_count(r->find);
+
+	fprintf(r->out, "\n== Findings ==\n");
+	if (n == 0)
+		fprintf(r->out, "none\n");
+	for (k = 0; k < n; k++) {
+		const struct an_finding *f = an_find_get(r->find, k);
+
+		fprintf(r->out, "[%s] %s\n", an_find_kind_name(f->kind),
+			f->evidence);
+		if (f->start_ns)
+			fprintf(r->out, "  from %.6f to %.6f, count %" PRIu64
+				", peak %.0f/s\n", (double)f->start_ns / 1e9,
+				(double)f->end_ns / 1e9, f->count, f->peak_rate);
+		fprintf(r->out, "  %s\n", f->meaning);
+	}
+}
+
+static void text_health(const struct rep *r)
+{
+	const struct cap_stats *c = &r->cs;
+	const struct dec_stats *d = dec_get_stats(r->dec);
+	const struct an_stats *e = an_get_stats(r->eng);
+	const struct an_figs_totals *t = an_figs_totals(r->figs);
+
+	fprintf(r->out, "\n== Capture health ==\n"
+		"packets %" PRIu64 " (%" PRIu64 " truncated by snaplen), "
+		"dropped by kernel %" PRIu64 ", by interface %" PRIu64 "\n"
+		"not IP %" PRIu64 ", link errors %" PRIu64 ", IP errors %"
+		PRIu64 ", other protocols %" PRIu64 "\n"
+		"IP fragments %" PRIu64 ", reassembled %" PRIu64 ", incomplete %"
+		PRIu64 ", evicted %" PRIu64 "\n"
+		"TCP segments %" PRIu64 ", out of order %" PRIu64 ", retrans %"
+		PRIu64 ", gaps %" PRIu64 ", resyncs %" PRIu64 ", flows evicted %"
+		PRIu64 "\n"
+		"RPC messages %" PRIu64 " (calls %" PRIu64 ", replies %" PRIu64
+		"), not RPC %" PRIu64 ", malformed %" PRIu64 ", truncated %"
+		PRIu64 ", orphan replies %" PRIu64 "\n"
+		"ops %" PRIu64 " (answered %" PRIu64 ", unanswered %" PRIu64
+		": aged out %" PRIu64 ", at end %" PRIu64 ", evicted %" PRIu64
+		"), XID reused %" PRIu64 ", misfit replies %" PRIu64 "\n"
+		"budgets: xid entries peak %u, retired early %" PRIu64
+		", names evicted %" PRIu64 ", rows dropped %" PRIu64
+		", files dropped %" PRIu64 ", decoder xid evictions %" PRIu64
+		", findings dropped %" PRIu64 "\n",
+		c->packets, c->truncated, c->ps_drop, c->ps_ifdrop, c->not_ip,
+		c->link_errors, c->ip_errors, c->other_proto, c->ipfrag_packets,
+		c->ipfrag_reassembled, c->ipfrag_incomplete, c->ipfrag_evicted,
+		c->tcp_segments, c->tcp_ooo, c->tcp_retrans, c->tcp_gaps,
+		c->tcp_resyncs, c->flows_evicted, r->rpc_msgs, d->calls,
+		d->replies, d->not_rpc, d->malformed, d->truncated,
+		d->orphan_replies, e->ops, e->answered, e->unanswered,
+		e->unanswered_expired, e->unanswered_at_end, e->evicted,
+		e->xid_reused, e->misfit_replies, e->pending_peak,
+		e->retired_early, e->names_evicted, t->rows_dropped,
+		t->files_dropped, d->xid_evictions, an_find_dropped(r->find));
+}
+
+static void text_intervals(const struct rep *r)
+{
+	uint32_t k;
+
+	fprintf(r->out, "\n== Time series (%.3f s intervals) ==\n"
+		"%-18s %9s %9s %6s %8s %10s %10s %12s\n",
+		(double)r->interval_ns / 1e9, "Start", "Calls", "Ops/s", "Err",
+		"Retrans", "Avg ms", "Max ms", "Bytes/s");
+	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
+		const struct an_interval *v = an_figs_interval(r->figs, k);
+		double s = (double)r->interval_ns / 1e9;
+
+		fprintf(r->out, "%-18.6f %9" PRIu64 " %9.1f %6" PRIu64 " %8"
+			PRIu64 " %10.3f %10.3f %12.0f\n",
+			(double)v->start_ns / 1e9, v->calls,
+			(double)v->calls / s, v->errors, v->retrans,
+			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
+			ms(v->lat_max_ns), (double)v->bytes / s);
+	}
+}
+
+static void rep_text(const struct rep *r)
+{
+	const struct an_figs_totals *t = an_figs_totals(r->figs);
+	double d = rep_duration_s(r);
+
+	fprintf(r->out, "nfscope report: %s\n%" PRIu64 " packets over %.3f s, "
+		"%" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
+		" unanswered, %" PRIu64 " errors), %.1f ops/s\n", r->source,
+		r->cs.packets, d, t->ops, t->answered, t->unanswered, t->errors,
+		d > 0 ? (double)t->ops / d : 0.0);
+	text_ops(r);
+	text_sizes(r);
+	text_writes(r);
+	text_retrans(r);
+	text_findings(r);
+	text_health(r);
+	if (r->interval_ns)
+		text_intervals(r);
+}
+
+/* ------------------------------------------------------------- main -- */
+
+static void report_usage(FILE *f)
+{
+	fputs("usage: nfscope report [-r FILE | -i IFACE] [-f FILTER] "
+	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p]\n"
+	      "                      [--json] [--csv TABLE] "
+	      "[--by op|client|server|export|file]\n"
+	      "                      [--interval SECONDS] [--top N]\n"
+	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
+	      "findings, servers, intervals\n", f);
+}
+
+static int parse_by(const char *s, enum an_group *g)
+{
+	int k;
+
+	for (k = 0; k < AN_BY_N; k++)
+		if (!strcmp(s, rep_group_names[k])) {
+			*g = (enum an_group)k;
+			return 0;
+		}
+	return -1;
+}
+
+int ui_report_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "by", required_argument, NULL, 'Y' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ui_src_opts so;
+	struct rep r;
+	struct an_figs_config fc;
+	struct an_find_config dc;
+	struct cap_source *src;
+	struct cap_pipe *pipe = NULL;
+	const char *csv = NULL;
+	bool json = false;
+	double secs;
+	char *end;
+	uint64_t v;
+	int opt, rc;
+
+	memset(&r, 0, sizeof(r));
+	memset(&fc, 0, sizeof(fc));
+	r.top = 20;
+	ui_src_opts_init(&so);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'J':
+			json = true;
+			continue;
+		case 'C':
+			csv = optarg;
+			continue;
+		case 'Y':
+			if (parse_by(optarg, &r.by) < 0) {
+				fprintf(stderr, "nfscope report: bad --by '%s'\n",
+					optarg);
+				return 2;
+			}
+			continue;
+		case 'I':
+			secs = strtod(optarg, &end);
+			if (*end || !(secs >= 0.001 && secs <= 86400)) {
+				fprintf(stderr, "nfscope report: bad --interval "
+					"'%s' (0.001..86400 s)\n", optarg);
+				return 2;
+			}
+			r.interval_ns = (int64_t)(secs * 1e9);
+			continue;
+		case 'T':
+			if (!ui_parse_u64(optarg, &v) || v == 0 || v > 1000000) {
+				fprintf(stderr, "nfscope report: bad --top '%s'\n",
+					optarg);
+				return 2;
+			}
+			r.top = (uint32_t)v;
+			continue;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			break;
+		}
+		rc = ui_src_opt(&so, opt, optarg);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			report_usage(stderr);
+		return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nfscope report: unexpected argument '%s'\n",
+			argv[optind]);
+		report_usage(stderr);
+		return 2;
+	}
+	so.cfg.probe = rpc_probe;
+	src = ui_open_source(&so);
+	if (!src)
+		return 1;
+	r.source = so.file ? so.file : so.iface;
+	r.out = stdout;
+	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
+	an_find_config_default(&dc);
+	r.dec = dec_new(NULL);
+	r.msg = malloc(sizeof(*r.msg));
+	r.eng = an_new(NULL, on_op, &r);
+	r.figs = an_figs_new(&fc);
+	r.find = an_find_new(&dc);
+	if (r.dec && r.msg && r.eng && r.figs && r.find)
+		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
+	rc = 1;
+	if (pipe == NULL) {
+		fprintf(stderr, "nfscope: out of memory\n");
+		goto out;
+	}
+	ui_install_signals();
+	if (rep_run(&r, src, pipe, so.file != NULL) < 0)
+		goto out;
+	an_flush(r.eng);
+	r.cs = *cap_pipe_stats(pipe);
+	cap_source_stats(src, &r.cs);
+	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
+	rc = 0;
+	if (csv) {
+		if (rep_csv(&r, csv) < 0) {
+			fprintf(stderr, "nfscope report: unknown CSV table "
+				"'%s'\n", csv);
+			report_usage(stderr);
+			rc = 2;
+		}
+	} else if (json) {
+		rep_json(&r);
+	} else {
+		rep_text(&r);
+	}
+	fflush(stdout);
+out:
+	cap_pipe_free(pipe);
+	an_find_free(r.find);
+	an_figs_free(r.figs);
+	an_free(r.eng);
+	free(r.msg);
+	dec_free(r.dec);
+	cap_close(src);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/*
+ * report.h - `nfscope report`: capture -> decode -> analyze -> a report of
+ * operations, sizes and verdicts, writes, retransmits, findings and capture
+ * health, as text (default), JSON (--json) or one CSV table (--csv TABLE).
+ * Output format: doc/report.md.
+ *
+ * Internal to ui/: struct rep (the run's state, owned by ui_report_main) is
+ * shared by report.c (driver, text) and report_out.c (JSON, CSV).
+ */
+#ifndef NFSCOPE_REPORT_H
+#define NFSCOPE_REPORT_H
+
+#include <stdio.h>
+
+#include "analyze/figs.h"
+#include "analyze/find.h"
+#include "analyze/ops.h"
+#include "decode/decode.h"
+
+struct rep {
+	const char *source;
+	FILE *out;
+	enum an_group by;
+	uint32_t top;
+	int64_t interval_ns;	/* 0: no time series */
+	struct dec *dec;
+	struct dec_msg *msg;	/* reused for every message (large) */
+	struct an_engine *eng;
+	struct an_figs *figs;
+	struct an_find *find;
+	struct cap_stats cs;
+	int64_t first_ns, last_ns;	/* capture time span */
+	uint64_t rpc_msgs;
+};
+
+/* Sorted rows of one group: an array of pointers (caller frees). */
+const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
+				      uint32_t *n);
+double rep_duration_s(const struct rep *r);
+/* Name of a row's key: address, export path, file path or handle hash. */
+const char *rep_row_key(const struct rep *r, const struct an_row *row,
+			char *buf, size_t n);
+const char *rep_proc_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			  char *buf, size_t n);
+const char *rep_status_name(const struct an_row *row, uint32_t status,
+			    char *buf, size_t n);
+extern const char *const rep_group_names[AN_BY_N];
+
+void rep_json(const struct rep *r);
+/* Returns 0, or -1 for an unknown table name. */
+int rep_csv(const struct rep *r, const char *table);
+
+/* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
+int ui_report_main(int argc, char **argv);
+
+#endif

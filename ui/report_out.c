@@ -1,0 +1,575 @@
+/* report_out.c - `nfscope report --json` and `--csv TABLE`; see report.h
+ * and doc/report.md for the schema. */
+#include "ui/json.h"
+#include "ui/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* ------------------------------------------------------------- JSON -- */
+
+static void j_hist(struct jw *w, const char *key, const struct hist *h)
+{
+	jw_obj(w, key);
+	jw_u64(w, "count", h->count);
+	if (h->count) {
+		jw_dbl(w, "min", ms(h->min), 3);
+		jw_dbl(w, "avg", hist_mean(h) / 1e6, 3);
+		jw_dbl(w, "max", ms(h->max), 3);
+		jw_dbl(w, "p50", ms(hist_percentile(h, 50)), 3);
+		jw_dbl(w, "p90", ms(hist_percentile(h, 90)), 3);
+		jw_dbl(w, "p95", ms(hist_percentile(h, 95)), 3);
+		jw_dbl(w, "p99", ms(hist_percentile(h, 99)), 3);
+		jw_dbl(w, "p99_9", ms(hist_percentile(h, 99.9)), 3);
+		jw_u64(w, "min_ns", h->min);
+		jw_u64(w, "max_ns", h->max);
+		jw_dbl(w, "sum_ns", h->sum, 0);
+	}
+	jw_end_obj(w);
+}
+
+static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
+{
+	double d = rep_duration_s(r);
+	char b[AN_PATH_MAX + 96];
+	int k;
+
+	jw_obj(w, NULL);
+	if (row->group != AN_BY_OP) {
+		jw_str(w, "key", rep_row_key(r, row, b, sizeof(b)));
+		if (row->group == AN_BY_FILE) {
+			jw_hex(w, "fh", row->fh.data, row->fh.len);
+			jw_str(w, "path", row->path);
+		}
+	}
+	if (row->proc == AN_PROC_ALL) {
+		jw_str(w, "procedure", "(all)");
+	} else {
+		jw_u64(w, "prog", row->prog);
+		jw_u64(w, "vers", row->vers);
+		jw_u64(w, "proc", row->proc);
+		jw_str(w, "procedure", rep_proc_name(row->prog, row->vers,
+			row->proc, b, sizeof(b)));
+	}
+	jw_u64(w, "calls", row->calls);
+	jw_u64(w, "answered", row->answered);
+	jw_u64(w, "unanswered", row->unanswered);
+	jw_dbl(w, "ops_per_s", d > 0 ? (double)row->calls / d : 0, 3);
+	jw_u64(w, "bytes", row->bytes);
+	jw_dbl(w, "bytes_per_s", d > 0 ? (double)row->bytes / d : 0, 1);
+	jw_u64(w, "data_bytes", row->data_bytes);
+	jw_u64(w, "errors", row->errors);
+	jw_u64(w, "rpc_errors", row->rpc_errors);
+	jw_obj(w, "errors_by_status");
+	for (k = 0; k < AN_STATUS_SLOTS && row->st[k].n; k++)
+		jw_u64(w, rep_status_name(row, row->st[k].status, b, sizeof(b)),
+		       row->st[k].n);
+	if (row->st_other)
+		jw_u64(w, "other", row->st_other);
+	jw_end_obj(w);
+	jw_u64(w, "retrans", row->retrans);
+	jw_u64(w, "retrans_ops", row->retrans_ops);
+	jw_u64(w, "late_retrans", row->late_retrans);
+	jw_u64(w, "dup_replies", row->dup_replies);
+	jw_u64(w, "truncated", row->truncated);
+	j_hist(w, "latency_ms", &row->lat);
+	j_hist(w, "latency_last_ms", &row->lat_last);
+	if (row->ivl.count)
+		j_hist(w, "retrans_interval_ms", &row->ivl);
+	jw_end_obj(w);
+}
+
+static void j_rows(struct jw *w, const struct rep *r, enum an_group g,
+		   const char *key)
+{
+	uint32_t n, k, shown = 0;
+	const struct an_row **v = rep_sorted_rows(r, g, &n);
+
+	jw_arr(w, key);
+	for (k = 0; v && k < n; k++) {
+		if (g == AN_BY_FILE && shown++ >= r->top)
+			break;
+		j_row(w, r, v[k]);
+	}
+	jw_end_arr(w);
+	free(v);
+}
+
+static void j_sizes(struct jw *w, const char *key, const struct an_sizes *s)
+{
+	uint32_t k;
+	char b[16];
+
+	jw_obj(w, key);
+	jw_u64(w, "calls", s->total);
+	jw_u64(w, "max", s->max);
+	jw_obj(w, "count_by_size");
+	for (k = 0; k < s->nsizes; k++) {
+		snprintf(b, sizeof(b), "%u", s->s[k].size);
+		jw_u64(w, b, s->s[k].n);
+	}
+	jw_end_obj(w);
+	jw_u64(w, "other_sizes", s->other);
+	jw_end_obj(w);
+}
+
+static void j_pairs(struct jw *w, const struct rep *r)
+{
+	static const char *const sn[4] = { "UNSTABLE", "DATA_SYNC",
+		"FILE_SYNC", "none" };
+	uint32_t k, i, j;
+	char a[64], v[AN_EVIDENCE_MAX], key[32];
+
+	jw_arr(w, "pairs");
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+		const struct an_server *s = an_figs_server_find(r->figs, &p->server);
+
+		jw_obj(w, NULL);
+		jw_str(w, "client", cap_addr_str(&p->client, a, sizeof(a)));
+		jw_str(w, "server", cap_addr_str(&p->server, a, sizeof(a)));
+		jw_u64(w, "reads", p->reads);
+		jw_u64(w, "writes", p->writes);
+		jw_u64(w, "commits", p->commits);
+		jw_dbl(w, "commits_per_write", p->writes ?
+		       (double)p->commits / (double)p->writes : 0, 4);
+		jw_u64(w, "bytes_read", p->bytes_read);
+		jw_u64(w, "bytes_written", p->bytes_written);
+		jw_u64(w, "short_reads", p->short_reads);
+		jw_u64(w, "reads_at_eof", p->read_eof);
+		j_sizes(w, "read_sizes", &p->read);
+		j_sizes(w, "write_sizes", &p->write);
+		jw_obj(w, "stable_asked_granted");
+		for (i = 0; i < 3; i++)
+			for (j = 0; j < 4; j++)
+				if (p->stable[i][j]) {
+					snprintf(key, sizeof(key), "%s/%s", sn[i],
+						 sn[j]);
+					jw_u64(w, key, p->stable[i][j]);
+				}
+		jw_end_obj(w);
+		if (p->read.total) {
+			jw_bool(w, "read_capped", an_size_verdict(p, s, false,
+				90, v, sizeof(v)));
+			jw_str(w, "read_verdict", v);
+		}
+		if (p->write.total) {
+			jw_bool(w, "write_capped", an_size_verdict(p, s, true,
+				90, v, sizeof(v)));
+			jw_str(w, "write_verdict", v);
+		}
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void j_servers(struct jw *w, const struct rep *r)
+{
+	uint32_t k, i;
+	char a[64];
+
+	jw_arr(w, "server_info");
+	for (k = 0; k < an_figs_nservers(r->figs); k++) {
+		const struct an_server *s = an_figs_server(r->figs, k);
+
+		jw_obj(w, NULL);
+		jw_str(w, "server", cap_addr_str(&s->addr, a, sizeof(a)));
+		if (s->have_fsinfo) {
+			jw_obj(w, "fsinfo");
+			jw_u64(w, "rtmax", s->rtmax);
+			jw_u64(w, "rtpref", s->rtpref);
+			jw_u64(w, "wtmax", s->wtmax);
+			jw_u64(w, "wtpref", s->wtpref);
+			jw_u64(w, "dtpref", s->dtpref);
+			jw_end_obj(w);
+		}
+		if (s->have_statfs)
+			jw_u64(w, "statfs_tsize", s->tsize);
+		if (s->have_verf)
+			jw_hex(w, "write_verifier", s->verf, NFS_VERF_SIZE);
+		jw_u64(w, "verifier_changes", s->nverf_changes);
+		jw_arr(w, "verifier_change_list");
+		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++) {
+			jw_obj(w, NULL);
+			jw_time(w, "time", (uint64_t)(s->verf_changes[i].ts_ns /
+				1000000000), (uint32_t)(s->verf_changes[i].ts_ns %
+				1000000000));
+			jw_u64(w, "frame", s->verf_changes[i].frame);
+			jw_hex(w, "old", s->verf_changes[i].old_verf, 8);
+			jw_hex(w, "new", s->verf_changes[i].new_verf, 8);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void j_time(struct jw *w, const char *key, int64_t ns)
+{
+	jw_time(w, key, (uint64_t)(ns / 1000000000), (uint32_t)(ns % 1000000000));
+}
+
+static void j_findings(struct jw *w, const struct rep *r)
+{
+	size_t k;
+	char a[64];
+
+	jw_arr(w, "findings");
+	for (k = 0; k < an_find_count(r->find); k++) {
+		const struct an_finding *f = an_find_get(r->find, k);
+
+		jw_obj(w, NULL);
+		jw_str(w, "kind", an_find_kind_name(f->kind));
+		if (f->start_ns) {
+			j_time(w, "start", f->start_ns);
+			j_time(w, "end", f->end_ns);
+		}
+		if (f->have_client)
+			jw_str(w, "client", cap_addr_str(&f->client, a, sizeof(a)));
+		if (f->have_server)
+			jw_str(w, "server", cap_addr_str(&f->server, a, sizeof(a)));
+		if (f->have_fh) {
+			jw_hex(w, "fh", f->fh.data, f->fh.len);
+			jw_str(w, "path", f->path);
+		}
+		jw_u64(w, "count", f->count);
+		jw_dbl(w, "peak_rate", f->peak_rate, 1);
+		jw_str(w, "evidence", f->evidence);
+		jw_str(w, "meaning", f->meaning);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+static void j_health(struct jw *w, const struct rep *r)
+{
+	const struct cap_stats *c = &r->cs;
+	const struct dec_stats *d = dec_get_stats(r->dec);
+	const struct an_stats *e = an_get_stats(r->eng);
+	const struct an_figs_totals *t = an_figs_totals(r->figs);
+
+	jw_obj(w, "capture");
+	jw_u64(w, "packets", c->packets);
+	jw_u64(w, "bytes", c->bytes);
+	jw_u64(w, "truncated", c->truncated);
+	jw_u64(w, "link_errors", c->link_errors);
+	jw_u64(w, "not_ip", c->not_ip);
+	jw_u64(w, "ip_errors", c->ip_errors);
+	jw_u64(w, "other_proto", c->other_proto);
+	jw_u64(w, "ipfrag_packets", c->ipfrag_packets);
+	jw_u64(w, "ipfrag_reassembled", c->ipfrag_reassembled);
+	jw_u64(w, "ipfrag_incomplete", c->ipfrag_incomplete);
+	jw_u64(w, "ipfrag_evicted", c->ipfrag_evicted);
+	jw_u64(w, "tcp_segments", c->tcp_segments);
+	jw_u64(w, "tcp_ooo", c->tcp_ooo);
+	jw_u64(w, "tcp_retrans", c->tcp_retrans);
+	jw_u64(w, "tcp_gaps", c->tcp_gaps);
+	jw_u64(w, "tcp_gap_bytes", c->tcp_gap_bytes);
+	jw_u64(w, "tcp_resyncs", c->tcp_resyncs);
+	jw_u64(w, "flows_evicted", c->flows_evicted);
+	jw_u64(w, "ps_recv", c->ps_recv);
+	jw_u64(w, "ps_drop", c->ps_drop);
+	jw_u64(w, "ps_ifdrop", c->ps_ifdrop);
+	jw_end_obj(w);
+	jw_obj(w, "decode");
+	jw_u64(w, "rpc_messages", r->rpc_msgs);
+	jw_u64(w, "calls", d->calls);
+	jw_u64(w, "replies", d->replies);
+	jw_u64(w, "not_rpc", d->not_rpc);
+	jw_u64(w, "orphan_replies", d->orphan_replies);
+	jw_u64(w, "malformed", d->malformed);
+	jw_u64(w, "truncated", d->truncated);
+	jw_u64(w, "xid_evictions", d->xid_evictions);
+	jw_end_obj(w);
+	jw_obj(w, "engine");
+	jw_u64(w, "ops", e->ops);
+	jw_u64(w, "answered", e->answered);
+	jw_u64(w, "unanswered", e->unanswered);
+	jw_u64(w, "unanswered_expired", e->unanswered_expired);
+	jw_u64(w, "unanswered_at_end", e->unanswered_at_end);
+	jw_u64(w, "evicted", e->evicted);
+	jw_u64(w, "retrans", e->retrans);
+	jw_u64(w, "late_retrans", e->late_retrans);
+	jw_u64(w, "dup_replies", e->dup_replies);
+	jw_u64(w, "replies_unmatched", e->replies_unmatched);
+	jw_u64(w, "misfit_replies", e->misfit_replies);
+	jw_u64(w, "xid_reused", e->xid_reused);
+	jw_u64(w, "retired_early", e->retired_early);
+	jw_u64(w, "names_evicted", e->names_evicted);
+	jw_u64(w, "xid_peak", e->pending_peak);
+	jw_u64(w, "rows_dropped", t->rows_dropped);
+	jw_u64(w, "files_dropped", t->files_dropped);
+	jw_u64(w, "pairs_dropped", t->pairs_dropped);
+	jw_u64(w, "intervals_dropped", t->intervals_dropped);
+	jw_u64(w, "findings_dropped", an_find_dropped(r->find));
+	jw_end_obj(w);
+}
+
+static void j_intervals(struct jw *w, const struct rep *r)
+{
+	uint32_t k;
+
+	jw_arr(w, "intervals");
+	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
+		const struct an_interval *v = an_figs_interval(r->figs, k);
+
+		jw_obj(w, NULL);
+		j_time(w, "start", v->start_ns);
+		jw_u64(w, "calls", v->calls);
+		jw_u64(w, "answered", v->answered);
+		jw_u64(w, "unanswered", v->unanswered);
+		jw_u64(w, "errors", v->errors);
+		jw_u64(w, "retrans", v->retrans);
+		jw_u64(w, "dup_replies", v->dup_replies);
+		jw_u64(w, "bytes", v->bytes);
+		jw_u64(w, "data_bytes", v->data_bytes);
+		jw_dbl(w, "latency_avg_ms", v->answered ? v->lat_sum_ns /
+		       (double)v->answered / 1e6 : 0, 3);
+		jw_dbl(w, "latency_max_ms", ms(v->lat_max_ns), 3);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
+void rep_json(const struct rep *r)
+{
+	const struct an_figs_totals *t = an_figs_totals(r->figs);
+	struct jw w;
+
+	jw_init(&w, r->out);
+	jw_obj(&w, NULL);
+	jw_str(&w, "source", r->source);
+	j_time(&w, "first", r->first_ns);
+	j_time(&w, "last", r->last_ns);
+	jw_dbl(&w, "duration_s", rep_duration_s(r), 6);
+	jw_obj(&w, "totals");
+	jw_u64(&w, "ops", t->ops);
+	jw_u64(&w, "answered", t->answered);
+	jw_u64(&w, "unanswered", t->unanswered);
+	jw_u64(&w, "errors", t->errors);
+	jw_u64(&w, "retrans", t->retrans);
+	jw_u64(&w, "dup_replies", t->dup_replies);
+	jw_end_obj(&w);
+	j_rows(&w, r, AN_BY_OP, "procedures");
+	j_rows(&w, r, AN_BY_CLIENT, "clients");
+	j_rows(&w, r, AN_BY_SERVER, "servers");
+	j_rows(&w, r, AN_BY_EXPORT, "exports");
+	j_rows(&w, r, AN_BY_FILE, "files");
+	j_pairs(&w, r);
+	j_servers(&w, r);
+	j_findings(&w, r);
+	j_health(&w, r);
+	if (r->interval_ns)
+		j_intervals(&w, r);
+	jw_end_obj(&w);
+	jw_newline(&w);
+}
+
+/* -------------------------------------------------------------- CSV -- */
+
+/* Quote a field when it holds a comma, quote or newline. */
+static void csv_str(FILE *f, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\n")) {
+		putc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				putc('"', f);
+			putc(*s, f);
+		}
+		putc('"', f);
+	} else {
+		fputs(s, f);
+	}
+	putc(last ? '\n' : ',', f);
+}
+
+static void csv_ops(const struct rep *r)
+{
+	uint32_t n, k, shown = 0;
+	const struct an_row **v = rep_sorted_rows(r, r->by, &n);
+	char b[AN_PATH_MAX + 96];
+	double d = rep_duration_s(r);
+	FILE *f = r->out;
+
+	fputs("group,key,procedure,calls,answered,unanswered,errors,ops_per_s,"
+	      "bytes_per_s,retrans,dup_replies,lat_min_ms,lat_avg_ms,lat_max_ms,"
+	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms\n", f);
+	for (k = 0; v && k < n; k++) {
+		const struct an_row *w = v[k];
+		const struct hist *h = &w->lat;
+
+		if (r->by == AN_BY_FILE && shown++ >= r->top)
+			break;
+		csv_str(f, rep_group_names[r->by], false);
+		csv_str(f, r->by == AN_BY_OP ? "" : rep_row_key(r, w, b, sizeof(b)),
+			false);
+		csv_str(f, rep_proc_name(w->prog, w->vers, w->proc, b, sizeof(b)),
+			false);
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%.3f,%.1f,%" PRIu64 ",%" PRIu64
+			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+			w->calls, w->answered, w->unanswered, w->errors,
+			d > 0 ? (double)w->calls / d : 0,
+			d > 0 ? (double)w->bytes / d : 0, w->retrans,
+			w->dup_replies, ms(h->min), hist_mean(h) / 1e6, ms(h->max),
+			ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
+			ms(hist_percentile(h, 95)), ms(hist_percentile(h, 99)),
+			ms(hist_percentile(h, 99.9)));
+	}
+	free(v);
+}
+
+static void csv_sizes(const struct rep *r)
+{
+	uint32_t k, i;
+	char a[64], b[64];
+	int wr;
+
+	fputs("client,server,op,size,calls\n", r->out);
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+
+		for (wr = 0; wr < 2; wr++) {
+			const struct an_sizes *s = wr ? &p->write : &p->read;
+
+			for (i = 0; i < s->nsizes; i++)
+				fprintf(r->out, "%s,%s,%s,%u,%" PRIu64 "\n",
+					cap_addr_str(&p->client, a, sizeof(a)),
+					cap_addr_str(&p->server, b, sizeof(b)),
+					wr ? "WRITE" : "READ", s->s[i].size,
+					s->s[i].n);
+		}
+	}
+}
+
+static void csv_writes(const struct rep *r)
+{
+	uint32_t k;
+	char a[64], b[64];
+
+	fputs("client,server,writes,commits,commits_per_write,bytes_written,"
+	      "unstable_unstable,unstable_datasync,unstable_filesync,"
+	      "datasync_datasync,datasync_filesync,filesync_filesync\n", r->out);
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+
+		fprintf(r->out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n",
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)), p->writes,
+			p->commits, p->writes ? (double)p->commits /
+			(double)p->writes : 0, p->bytes_written, p->stable[0][0],
+			p->stable[0][1], p->stable[0][2], p->stable[1][1],
+			p->stable[1][2], p->stable[2][2]);
+	}
+}
+
+static void csv_retrans(const struct rep *r)
+{
+	uint32_t n, k;
+	const struct an_row **v = rep_sorted_rows(r, AN_BY_CLIENT, &n);
+	char a[64], p[96];
+
+	fputs("client,procedure,calls,retrans,retrans_ops,late_retrans,"
+	      "dup_replies,unanswered,ivl_min_ms,ivl_p50_ms,ivl_max_ms\n", r->out);
+	for (k = 0; v && k < n; k++) {
+		const struct an_row *w = v[k];
+
+		if (w->proc == AN_PROC_ALL)
+			continue;
+		fprintf(r->out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f\n",
+			cap_addr_str(&w->addr, a, sizeof(a)),
+			rep_proc_name(w->prog, w->vers, w->proc, p, sizeof(p)),
+			w->calls, w->retrans, w->retrans_ops, w->late_retrans,
+			w->dup_replies, w->unanswered, ms(w->ivl.min),
+			ms(hist_percentile(&w->ivl, 50)), ms(w->ivl.max));
+	}
+	free(v);
+}
+
+static void csv_findings(const struct rep *r)
+{
+	size_t k;
+	char a[64], b[64];
+
+	fputs("kind,start,end,client,server,path,count,peak_rate,evidence\n",
+	      r->out);
+	for (k = 0; k < an_find_count(r->find); k++) {
+		const struct an_finding *f = an_find_get(r->find, k);
+
+		fprintf(r->out, "%s,%.6f,%.6f,%s,%s,", an_find_kind_name(f->kind),
+			(double)f->start_ns / 1e9, (double)f->end_ns / 1e9,
+			f->have_client ? cap_addr_str(&f->client, a, sizeof(a)) : "",
+			f->have_server ? cap_addr_str(&f->server, b, sizeof(b)) : "");
+		csv_str(r->out, f->path, false);
+		fprintf(r->out, "%" PRIu64 ",%.1f,", f->count, f->peak_rate);
+		csv_str(r->out, f->evidence, true);
+	}
+}
+
+static void csv_servers(const struct rep *r)
+{
+	uint32_t k;
+	char a[64];
+
+	fputs("server,rtmax,rtpref,wtmax,wtpref,dtpref,statfs_tsize,"
+	      "verifier_changes\n", r->out);
+	for (k = 0; k < an_figs_nservers(r->figs); k++) {
+		const struct an_server *s = an_figs_server(r->figs, k);
+
+		fprintf(r->out, "%s,%u,%u,%u,%u,%u,%u,%u\n",
+			cap_addr_str(&s->addr, a, sizeof(a)), s->rtmax, s->rtpref,
+			s->wtmax, s->wtpref, s->dtpref, s->tsize,
+			s->nverf_changes);
+	}
+}
+
+static void csv_intervals(const struct rep *r)
+{
+	uint32_t k;
+
+	fputs("start,calls,answered,unanswered,errors,retrans,dup_replies,"
+	      "bytes,data_bytes,lat_avg_ms,lat_max_ms\n", r->out);
+	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
+		const struct an_interval *v = an_figs_interval(r->figs, k);
+
+		fprintf(r->out, "%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%.3f,%.3f\n", (double)v->start_ns / 1e9, v->calls,
+			v->answered, v->unanswered, v->errors, v->retrans,
+			v->dup_replies, v->bytes, v->data_bytes,
+			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
+			ms(v->lat_max_ns));
+	}
+}
+
+int rep_csv(const struct rep *r, const char *table)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(const struct rep *);
+	} tables[] = {
+		{ "ops", csv_ops }, { "sizes", csv_sizes },
+		{ "writes", csv_writes }, { "retrans", csv_retrans },
+		{ "findings", csv_findings }, { "servers", csv_servers },
+		{ "intervals", csv_intervals },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
+		if (!strcmp(table, tables[k].name)) {
+			tables[k].fn(r);
+			return 0;
+		}
+	return -1;
+}
