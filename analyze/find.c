@@ -600,18 +600,20 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 			 "%u is the largest it used", knob, s->max);
 		return false;
 	}
-	if (s->max >= lim && pct >= share_pct) {
-		capped = s->max == lim && dom == lim;
-	}
-	if (s->max == lim) {
+	if (s->max == lim && dom == lim) {
 		snprintf(buf + o, n - o, "; server advertises %s %u%s%s -> the "
-			 "server caps %ss at %s; a%s %s above %s cannot take "
+			 "server caps %ss at %s; a %s above %s cannot take "
 			 "effect", limname, lim, pref ? ", pref " : "",
 			 pref ? hsize(pref, b2, sizeof(b2)) : "",
 			 write ? "write" : "read", hsize(lim, b1, sizeof(b1)),
-			 lim < 32768 ? " 32k" : "n", knob,
+			 knob, hsize(lim, b1, sizeof(b1)));
+		capped = pct >= share_pct;
+	} else if (s->max == lim) {
+		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
+			 "largest transfers reach the server's limit but most "
+			 "are smaller (small files or small application I/O); "
+			 "a %s above %s cannot take effect", limname, lim, knob,
 			 hsize(lim, b1, sizeof(b1)));
-		capped = true;
 	} else if (s->max < lim) {
 		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
 			 "server allows more: the client's %s (not sent on the "

@@ -11,7 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define AN_XID_MAX_DEFAULT 32768
 #define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
@@ -525,7 +524,6 @@ static void on_reply(struct an_engine *e, const struct cap_msg *m,
 	e->st.replies++;
 	if (i < 0) {
 		e->st.replies_unmatched++;
-		if (getenv("AN_DEBUG")) fprintf(stderr, "unmatched xid %08x prog %u proc %u frame %llu callframe %llu calls_ts %lld now %lld\n", d->rpc.xid, d->prog, d->proc, (unsigned long long)m->frame, (unsigned long long)d->call_frame, (long long)d->call_ts_ns, (long long)e->now);
 		return;
 	}
 	x = &e->ent[i];

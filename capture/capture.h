@@ -79,13 +79,18 @@ struct cap_msg {
 typedef void (*cap_msg_fn)(void *user, const struct cap_msg *m);
 
 /*
- * Probe: does p (caplen bytes captured of a message of len bytes) look like
- * the start of an RPC message?  Used to decide which TCP streams to follow
- * and where to resynchronise after a gap.  Supplied by the caller (decode's
- * rpc_probe), so capture does not depend on downstream stages.  NULL means
- * "accept any record mark of sane length".
+ * Probe: is m a plausible start of an RPC message?  m carries the flow
+ * (addresses, ports, transport, frame and time) and the bytes captured from
+ * where a record would start (record marks removed; len is the record length
+ * when known, else an upper bound).  Used to decide which TCP streams to
+ * follow (cfg.probe, judging a segment or stream start) and where to
+ * resynchronise after a gap (cfg.resync_probe, judging every offset, so it
+ * must be stricter: decode's dec_probe_resync accepts a reply only if its
+ * xid is a pending call of the reverse direction).  Supplied by the caller,
+ * so capture does not depend on downstream stages.  NULL means "accept any
+ * record mark of sane length".
  */
-typedef bool (*cap_probe_fn)(const uint8_t *p, size_t caplen, size_t len);
+typedef bool (*cap_probe_fn)(void *user, const struct cap_msg *m);
 
 struct cap_config {
 	/* live capture */
@@ -105,7 +110,10 @@ struct cap_config {
 	uint32_t record_keep;	/* bytes of a TCP record kept for decoding;
 				   the rest is skipped by length */
 	size_t ooo_mem_max;	/* bytes of out-of-order segments held per flow */
-	cap_probe_fn probe;
+	cap_probe_fn probe;	/* at a segment start / stream start */
+	cap_probe_fn resync_probe;	/* after lost bytes, at any offset:
+					   stricter (NULL: probe) */
+	void *probe_user;	/* passed to both */
 };
 
 #define CAP_DEFAULT_SNAPLEN 512

@@ -72,13 +72,20 @@ struct ooo_seg {
 	uint8_t data[];
 };
 
-/* Where the bytes being parsed came from (a queued segment's own frame).
- * A record's first_frame is that of its first byte; its frame is the
- * latest (in capture order) of the frames that supplied its bytes, i.e.
- * the one that completed it on the wire. */
+/*
+ * Where the bytes being parsed came from.  frame/ts_ns: the segment's own
+ * frame (a record's first_frame is that of its first byte).  done_frame/
+ * done_ts_ns: the latest frame of all segments applied to the stream so far
+ * (a watermark, monotone): a record is complete when every byte up to its
+ * end is there, so it completes in the frame that supplied the last missing
+ * one.  Out of order, that is the frame that filled the hole (tshark does
+ * the same); after a hole declared lost, the lost bytes do not count.
+ */
 struct seg_ctx {
 	uint64_t frame;
 	int64_t ts_ns;
+	uint64_t done_frame;
+	int64_t done_ts_ns;
 };
 
 struct tcp_flow {
@@ -104,8 +111,10 @@ struct tcp_flow {
 	uint32_t rec_flags, pend_flags;
 	uint64_t first_frame;
 	int64_t first_ts_ns;
-	uint64_t last_frame;		/* latest frame supplying the record */
-	int64_t last_ts_ns_rec;
+	uint64_t wm_frame;		/* watermark: see struct seg_ctx */
+	int64_t wm_ts_ns;
+	uint8_t sync_tail[32];		/* RS_SYNC: last bytes, not yet judged */
+	uint8_t sync_have;
 	uint8_t *buf;			/* owned, reused between records */
 	uint32_t buf_len, buf_cap;
 	struct ooo_seg *ooo;		/* owned, sorted by seq */
@@ -199,15 +208,93 @@ static uint32_t flow_hash(const struct cap_addr *s, const struct cap_addr *d,
 
 /* ---- record parser ---- */
 
-static bool sane_mark(const uint8_t *d, uint32_t n, cap_probe_fn probe)
-{
-	uint32_t fl = cap_be32(d) & 0x7fffffffu, avail = n - 4;
+#define PROBE_BYTES 512u		/* record prefix gathered for the probe */
+#define PROBE_FRAGS 16		/* record fragments walked for it */
 
-	if (fl < CAP_REC_MIN || fl > CAP_REC_MAX)
+/*
+ * Does d (n captured bytes) start with a record mark followed by bytes that
+ * look like the start of an RPC message?  RFC 5531 lets a sender split a
+ * record anywhere, so the first fragments may be shorter than an RPC header:
+ * then up to PROBE_BYTES of the record are gathered across the following
+ * marks (captured ones only) and the probe judges those.
+ */
+static bool run_probe(cap_probe_fn probe, const struct cap_pipe *p,
+		      const struct cap_msg *tmpl, const uint8_t *d,
+		      uint32_t caplen, uint32_t len)
+{
+	struct cap_msg m = *tmpl;
+
+	m.data = d;
+	m.caplen = caplen;
+	m.len = len;
+	return probe(p->cfg.probe_user, &m);
+}
+
+/* The flow's identity, for the probe. */
+static void flow_tmpl(const struct cap_pipe *p, const struct tcp_flow *f,
+		      struct cap_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->frame = m->first_frame = p->frame;
+	m->ts_ns = m->first_ts_ns = p->ts_ns;
+	m->src = f->src;
+	m->dst = f->dst;
+	m->sport = f->sport;
+	m->dport = f->dport;
+	m->transport = CAP_TCP;
+}
+
+static bool sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
+		      const uint8_t *d, uint32_t n, bool resync)
+{
+	cap_probe_fn probe = resync && p->cfg.resync_probe ?
+			     p->cfg.resync_probe : p->cfg.probe;
+	uint8_t tmp[PROBE_BYTES];
+	uint32_t mk = cap_be32(d), fl = mk & 0x7fffffffu, avail = n - 4;
+	uint32_t have = 0, off = 0, total = 0;
+	bool last = false;
+	int frags = 0;
+
+	if (fl > CAP_REC_MAX)
+		return false;
+	if ((mk & 0x80000000u) || fl >= PROBE_BYTES) {
+		/* the common case: the first fragment holds the header */
+		if (fl < CAP_REC_MIN)
+			return false;
+		if (!probe)
+			return true;
+		return run_probe(probe, p, tmpl, d + 4, avail < fl ? avail : fl,
+				 fl);
+	}
+	while (have < PROBE_BYTES && !last && frags < PROBE_FRAGS &&
+	       4 <= n - off) {
+		uint32_t take;
+
+		mk = cap_be32(d + off);
+		fl = mk & 0x7fffffffu;
+		last = (mk & 0x80000000u) != 0;
+		if (fl > CAP_REC_MAX - total)
+			return false;
+		total += fl;
+		off += 4;
+		frags++;
+		take = fl;
+		if (take > n - off)
+			take = n - off;
+		if (take > PROBE_BYTES - have)
+			take = PROBE_BYTES - have;
+		memcpy(tmp + have, d + off, take);
+		have += take;
+		if (take < fl)
+			break;
+		off += fl;
+	}
+	if (last && total < CAP_REC_MIN)
 		return false;
 	if (!probe)
-		return true;
-	return probe(d + 4, avail < fl ? avail : fl, fl);
+		return total >= CAP_REC_MIN;
+	/* record length unknown until the last mark: judge on what is here */
+	return run_probe(probe, p, tmpl, tmp, have, last ? total : CAP_REC_MAX);
 }
 
 static void deliver(struct cap_pipe *p, struct tcp_flow *f,
@@ -219,8 +306,10 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 
 	if (f->state == FS_PENDING) {
 		/* stream start known: the first record decides */
+		flow_tmpl(p, f, &m);
 		if (len < CAP_REC_MIN ||
-		    (p->cfg.probe && !p->cfg.probe(d, caplen, len))) {
+		    (p->cfg.probe &&
+		     !run_probe(p->cfg.probe, p, &m, d, caplen, len))) {
 			f->state = FS_REJECT;
 			return;
 		}
@@ -230,8 +319,8 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	if (caplen < len && !(flags & CAP_MSG_HOLE))
 		flags |= CAP_MSG_TRUNCATED;
 	memset(&m, 0, sizeof(m));
-	m.frame = done->frame;
-	m.ts_ns = done->ts_ns;
+	m.frame = done->done_frame;
+	m.ts_ns = done->done_ts_ns;
 	m.first_frame = first_frame;
 	m.first_ts_ns = first_ts_ns;
 	m.src = f->src;
@@ -248,12 +337,19 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 		p->fn(p->user, &m);
 }
 
-static void lose_sync(struct tcp_flow *f)
+/*
+ * The record boundary is lost.  If the bytes at hand were not a record mark
+ * (content), a direction whose stream start we saw is not RPC: reject it.
+ * If bytes were missing (a hole, or cut by the snaplen), nothing is known
+ * about the content: keep looking for a plausible header.
+ */
+static void lose_sync(struct tcp_flow *f, bool content)
 {
 	f->rs = RS_SYNC;
 	f->rec_open = false;
 	f->mark_have = 0;
-	if (f->state == FS_PENDING)
+	f->sync_have = 0;
+	if (f->state == FS_PENDING && content)
 		f->state = FS_REJECT;
 }
 
@@ -266,16 +362,10 @@ static void frag_done(struct cap_pipe *p, struct tcp_flow *f,
 	f->rs = RS_MARK;
 	if (!f->frag_last)
 		return;
-	struct seg_ctx done = { f->last_frame, f->last_ts_ns_rec };
-
 	if (f->rec_frags > 1)
 		flags |= CAP_MSG_MULTIFRAG;
 	f->rec_open = false;
-	if (cx->frame > done.frame) {
-		done.frame = cx->frame;
-		done.ts_ns = cx->ts_ns;
-	}
-	deliver(p, f, &done, f->buf, f->buf_len, f->rec_len, flags,
+	deliver(p, f, cx, f->buf, f->buf_len, f->rec_len, flags,
 		f->first_frame, f->first_ts_ns);
 }
 
@@ -316,7 +406,7 @@ static void mark_done(struct cap_pipe *p, struct tcp_flow *f)
 
 	f->mark_have = 0;
 	if (fl > CAP_REC_MAX || fl > CAP_REC_MAX - f->rec_len) {
-		lose_sync(f);
+		lose_sync(f, true);
 		return;
 	}
 	f->rec_frags++;
@@ -337,17 +427,83 @@ static void record_begin(struct tcp_flow *f, const struct seg_ctx *cx)
 	f->buf_frozen = false;
 	f->first_frame = cx->frame;
 	f->first_ts_ns = cx->ts_ns;
-	f->last_frame = cx->frame;
-	f->last_ts_ns_rec = cx->ts_ns;
 }
 
-/* Bytes of the open record came from cx. */
-static void record_touch(struct tcp_flow *f, const struct seg_ctx *cx)
+static void rec_known(struct cap_pipe *p, struct tcp_flow *f,
+		      const struct seg_ctx *cx, const uint8_t *d, uint32_t n);
+
+static void sync_found(struct cap_pipe *p, struct tcp_flow *f)
 {
-	if (cx->frame > f->last_frame) {
-		f->last_frame = cx->frame;
-		f->last_ts_ns_rec = cx->ts_ns;
+	f->rs = RS_MARK;
+	f->mark_have = 0;
+	f->rec_open = false;
+	f->sync_have = 0;
+	f->pend_flags |= CAP_MSG_AFTER_GAP;
+	p->st.tcp_resyncs++;
+}
+
+/*
+ * Out of sync: look for a sane mark followed by bytes the probe accepts.
+ * A candidate is judged once SYNC_LOOK bytes of it are at hand; candidates
+ * closer than that to the end of a segment are carried (sync_tail) and
+ * judged with the next segment's bytes joined, so a mark split across
+ * segments is found too.  Returns the offset in d where parsing goes on
+ * (n if nothing was found).
+ */
+#define SYNC_LOOK 24u
+
+static uint32_t sync_scan(struct cap_pipe *p, struct tcp_flow *f,
+			  const struct seg_ctx *cx, const uint8_t *d,
+			  uint32_t off, uint32_t n)
+{
+	uint32_t i, keep;
+	struct cap_msg tm;
+
+	flow_tmpl(p, f, &tm);
+	if (f->sync_have) {
+		uint8_t jb[sizeof(f->sync_tail) + PROBE_BYTES + 4];
+		uint32_t th = f->sync_have, add = n - off, jn;
+
+		if (add > sizeof(jb) - th)
+			add = (uint32_t)sizeof(jb) - th;
+		memcpy(jb, f->sync_tail, th);
+		memcpy(jb + th, d + off, add);
+		jn = th + add;
+		for (i = 0; i < th && SYNC_LOOK <= jn - i; i++) {
+			if (sane_mark(p, &tm, jb + i, jn - i, true)) {
+				uint8_t tb[sizeof(f->sync_tail)];
+
+				memcpy(tb, jb + i, th - i);
+				sync_found(p, f);
+				rec_known(p, f, cx, tb, th - i);
+				return off;
+			}
+		}
+		if (i < th) {
+			/* still too few bytes to judge: carry them on */
+			keep = jn - i;
+			if (keep > sizeof(f->sync_tail))
+				keep = (uint32_t)sizeof(f->sync_tail);
+			memcpy(f->sync_tail, jb + jn - keep, keep);
+			f->sync_have = (uint8_t)keep;
+			if (add == n - off)
+				return n;
+			f->sync_have = 0;	/* judged with the rest below */
+		}
+		f->sync_have = 0;
 	}
+	for (i = off; SYNC_LOOK <= n - i; i++) {
+		if (sane_mark(p, &tm, d + i, n - i, true)) {
+			sync_found(p, f);
+			return i;
+		}
+	}
+	keep = n - i;
+	if (keep > sizeof(f->sync_tail))
+		keep = (uint32_t)sizeof(f->sync_tail);
+	memcpy(f->sync_tail, d + n - keep, keep);
+	f->sync_have = (uint8_t)keep;
+	return n;
 }
 
 /* n captured stream bytes. */
@@ -358,22 +514,9 @@ static void rec_known(struct cap_pipe *p, struct tcp_flow *f,
 
 	while (off < n && f->state != FS_REJECT) {
 		switch (f->rs) {
-		case RS_SYNC: {
-			uint32_t i;
-
-			for (i = off; 4 <= n - i; i++)
-				if (sane_mark(d + i, n - i, p->cfg.probe))
-					break;
-			if (4 > n - i)
-				return;	/* nothing plausible here */
-			off = i;
-			f->rs = RS_MARK;
-			f->mark_have = 0;
-			f->rec_open = false;
-			f->pend_flags |= CAP_MSG_AFTER_GAP;
-			p->st.tcp_resyncs++;
+		case RS_SYNC:
+			off = sync_scan(p, f, cx, d, off, n);
 			break;
-		}
 		case RS_MARK:
 			if (!f->rec_open && f->mark_have == 0 &&
 			    4 <= n - off && (d[off] & 0x80)) {
@@ -394,7 +537,6 @@ static void rec_known(struct cap_pipe *p, struct tcp_flow *f,
 			}
 			if (!f->rec_open)
 				record_begin(f, cx);
-			record_touch(f, cx);
 			take = 4u - f->mark_have;
 			if (take > n - off)
 				take = n - off;
@@ -411,7 +553,6 @@ static void rec_known(struct cap_pipe *p, struct tcp_flow *f,
 			take = f->frag_left;
 			if (take > n - off)
 				take = n - off;
-			record_touch(f, cx);
 			gather(p, f, d + off, take);
 			off += take;
 			f->frag_left -= take;
@@ -432,9 +573,10 @@ static void rec_unknown(struct cap_pipe *p, struct tcp_flow *f,
 	while (n > 0 && f->state != FS_REJECT) {
 		switch (f->rs) {
 		case RS_SYNC:
+			f->sync_have = 0;	/* the tail is not contiguous */
 			return;
 		case RS_MARK:
-			lose_sync(f);
+			lose_sync(f, false);
 			return;
 		case RS_BODY:
 			take = f->frag_left < n ? f->frag_left : n;
@@ -453,11 +595,21 @@ static void rec_unknown(struct cap_pipe *p, struct tcp_flow *f,
 
 /* A segment at or before next_seq: use its new bytes. */
 static void seg_apply(struct cap_pipe *p, struct tcp_flow *f,
-		      const struct seg_ctx *cx, uint32_t seq,
+		      const struct seg_ctx *own, uint32_t seq,
 		      const uint8_t *d, uint32_t caplen, uint32_t len)
 {
 	uint32_t back = f->next_seq - seq;
+	struct seg_ctx c;
+	const struct seg_ctx *cx = &c;
 
+	if (own->frame > f->wm_frame) {
+		f->wm_frame = own->frame;
+		f->wm_ts_ns = own->ts_ns;
+	}
+	c.frame = own->frame;
+	c.ts_ns = own->ts_ns;
+	c.done_frame = f->wm_frame;
+	c.done_ts_ns = f->wm_ts_ns;
 	if (back >= len) {
 		p->st.tcp_retrans++;
 		return;
@@ -483,7 +635,7 @@ static void ooo_drain(struct cap_pipe *p, struct tcp_flow *f)
 	while (f->ooo && (int32_t)(f->ooo->seq - f->next_seq) <= 0 &&
 	       f->state != FS_REJECT) {
 		struct ooo_seg *s = f->ooo;
-		struct seg_ctx cx = { s->frame, s->ts_ns };
+		struct seg_ctx cx = { s->frame, s->ts_ns, 0, 0 };
 
 		f->ooo = s->next;
 		if (!f->ooo)
@@ -498,7 +650,8 @@ static void ooo_drain(struct cap_pipe *p, struct tcp_flow *f)
 static void gap_skip(struct cap_pipe *p, struct tcp_flow *f)
 {
 	uint32_t hole = f->ooo->seq - f->next_seq;
-	struct seg_ctx cx = { f->ooo->frame, f->ooo->ts_ns };
+	struct seg_ctx cx = { f->ooo->frame, f->ooo->ts_ns, f->wm_frame,
+			      f->wm_ts_ns };
 
 	p->st.tcp_gaps++;
 	p->st.tcp_gap_bytes += hole;
@@ -567,7 +720,7 @@ static void hole_check(struct cap_pipe *p, struct tcp_flow *f, bool have_ack,
  * record. */
 static void flow_finish(struct cap_pipe *p, struct tcp_flow *f)
 {
-	struct seg_ctx cx = { p->frame, p->ts_ns };
+	struct seg_ctx cx = { p->frame, p->ts_ns, f->wm_frame, f->wm_ts_ns };
 
 	while (f->ooo && f->state != FS_REJECT)
 		gap_skip(p, f);
@@ -653,7 +806,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 {
 	struct cap_tcp_table *t = p->tcp;
 	const uint8_t *d = l3->data;
-	struct seg_ctx cx = { p->frame, p->ts_ns };
+	struct seg_ctx cx = { p->frame, p->ts_ns, p->frame, p->ts_ns };
 	struct tcp_flow *f;
 	uint32_t doff, seq, caplen, len, h;
 	uint16_t sport, dport;
@@ -709,7 +862,17 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	if (!f) {
 		if (len == 0)
 			return;
-		if (caplen < 4 || !sane_mark(d, caplen, p->cfg.probe)) {
+		struct cap_msg tm;
+
+		memset(&tm, 0, sizeof(tm));
+		tm.frame = tm.first_frame = p->frame;
+		tm.ts_ns = tm.first_ts_ns = p->ts_ns;
+		tm.src = l3->src;
+		tm.dst = l3->dst;
+		tm.sport = sport;
+		tm.dport = dport;
+		tm.transport = CAP_TCP;
+		if (caplen < 4 || !sane_mark(p, &tm, d, caplen, false)) {
 			p->st.tcp_not_rpc++;
 			return;
 		}

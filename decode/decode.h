@@ -528,11 +528,21 @@ const char *nfs_ftype_name(uint32_t vers, uint32_t type);
 
 /*
  * Pending calls, so replies can be recognised and decoded.  Keyed by
- * (client address, server address, xid): not by port, because a UDP
- * retransmit may come from another client port.  Bounded: at most `max`
- * entries; entries older than ttl are reused first; evictions counted.
+ * (client address and port, server address and port, xid): a reply goes
+ * back to the port its call came from, so a reply is decoded with the call
+ * it answers even when another client process on the same host uses the
+ * same xid, and a UDP retransmit from another port is an entry of its own.
+ * (Which transmissions form one operation is analyze/'s business.)
+ * Bounded: at most `max` entries; the oldest are reused first; evictions
+ * of entries younger than ttl are counted.
  */
 struct dec_xidmap;
+
+struct dec_xid_key {
+	struct cap_addr client, server;
+	uint16_t client_port, server_port;
+	uint32_t xid;
+};
 
 struct dec_xid_call {
 	uint32_t prog, vers, proc;
@@ -547,13 +557,11 @@ struct dec_xid_call {
 struct dec_xidmap *dec_xidmap_new(uint32_t max, int64_t ttl_ns);
 void dec_xidmap_free(struct dec_xidmap *m);
 /* Remember a call (replaces an entry with the same key). */
-void dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
-		    const struct cap_addr *server, uint32_t xid,
+void dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    const struct dec_xid_call *call);
 /* Look up; true and *out filled if found.  The entry stays (duplicate
  * replies decode too) until it ages out or is replaced. */
-bool dec_xidmap_get(struct dec_xidmap *m, const struct cap_addr *client,
-		    const struct cap_addr *server, uint32_t xid,
+bool dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    int64_t now_ns, struct dec_xid_call *out);
 uint64_t dec_xidmap_evictions(const struct dec_xidmap *m);
 
@@ -601,6 +609,8 @@ struct dec_stats {
 	uint64_t orphan_replies;	/* reply-shaped, no pending call: only
 					   counted, not delivered, unless the
 					   reply passed rpc_probe strictly */
+	uint64_t reply_mismatch;	/* a pending call's xid, but the body
+					   does not fit its procedure */
 	uint64_t truncated, malformed;
 	uint64_t xid_evictions;
 };
@@ -621,6 +631,16 @@ void dec_free(struct dec *d);
  * xid map (keyed client=src, server=dst); replies look up (dst, src, xid).
  */
 bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
+/*
+ * Capture probes (cap_probe_fn, user = struct dec *).  dec_probe_start:
+ * m has the shape of an RPC call or reply (rpc_probe), for a record at a
+ * segment or stream start.  dec_probe_resync: m starts an RPC call
+ * (rpc_probe_call), or an RPC reply whose xid is a call still pending for
+ * the reverse direction: after a TCP gap any four bytes may look like a
+ * record mark, and a reply's shape alone is weak evidence.
+ */
+bool dec_probe_start(void *dec, const struct cap_msg *m);
+bool dec_probe_resync(void *dec, const struct cap_msg *m);
 const struct dec_stats *dec_get_stats(const struct dec *d);
 
 #endif

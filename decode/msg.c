@@ -229,7 +229,15 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	xc.ts_ns = m->ts_ns;
 	xc.frame = m->frame;
 	dec_call_gss(&out->rpc, &xc);
-	dec_xidmap_put(d->xm, &m->src, &m->dst, out->rpc.xid, &xc);
+	{
+		struct dec_xid_key k = {
+			.client = m->src, .server = m->dst,
+			.client_port = m->sport, .server_port = m->dport,
+			.xid = out->rpc.xid,
+		};
+
+		dec_xidmap_put(d->xm, &k, &xc);
+	}
 	d->st.xid_evictions = dec_xidmap_evictions(d->xm);
 	if (!ok) {
 		dec_finish(d, out, c, false, false);
@@ -252,7 +260,12 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	struct dec_xid_call xc;
 	bool ok, skipped = false;
 
-	if (!dec_xidmap_get(d->xm, &m->dst, &m->src, xid, m->ts_ns, &xc)) {
+	struct dec_xid_key k = {
+		.client = m->dst, .server = m->src,
+		.client_port = m->dport, .server_port = m->sport, .xid = xid,
+	};
+
+	if (!dec_xidmap_get(d->xm, &k, m->ts_ns, &xc)) {
 		if (rpc_probe(m->data, m->caplen, m->len))
 			d->st.orphan_replies++;
 		else
@@ -281,6 +294,17 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		return true;
 	}
 	ok = dec_body(c, out, false, &skipped);
+	if (ok && !skipped && xc.gss_proc == 0 && xdr_wire_left(c) >= 4) {
+		/*
+		 * A reply must fit its call: this one decodes as the pending
+		 * call's procedure but leaves bytes over, so it answers
+		 * another call with the same xid (reused, and its call not
+		 * captured).  Not delivered, counted.
+		 */
+		d->st.replies--;
+		d->st.reply_mismatch++;
+		return false;
+	}
 	dec_finish(d, out, c, ok, skipped);
 	return true;
 }
@@ -319,4 +343,31 @@ dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
 		return dec_reply(d, m, &c, dec_load32(m->data), out);
 	d->st.not_rpc++;
 	return false;
+}
+
+bool
+dec_probe_start(void *user, const struct cap_msg *m)
+{
+	(void)user;
+	return rpc_probe(m->data, m->caplen, m->len);
+}
+
+bool
+dec_probe_resync(void *user, const struct cap_msg *m)
+{
+	struct dec *d = user;
+	struct dec_xid_call xc;
+	struct dec_xid_key k;
+
+	if (rpc_probe_call(m->data, m->caplen, m->len))
+		return true;
+	if (!d || m->caplen < 4 || !rpc_probe(m->data, m->caplen, m->len))
+		return false;
+	k.client = m->dst;
+	k.server = m->src;
+	k.client_port = m->dport;
+	k.server_port = m->sport;
+	k.xid = (uint32_t)m->data[0] << 24 | (uint32_t)m->data[1] << 16 |
+		(uint32_t)m->data[2] << 8 | m->data[3];
+	return dec_xidmap_get(d->xm, &k, m->ts_ns, &xc);
 }

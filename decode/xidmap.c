@@ -18,8 +18,7 @@
 #define NIL UINT32_MAX
 
 struct xid_node {
-	struct cap_addr client, server;
-	uint32_t xid;
+	struct dec_xid_key key;
 	uint32_t hnext;		/* hash chain */
 	uint32_t aprev, anext;	/* age list; anext also links the free list */
 	uint32_t bucket;
@@ -107,13 +106,14 @@ xid_hash_addr(uint64_t h, const struct cap_addr *a)
 }
 
 static uint32_t
-xid_bucket(const struct dec_xidmap *m, const struct cap_addr *client,
-	   const struct cap_addr *server, uint32_t xid)
+xid_bucket(const struct dec_xidmap *m, const struct dec_xid_key *k)
 {
-	uint64_t h = xid_mix(0x84222325cbf29ce4ull, xid);
+	uint64_t h = xid_mix(0x84222325cbf29ce4ull,
+			     (uint64_t)k->xid << 32 |
+			     (uint32_t)k->client_port << 16 | k->server_port);
 
-	h = xid_hash_addr(h, client);
-	h = xid_hash_addr(h, server);
+	h = xid_hash_addr(h, &k->client);
+	h = xid_hash_addr(h, &k->server);
 	return (uint32_t)(h ^ (h >> 32)) & m->mask;
 }
 
@@ -124,17 +124,17 @@ xid_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
 }
 
 static uint32_t
-xid_find(const struct dec_xidmap *m, uint32_t b,
-	 const struct cap_addr *client, const struct cap_addr *server,
-	 uint32_t xid)
+xid_find(const struct dec_xidmap *m, uint32_t b, const struct dec_xid_key *k)
 {
 	uint32_t i;
 
 	for (i = m->buckets[b]; i != NIL; i = m->nodes[i].hnext) {
-		const struct xid_node *n = &m->nodes[i];
+		const struct dec_xid_key *q = &m->nodes[i].key;
 
-		if (n->xid == xid && xid_addr_eq(&n->client, client) &&
-		    xid_addr_eq(&n->server, server))
+		if (q->xid == k->xid && q->client_port == k->client_port &&
+		    q->server_port == k->server_port &&
+		    xid_addr_eq(&q->client, &k->client) &&
+		    xid_addr_eq(&q->server, &k->server))
 			return i;
 	}
 	return NIL;
@@ -198,12 +198,11 @@ xid_expired(const struct dec_xidmap *m, const struct xid_node *n,
 }
 
 void
-dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
-	       const struct cap_addr *server, uint32_t xid,
+dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	       const struct dec_xid_call *call)
 {
-	uint32_t b = xid_bucket(m, client, server, xid);
-	uint32_t i = xid_find(m, b, client, server, xid);
+	uint32_t b = xid_bucket(m, k);
+	uint32_t i = xid_find(m, b, k);
 	struct xid_node *n;
 
 	if (i != NIL) {
@@ -222,9 +221,7 @@ dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
 	i = m->free_head;
 	n = &m->nodes[i];
 	m->free_head = n->anext;
-	n->client = *client;
-	n->server = *server;
-	n->xid = xid;
+	n->key = *k;
 	n->call = *call;
 	n->bucket = b;
 	n->hnext = m->buckets[b];
@@ -233,12 +230,11 @@ dec_xidmap_put(struct dec_xidmap *m, const struct cap_addr *client,
 }
 
 bool
-dec_xidmap_get(struct dec_xidmap *m, const struct cap_addr *client,
-	       const struct cap_addr *server, uint32_t xid, int64_t now_ns,
-	       struct dec_xid_call *out)
+dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
+	       int64_t now_ns, struct dec_xid_call *out)
 {
-	uint32_t b = xid_bucket(m, client, server, xid);
-	uint32_t i = xid_find(m, b, client, server, xid);
+	uint32_t b = xid_bucket(m, k);
+	uint32_t i = xid_find(m, b, k);
 
 	if (i == NIL)
 		return false;

@@ -46,6 +46,7 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "replies", ds->replies);
 		jw_u64(&w, "not_rpc", ds->not_rpc);
 		jw_u64(&w, "orphan_replies", ds->orphan_replies);
+		jw_u64(&w, "reply_mismatch", ds->reply_mismatch);
 		jw_u64(&w, "malformed", ds->malformed);
 		jw_u64(&w, "truncated", ds->truncated);
 		jw_u64(&w, "truncated_packets", cs->truncated);
@@ -68,11 +69,12 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		"# %" PRIu64 " packets, %" PRIu64 " RPC messages (%" PRIu64
 		" calls, %" PRIu64 " replies), %" PRIu64 " not decodable (%" PRIu64
 		" not RPC, %" PRIu64 " malformed), %" PRIu64 " orphan replies, %"
-		PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
+		PRIu64 " replies not fitting their call, %" PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
 		PRIu64 " TCP gaps, %" PRIu64 " dropped by kernel, %" PRIu64
 		" dropped by interface\n",
 		cs->packets, x->rpc_msgs, ds->calls, ds->replies, undecodable,
-		ds->not_rpc, ds->malformed, ds->orphan_replies, ds->truncated,
+		ds->not_rpc, ds->malformed, ds->orphan_replies,
+		ds->reply_mismatch, ds->truncated,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop);
 }
 
@@ -122,13 +124,15 @@ int ui_dump_main(int argc, char **argv)
 		dump_usage(stderr);
 		return 2;
 	}
-	so.cfg.probe = rpc_probe;
 	src = ui_open_source(&so);
 	if (!src)
 		return 1;
 	x.out = stdout;
 	x.dec = dec_new(NULL);
 	x.msg = malloc(sizeof(*x.msg));
+	so.cfg.probe = dec_probe_start;
+	so.cfg.resync_probe = dec_probe_resync;
+	so.cfg.probe_user = x.dec;
 	pipe = cap_pipe_new(&so.cfg, on_msg, &x);
 	if (!x.dec || !x.msg || !pipe) {
 		fprintf(stderr, "nfscope: out of memory\n");

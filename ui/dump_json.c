@@ -439,6 +439,18 @@ static const char *const decode_names[] = {
 	[DEC_MALFORMED] = "malformed", [DEC_BODY_SKIPPED] = "body_skipped",
 };
 
+/*
+ * How far the RPC header was decoded: all of it (body_off set), or up to the
+ * first decode error.  Fields of a cut header are printed only if they lie
+ * wholly before the cut (fixed offsets of RFC 5531's call/reply header).
+ */
+uint32_t dump_hdr_limit(const struct dec_msg *d)
+{
+	if (d->rpc.body_off != 0)
+		return UINT32_MAX;
+	return d->err_off;
+}
+
 void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 {
 	struct jw w;
@@ -447,6 +459,7 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 	bool call = h->msg_type == RPC_CALL;
 	const char *pn = dec_prog_name(d->prog);
 	const char *qn = dec_proc_name(d->prog, d->vers, d->proc);
+	uint32_t lim = dump_hdr_limit(d);
 
 	jw_init(&w, f);
 	jw_obj(&w, NULL);
@@ -476,7 +489,7 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 	}
 	jw_u64(&w, "xid", h->xid);
 	jw_str(&w, "type", call ? "call" : "reply");
-	if (call || d->call_seen) {
+	if (call ? lim >= 24 : d->call_seen) {
 		jw_u64(&w, "prog", d->prog);
 		jw_u64(&w, "vers", d->vers);
 		jw_u64(&w, "proc", d->proc);
@@ -484,16 +497,26 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 			jw_str(&w, "prog_name", pn);
 		if (qn)
 			jw_str(&w, "proc_name", qn);
+	} else if (call && lim >= 16) {
+		jw_u64(&w, "prog", d->prog);
+		if (lim >= 20)
+			jw_u64(&w, "vers", d->vers);
+		if (pn)
+			jw_str(&w, "prog_name", pn);
 	}
 	if ((unsigned)d->status < sizeof(decode_names) / sizeof(decode_names[0]))
 		jw_str(&w, "decode", decode_names[d->status]);
 	if (d->status == DEC_TRUNCATED || d->status == DEC_MALFORMED)
 		jw_u64(&w, "err_off", d->err_off);
 	if (call) {
-		jw_u64(&w, "rpcvers", h->rpcvers);
+		if (lim >= 12)
+			jw_u64(&w, "rpcvers", h->rpcvers);
+		if (lim < 28)
+			goto body;
 		jw_obj(&w, "cred");
 		jw_u64(&w, "flavor", h->cred.flavor);
-		jw_u64(&w, "len", h->cred.len);
+		if (lim >= 32)
+			jw_u64(&w, "len", h->cred.len);
 		if (h->cred.have & RPC_CRED_SYS) {
 			uint32_t n = h->cred.ngids <= RPC_MAX_GIDS ? h->cred.ngids : RPC_MAX_GIDS;
 
@@ -514,6 +537,8 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 			jw_u64(&w, "gss_ctx_len", h->cred.gss_ctx_len);
 		}
 		jw_end_obj(&w);
+		if (lim != UINT32_MAX)
+			goto body;
 		jw_obj(&w, "verf");
 		jw_u64(&w, "flavor", h->verf.flavor);
 		jw_u64(&w, "len", h->verf.len);
@@ -521,7 +546,11 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 	} else {
 		if (d->call_seen)
 			jw_u64(&w, "call_frame", d->call_frame);
+		if (lim < 12)
+			goto body;
 		jw_u64(&w, "reply_stat", h->reply_stat);
+		if (lim != UINT32_MAX)
+			goto body;
 		if (h->reply_stat == RPC_MSG_ACCEPTED) {
 			jw_obj(&w, "verf");
 			jw_u64(&w, "flavor", h->verf.flavor);
@@ -542,6 +571,7 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 			}
 		}
 	}
+body:
 	switch (d->kind) {
 	case DEC_BODY_NFS_CALL:
 		j_nfs_call(&w, d->vers, &d->u.nfs_call);

@@ -299,7 +299,7 @@ void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 		v6 ? "[" : "", cap_addr_str(&m->dst, da, sizeof(da)), v6 ? "]" : "",
 		m->dport, m->transport == CAP_TCP ? "tcp" : "udp",
 		call ? "call" : "reply", h->xid);
-	if (call || d->call_seen) {
+	if (call ? dump_hdr_limit(d) >= 24 : d->call_seen) {
 		if (pn)
 			fprintf(f, " %s", pn);
 		else
@@ -310,14 +310,16 @@ void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 		else
 			fprintf(f, " proc %" PRIu32, d->proc);
 	}
-	if (call && (h->cred.have & RPC_CRED_SYS))
+	if (call && dump_hdr_limit(d) < 32)
+		;	/* credentials not captured */
+	else if (call && (h->cred.have & RPC_CRED_SYS))
 		fprintf(f, " uid %" PRIu32 " gid %" PRIu32, h->cred.uid, h->cred.gid);
 	else if (call && h->cred.flavor != RPC_AUTH_NONE) {
 		const char *n = rpc_flavor_name(h->cred.flavor);
 
 		fprintf(f, " %s", n ? n : "auth?");
 	}
-	if (!call)
+	if (!call && dump_hdr_limit(d) == UINT32_MAX)
 		t_rpc_reply(f, h);
 	switch (d->kind) {
 	case DEC_BODY_NFS_CALL:

@@ -682,7 +682,6 @@ int ui_report_main(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
-	so.cfg.probe = rpc_probe;
 	src = ui_open_source(&so);
 	if (!src)
 		return 1;
@@ -692,6 +691,9 @@ int ui_report_main(int argc, char **argv)
 	an_find_config_default(&dc);
 	r.dec = dec_new(NULL);
 	r.msg = malloc(sizeof(*r.msg));
+	so.cfg.probe = dec_probe_start;
+	so.cfg.resync_probe = dec_probe_resync;
+	so.cfg.probe_user = r.dec;
 	r.eng = an_new(NULL, on_op, &r);
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[PCAP_ERRBUF_SIZE];
 	struct cap_config cfg = {
 		.frag_mem_max = 64 * 1024, .flows_max = 8, .record_keep = 4096,
-		.ooo_mem_max = 16 * 1024, .probe = rpc_probe,
+		.ooo_mem_max = 16 * 1024, .probe = dec_probe_start, .resync_probe = dec_probe_resync,
 	};
 	struct dec_config dcfg = { .xid_max = 16 };
 	struct fz z;
@@ -60,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	z.dec = dec_new(&dcfg);
+	cfg.probe_user = z.dec;
 	z.msg = malloc(sizeof(*z.msg));
 	z.sink = fopen("/dev/null", "w");
 	p = cap_pipe_new(&cfg, on_msg, &z);

@@ -16,8 +16,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bool probe(const uint8_t *p, size_t caplen, size_t len)
+static bool probe(void *user, const struct cap_msg *m)
 {
+	const uint8_t *p = m->data;
+	size_t caplen = m->caplen;
+
+	(void)user;
 	if (caplen < 12)
 		return false;
 	if (p[4] || p[5] || p[6] || p[7] > 1)

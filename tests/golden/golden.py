@@ -94,7 +94,8 @@ def main():
     diff = sorted([fmt('only-nfscope', t) for t in ns - ts] +
                   [fmt('only-tshark', t) for t in ts - ns],
                   key=lambda s: (int(s.split('frame=')[1].split()[0]), s))
-    want = {}
+    want = {}     # exact line -> reason
+    ranges = []   # (side, lo, hi, count, reason)
     if os.path.exists(expected):
         with open(expected) as f:
             for line in f:
@@ -102,26 +103,51 @@ def main():
                 if not line or line.startswith('#'):
                     continue
                 body, _, why = line.partition(' # ')
-                want[body.strip()] = why.strip()
+                body, why = body.strip(), why.strip()
+                if ' frames=' in body:
+                    side, fr, cnt = body.split()
+                    lo, hi = fr.split('=')[1].split('-')
+                    ranges.append([side, int(lo), int(hi), int(cnt.split('=')[1]), why, 0])
+                else:
+                    want[body] = why
     if update:
         with open(expected, 'w') as f:
             f.write('# nfscope vs tshark disagreements for %s\n' % os.path.basename(capture))
-            f.write('# format: SIDE frame xid type prog/vers/proc # reason\n')
+            f.write('# SIDE frame xid type prog/vers/proc # reason, or\n')
+            f.write('# SIDE frames=FIRST-LAST count=N # reason (exactly N lines of SIDE in that range)\n')
+            for r in ranges:
+                f.write('%s frames=%d-%d count=%d # %s\n' % (r[0], r[1], r[2], r[3], r[4]))
             for d in diff:
+                fr = int(d.split('frame=')[1].split()[0])
+                if any(r[0] == d.split()[0] and r[1] <= fr <= r[2] for r in ranges):
+                    continue
                 f.write('%s # %s\n' % (d, want.get(d, '')))
         print('wrote', expected, len(diff), 'lines')
         return 0
-    got = set(diff)
     bad = 0
-    for d in sorted(got - set(want)):
-        print('UNEXPECTED', d)
-        bad += 1
-    for d in sorted(set(want) - got):
+    for d in diff:
+        if d in want:
+            continue
+        side = d.split()[0]
+        fr = int(d.split('frame=')[1].split()[0])
+        for r in ranges:
+            if r[0] == side and r[1] <= fr <= r[2]:
+                r[5] += 1
+                break
+        else:
+            print('UNEXPECTED', d)
+            bad += 1
+    for d in sorted(set(want) - set(diff)):
         print('MISSING (expected disagreement did not happen)', d)
         bad += 1
-    for d, why in want.items():
+    for r in ranges:
+        if r[5] != r[3]:
+            print('RANGE %s frames=%d-%d: expected %d disagreements, got %d' % (
+                r[0], r[1], r[2], r[3], r[5]))
+            bad += 1
+    for why in list(want.values()) + [r[4] for r in ranges]:
         if not why:
-            print('NO REASON given for', d)
+            print('NO REASON given for an expected disagreement')
             bad += 1
     agree = len(ns & ts)
     print('%s: %d messages agree, %d nfscope-only, %d tshark-only, %d problems' % (

@@ -18,9 +18,18 @@ usage: compare_truth.py TRUTH.ndjson DUMP.ndjson [--partial] [--max-errors N]
 import json
 import sys
 
-# keys describing how nfscope saw the capture, not what was sent
+# keys describing how nfscope saw the capture, not what was sent, and the
+# generator's annotations (handled below, not compared as fields)
 CAPTURE_KEYS = {'caplen', 'flags', 'decode', 'err_off', 'first_frame',
-                'prog_name', 'proc_name', 'status_name', 'call_frame'}
+                'prog_name', 'proc_name', 'status_name', 'call_frame',
+                'lost', 'after_gap', 'truncated', 'orphan', 'call_lost'}
+
+
+def expected_absent(m):
+    """The generator says a correct analyzer cannot show this message:
+    bytes of it were lost, it is a reply whose call was never sent, or
+    every transmission of its call was lost."""
+    return m.get('lost') or m.get('orphan') or m.get('call_lost')
 
 
 def load(path):
@@ -38,11 +47,17 @@ def load(path):
     return msgs, summary
 
 
+def ident(m):
+    return (m.get('src'), m.get('sport'), m.get('dst'), m.get('dport'),
+            m.get('xid'), m.get('type'))
+
+
 def keyed(msgs):
+    """(src, sport, dst, dport, xid, type, frame, n): n counts earlier
+    messages with the same identity completing in the same frame."""
     seen, out = {}, {}
     for m in msgs:
-        k = (m.get('src'), m.get('sport'), m.get('dst'), m.get('dport'),
-             m.get('xid'), m.get('type'))
+        k = ident(m) + (m.get('frame'),)
         n = seen.get(k, 0)
         seen[k] = n + 1
         out[k + (n,)] = m
@@ -84,15 +99,35 @@ def main():
     files = [a for a in argv if not a.startswith('--') and not a.isdigit()]
     truth, _ = load(files[0])
     dump, _ = load(files[1])
-    t, d = keyed(truth), keyed(dump)
+    t = keyed([m for m in truth if not expected_absent(m)])
+    absent = {}
+    for m in truth:
+        if expected_absent(m):
+            absent.setdefault(ident(m), []).append(m)
+    d = keyed(dump)
     errs = []
     compared = 0
     for k, m in d.items():
         if k not in t:
-            errs.append('dump has a message the generator did not send: %r' % (k,))
-            continue
-        if t[k].get('lost') and not partial:
-            errs.append('message marked lost was decoded: %r' % (k,))
+            cand = absent.get(k[:6])
+            if not cand:
+                errs.append('dump has a message the generator did not send: %r' % (k,))
+                continue
+            a = cand.pop(0)
+            if a.get('orphan'):
+                errs.append('reply without a call in the capture was decoded: %r' % (k,))
+            elif a.get('lost') and not partial and not (
+                    set(m.get('flags', [])) & {'hole', 'after_gap'}):
+                errs.append('message with lost bytes decoded without a hole: %r' % (k,))
+            elif a.get('call_lost') and 'call_frame' not in m:
+                errs.append('reply decoded though its call was lost: %r' % (k,))
+            else:
+                e = []
+                diff('msg%r' % (k,), {x: v for x, v in a.items()
+                                      if x not in ('caplen', 'args', 'res', 'frame', 'ts', 'len')},
+                     m, True, e)
+                errs.extend(e)
+                compared += 1
             continue
         e = []
         if partial:
@@ -106,7 +141,7 @@ def main():
     missing = 0
     if not partial:
         for k, m in t.items():
-            if not m.get('lost') and k not in d:
+            if k not in d:
                 missing += 1
                 errs.append('missing from dump: %r' % (k,))
     for e in errs[:max_errors]:
@@ -114,7 +149,7 @@ def main():
     if len(errs) > max_errors:
         print('... %d more' % (len(errs) - max_errors))
     print('truth %d messages (%d lost), dump %d, compared %d, missing %d, errors %d' % (
-        len(t), sum(1 for m in t.values() if m.get('lost')), len(d), compared,
+        len(t), sum(1 for m in t.values() if expected_absent(m)), len(d), compared,
         missing, len(errs)))
     if compared == 0 and not partial:
         print('nothing compared: refusing to pass')

@@ -761,6 +761,35 @@ addr4(struct cap_addr *a, uint8_t last)
 	a->a[3] = last;
 }
 
+static struct dec_xid_key
+xm_key(const struct cap_addr *cl, const struct cap_addr *sv, uint32_t xid)
+{
+	struct dec_xid_key k = { .client = *cl, .server = *sv,
+				 .client_port = 800, .server_port = 2049,
+				 .xid = xid };
+
+	return k;
+}
+
+static void
+xm_put(struct dec_xidmap *m, const struct cap_addr *cl,
+       const struct cap_addr *sv, uint32_t xid, const struct dec_xid_call *c)
+{
+	struct dec_xid_key k = xm_key(cl, sv, xid);
+
+	dec_xidmap_put(m, &k, c);
+}
+
+static bool
+xm_get(struct dec_xidmap *m, const struct cap_addr *cl,
+       const struct cap_addr *sv, uint32_t xid, int64_t now,
+       struct dec_xid_call *out)
+{
+	struct dec_xid_key k = xm_key(cl, sv, xid);
+
+	return dec_xidmap_get(m, &k, now, out);
+}
+
 static void
 test_xidmap(void)
 {
@@ -774,35 +803,45 @@ test_xidmap(void)
 	addr4(&sv, 2);
 	addr4(&other, 3);
 	CHECK(m != NULL);
-	dec_xidmap_put(m, &cl, &sv, 1, &call);
-	CHECK(dec_xidmap_get(m, &cl, &sv, 1, 200, &out));
+	xm_put(m, &cl, &sv, 1, &call);
+	CHECK(xm_get(m, &cl, &sv, 1, 200, &out));
 	CHECK(out.prog == PROG_NFS && out.proc == 6 && out.frame == 1);
-	CHECK(!dec_xidmap_get(m, &sv, &cl, 1, 200, &out));
-	CHECK(!dec_xidmap_get(m, &cl, &other, 1, 200, &out));
-	CHECK(!dec_xidmap_get(m, &cl, &sv, 2, 200, &out));
+	{
+		/* another client port on the same host: another key */
+		struct dec_xid_key k = xm_key(&cl, &sv, 1);
+
+		k.client_port = 801;
+		CHECK(!dec_xidmap_get(m, &k, 200, &out));
+		k.client_port = 800;
+		k.server_port = 2050;
+		CHECK(!dec_xidmap_get(m, &k, 200, &out));
+	}
+	CHECK(!xm_get(m, &sv, &cl, 1, 200, &out));
+	CHECK(!xm_get(m, &cl, &other, 1, 200, &out));
+	CHECK(!xm_get(m, &cl, &sv, 2, 200, &out));
 	/* stays for duplicate replies */
-	CHECK(dec_xidmap_get(m, &cl, &sv, 1, 300, &out));
+	CHECK(xm_get(m, &cl, &sv, 1, 300, &out));
 	/* replace with the same key */
 	call.proc = 7;
 	call.frame = 2;
-	dec_xidmap_put(m, &cl, &sv, 1, &call);
-	CHECK(dec_xidmap_get(m, &cl, &sv, 1, 300, &out) && out.proc == 7);
+	xm_put(m, &cl, &sv, 1, &call);
+	CHECK(xm_get(m, &cl, &sv, 1, 300, &out) && out.proc == 7);
 	/* expiry: older than ttl (1000 ns) misses */
-	CHECK(!dec_xidmap_get(m, &cl, &sv, 1, 1200, &out));
-	CHECK(!dec_xidmap_get(m, &cl, &sv, 1, 300, &out));
+	CHECK(!xm_get(m, &cl, &sv, 1, 1200, &out));
+	CHECK(!xm_get(m, &cl, &sv, 1, 300, &out));
 	/* eviction: 3 live entries in a map of 2 */
 	call.ts_ns = 2000;
-	dec_xidmap_put(m, &cl, &sv, 10, &call);
-	dec_xidmap_put(m, &cl, &sv, 11, &call);
+	xm_put(m, &cl, &sv, 10, &call);
+	xm_put(m, &cl, &sv, 11, &call);
 	CHECK(dec_xidmap_evictions(m) == 0);
-	dec_xidmap_put(m, &cl, &sv, 12, &call);
+	xm_put(m, &cl, &sv, 12, &call);
 	CHECK(dec_xidmap_evictions(m) == 1);
-	CHECK(!dec_xidmap_get(m, &cl, &sv, 10, 2100, &out));
-	CHECK(dec_xidmap_get(m, &cl, &sv, 11, 2100, &out));
-	CHECK(dec_xidmap_get(m, &cl, &sv, 12, 2100, &out));
+	CHECK(!xm_get(m, &cl, &sv, 10, 2100, &out));
+	CHECK(xm_get(m, &cl, &sv, 11, 2100, &out));
+	CHECK(xm_get(m, &cl, &sv, 12, 2100, &out));
 	/* reuse of an expired entry is not an eviction */
 	call.ts_ns = 9000;
-	dec_xidmap_put(m, &cl, &sv, 13, &call);
+	xm_put(m, &cl, &sv, 13, &call);
 	CHECK(dec_xidmap_evictions(m) == 1);
 	dec_xidmap_free(m);
 	dec_xidmap_free(NULL);

@@ -1,0 +1,273 @@
+/*
+ * test_ops.c - the operation engine and figures against a scripted
+ * scenario of hand-built (cap_msg, dec_msg) pairs: calls, a retransmit from
+ * another client port, a late retransmit, duplicate replies, XID reuse for
+ * another procedure, unanswered calls (aged out and at end), a reply that
+ * does not fit; exact op records and figures; histogram percentiles within
+ * 1% of the exact nearest-rank values.
+ */
+#include "analyze/figs.h"
+#include "analyze/hist.h"
+#include "analyze/ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS 1000000LL
+#define MAXOPS 64
+
+static int failures;
+#define CHECK(c) do { if (!(c)) { failures++; \
+	fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+struct sink {
+	struct an_op ops[MAXOPS];
+	int n;
+	struct an_figs *figs;
+};
+
+static void on_op(void *u, const struct an_op *op)
+{
+	struct sink *s = u;
+
+	if (s->n < MAXOPS)
+		s->ops[s->n++] = *op;
+	an_figs_add(s->figs, op);
+}
+
+static struct cap_addr A(uint8_t last)
+{
+	struct cap_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.family = 4;
+	a.a[0] = 10;
+	a.a[3] = last;
+	return a;
+}
+
+static struct dec_msg dm;
+
+static void feed(struct an_engine *e, int call, uint8_t cl, uint16_t cport,
+		 uint32_t xid, uint32_t proc, int64_t t, uint64_t frame,
+		 uint32_t status)
+{
+	struct cap_msg m;
+
+	memset(&m, 0, sizeof(m));
+	memset(&dm, 0, sizeof(dm));
+	m.frame = m.first_frame = frame;
+	m.ts_ns = m.first_ts_ns = t;
+	m.transport = CAP_UDP;
+	m.len = m.caplen = call ? 120 : 100;
+	dm.rpc.xid = xid;
+	dm.prog = PROG_NFS;
+	dm.vers = 3;
+	dm.proc = proc;
+	if (call) {
+		m.src = A(cl);
+		m.dst = A(1);
+		m.sport = cport;
+		m.dport = 2049;
+		dm.rpc.msg_type = RPC_CALL;
+		dm.rpc.prog = PROG_NFS;
+		dm.rpc.vers = 3;
+		dm.rpc.proc = proc;
+		dm.rpc.body_off = 40;
+		dm.rpc.cred.have = RPC_CRED_SYS;
+		dm.rpc.cred.uid = 1000;
+		dm.rpc.cred.gid = 100;
+		strcpy(dm.rpc.cred.machine, "host");
+		dm.kind = DEC_BODY_NFS_CALL;
+		dm.u.nfs_call.have = NFSC_FH | NFSC_COUNT | NFSC_OFFSET;
+		dm.u.nfs_call.fh.len = 4;
+		dm.u.nfs_call.fh.data[0] = 7;
+		dm.u.nfs_call.count = 8192;
+		dm.u.nfs_call.offset = 0;
+	} else {
+		m.src = A(1);
+		m.dst = A(cl);
+		m.sport = 2049;
+		m.dport = cport;
+		dm.rpc.msg_type = RPC_REPLY;
+		dm.call_seen = true;
+		dm.kind = DEC_BODY_NFS_REPLY;
+		dm.u.nfs_reply.have = NFSR_STATUS;
+		dm.u.nfs_reply.status = status;
+		if (proc == NFS3_READ && status == 0) {
+			dm.u.nfs_reply.have |= NFSR_COUNT | NFSR_EOF;
+			dm.u.nfs_reply.count = 8192;
+		}
+	}
+	an_feed(e, &m, &dm);
+}
+
+static const struct an_op *by_xid(struct sink *s, uint32_t xid, uint32_t proc)
+{
+	int k;
+
+	for (k = 0; k < s->n; k++)
+		if (s->ops[k].xid == xid && s->ops[k].proc == proc)
+			return &s->ops[k];
+	return NULL;
+}
+
+static void test_scenario(void)
+{
+	struct an_config cfg = { .unanswered_ns = 10000 * MS,
+				 .answered_keep_ns = 2000 * MS };
+	struct sink s = { .n = 0 };
+	struct an_engine *e;
+	const struct an_op *o;
+	const struct an_row *r;
+	int64_t t0 = 1000000 * 1000000000LL;
+	uint32_t k;
+
+	s.figs = an_figs_new(NULL);
+	e = an_new(&cfg, on_op, &s);
+	CHECK(e && s.figs);
+	/* 1: GETATTR answered in 2 ms */
+	feed(e, 1, 2, 800, 1, NFS3_GETATTR, t0, 1, 0);
+	feed(e, 0, 2, 800, 1, NFS3_GETATTR, t0 + 2 * MS, 2, 0);
+	/* 2: READ retransmitted from another port after 1100 ms, answered
+	 *    5 ms after the retransmit, then a duplicate reply */
+	feed(e, 1, 2, 801, 2, NFS3_READ, t0 + 10 * MS, 3, 0);
+	feed(e, 1, 2, 802, 2, NFS3_READ, t0 + 1110 * MS, 4, 0);
+	feed(e, 0, 2, 802, 2, NFS3_READ, t0 + 1115 * MS, 5, 0);
+	feed(e, 0, 2, 802, 2, NFS3_READ, t0 + 1116 * MS, 6, 0);
+	/* 3: LOOKUP answered NOENT in 1 ms, then a late retransmit */
+	feed(e, 1, 3, 900, 3, NFS3_LOOKUP, t0 + 20 * MS, 7, 0);
+	feed(e, 0, 3, 900, 3, NFS3_LOOKUP, t0 + 21 * MS, 8, 2);
+	feed(e, 1, 3, 900, 3, NFS3_LOOKUP, t0 + 500 * MS, 9, 0);
+	/* 4: a call never answered (ages out: 10 s) */
+	feed(e, 1, 3, 900, 4, NFS3_ACCESS, t0 + 30 * MS, 10, 0);
+	/* 5: reply with the same key but another procedure: does not fit */
+	feed(e, 0, 3, 900, 4, NFS3_GETATTR, t0 + 31 * MS, 11, 0);
+	/* 6: xid 1 reused 5 s later for another procedure (old one retired
+	 *    by the keep window first: not XID reuse) and xid 5 reused while
+	 *    pending for another procedure */
+	feed(e, 1, 2, 800, 1, NFS3_FSSTAT, t0 + 5000 * MS, 12, 0);
+	feed(e, 0, 2, 800, 1, NFS3_FSSTAT, t0 + 5003 * MS, 13, 0);
+	feed(e, 1, 2, 800, 5, NFS3_GETATTR, t0 + 5010 * MS, 14, 0);
+	feed(e, 1, 2, 800, 5, NFS3_SETATTR, t0 + 5020 * MS, 15, 0);
+	feed(e, 0, 2, 800, 5, NFS3_SETATTR, t0 + 5024 * MS, 16, 0);
+	/* 7: time passes: xid 4 ages out */
+	an_tick(e, t0 + 20000 * MS);
+	/* 8: a call still pending at the end */
+	feed(e, 1, 2, 800, 6, NFS3_COMMIT, t0 + 20001 * MS, 17, 0);
+	an_flush(e);
+
+	CHECK(s.n == 8);
+	o = by_xid(&s, 1, NFS3_GETATTR);
+	CHECK(o && o->lat_first_ns == 2 * MS && o->lat_last_ns == 2 * MS &&
+	      o->retrans == 0 && o->dup_replies == 0 && o->uid == 1000 &&
+	      !strcmp(o->machine, "host") && o->call_frame == 1 &&
+	      o->reply_frame == 2 && o->fh.len == 4);
+	o = by_xid(&s, 2, NFS3_READ);
+	CHECK(o && o->lat_first_ns == 1105 * MS && o->lat_last_ns == 5 * MS &&
+	      o->retrans == 1 && o->dup_replies == 1 &&
+	      o->retrans_ivl_first_ns == 1100 * MS &&
+	      (o->flags & AN_OP_PORT_CHANGED) && o->client_port == 801 &&
+	      o->client_port_last == 802 && o->rcount == 8192 &&
+	      o->count == 8192);
+	o = by_xid(&s, 3, NFS3_LOOKUP);
+	CHECK(o && o->lat_first_ns == 1 * MS && o->retrans == 1 &&
+	      (o->flags & AN_OP_LATE_RETRANS) && o->status == 2);
+	o = by_xid(&s, 4, NFS3_ACCESS);
+	CHECK(o && !(o->flags & AN_OP_ANSWERED) && (o->flags & AN_OP_EXPIRED) &&
+	      (o->flags & AN_OP_MISFIT_REPLY) && o->lat_first_ns == -1);
+	o = by_xid(&s, 1, NFS3_FSSTAT);
+	CHECK(o && o->lat_first_ns == 3 * MS && !(o->flags & AN_OP_XID_REUSED));
+	o = by_xid(&s, 5, NFS3_GETATTR);
+	CHECK(o && (o->flags & AN_OP_XID_REUSED) && !(o->flags & AN_OP_ANSWERED));
+	o = by_xid(&s, 5, NFS3_SETATTR);
+	CHECK(o && o->lat_first_ns == 4 * MS);
+	o = by_xid(&s, 6, NFS3_COMMIT);
+	CHECK(o && (o->flags & AN_OP_AT_END));
+	CHECK(an_get_stats(e)->retrans == 2 && an_get_stats(e)->late_retrans == 1 &&
+	      an_get_stats(e)->dup_replies == 1 && an_get_stats(e)->xid_reused == 1 &&
+	      an_get_stats(e)->misfit_replies == 1 &&
+	      an_get_stats(e)->unanswered_expired == 1 &&
+	      an_get_stats(e)->unanswered_at_end == 1 &&
+	      an_get_stats(e)->answered == 5);
+	/* figures: per procedure */
+	for (k = 0; k < an_figs_nrows(s.figs, AN_BY_OP); k++) {
+		r = an_figs_row(s.figs, AN_BY_OP, k);
+		if (r->proc == NFS3_READ)
+			CHECK(r->calls == 1 && r->lat.count == 1 &&
+			      r->lat.min == (uint64_t)(1105 * MS) &&
+			      r->retrans == 1 && r->dup_replies == 1 &&
+			      r->data_bytes == 8192);
+		if (r->proc == NFS3_LOOKUP)
+			CHECK(r->errors == 1 && r->st[0].status == 2 &&
+			      r->st[0].n == 1);
+		if (r->proc == NFS3_GETATTR)
+			CHECK(r->calls == 2 && r->answered == 1 &&
+			      r->unanswered == 1);
+	}
+	CHECK(an_figs_totals(s.figs)->ops == 8);
+	CHECK(an_figs_npairs(s.figs) == 2);
+	an_free(e);
+	an_figs_free(s.figs);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_hist(void)
+{
+	static const double ps[] = { 50, 90, 95, 99, 99.9 };
+	enum { N = 100000 };
+	uint64_t *v = malloc(N * sizeof(*v)), seed = 42;
+	struct hist h, h1, h2;
+	size_t i, k;
+
+	hist_init(&h);
+	hist_init(&h1);
+	hist_init(&h2);
+	for (i = 0; i < N; i++) {
+		/* log-uniform-ish between 10 us and 10 s */
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		v[i] = 10000ull << ((seed >> 33) % 20);
+		v[i] += (seed >> 11) % v[i];
+		hist_add(&h, v[i]);
+		hist_add(i % 2 ? &h1 : &h2, v[i]);
+	}
+	CHECK(hist_merge(&h1, &h2));
+	qsort(v, N, sizeof(*v), cmp_u64);
+	CHECK(h.count == N && h.min == v[0] && h.max == v[N - 1]);
+	for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+		size_t rank = (size_t)((ps[k] / 100.0) * N + 0.999999);
+		double exact = (double)v[rank - 1];
+		double got = (double)hist_percentile(&h, ps[k]);
+		double merged = (double)hist_percentile(&h1, ps[k]);
+
+		CHECK(got >= exact * 0.99 && got <= exact * 1.01);
+		CHECK(merged == got);
+	}
+	/* exact below 128 ns */
+	hist_fini(&h2);
+	hist_add(&h2, 5);
+	hist_add(&h2, 100);
+	CHECK(hist_percentile(&h2, 50) == 5 && hist_percentile(&h2, 100) == 100);
+	hist_fini(&h);
+	hist_fini(&h1);
+	hist_fini(&h2);
+	free(v);
+}
+
+int main(void)
+{
+	test_scenario();
+	test_hist();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	else
+		printf("ok\n");
+	return failures ? 1 : 0;
+}
