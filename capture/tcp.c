@@ -244,6 +244,29 @@ static void flow_tmpl(const struct cap_pipe *p, const struct tcp_flow *f,
 	m->transport = CAP_TCP;
 }
 
+/* Four bytes that can be a record mark at all. */
+static bool mark_plausible(const uint8_t *d)
+{
+	uint32_t mk = cap_be32(d), fl = mk & 0x7fffffffu;
+
+	if (fl > CAP_REC_MAX)
+		return false;
+	return !(mk & 0x80000000u) || fl >= CAP_REC_MIN;
+}
+
+/*
+ * Does d (n captured bytes) start with a record mark followed by bytes that
+ * look like the start of an RPC message?  RFC 5531 lets a sender split a
+ * record anywhere, so the first fragments may be shorter than an RPC header:
+ * then up to PROBE_BYTES of the record are gathered across the following
+ * marks (captured ones only) and the probe judges those.
+ *
+ * After a gap (resync) every offset is a candidate, so more is asked: a
+ * record whose end was captured must be followed by a plausible mark (or
+ * the end of the data), and a record starting with short fragments must
+ * have been captured whole.  Within XDR data, small integers look like
+ * short record fragments all the time.
+ */
 static bool sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
 		      const uint8_t *d, uint32_t n, bool resync)
 {
@@ -260,6 +283,9 @@ static bool sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
 	if ((mk & 0x80000000u) || fl >= PROBE_BYTES) {
 		/* the common case: the first fragment holds the header */
 		if (fl < CAP_REC_MIN)
+			return false;
+		if (resync && (mk & 0x80000000u) && fl <= avail &&
+		    4 <= avail - fl && !mark_plausible(d + 4 + fl))
 			return false;
 		if (!probe)
 			return true;
@@ -290,6 +316,9 @@ static bool sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
 		off += fl;
 	}
 	if (last && total < CAP_REC_MIN)
+		return false;
+	if (resync && !(last && have == total &&
+			(4 > n - off || mark_plausible(d + off))))
 		return false;
 	if (!probe)
 		return total >= CAP_REC_MIN;

@@ -531,8 +531,10 @@ const char *nfs_ftype_name(uint32_t vers, uint32_t type);
  * (client address and port, server address and port, xid): a reply goes
  * back to the port its call came from, so a reply is decoded with the call
  * it answers even when another client process on the same host uses the
- * same xid, and a UDP retransmit from another port is an entry of its own.
- * (Which transmissions form one operation is analyze/'s business.)
+ * same xid.  A lookup with no exact match falls back to the latest call
+ * with the same addresses and xid from another port: a UDP retransmission
+ * comes from another port, and the server may answer the one the capture
+ * lost.  (Which transmissions form one operation is analyze/'s business.)
  * Bounded: at most `max` entries; the oldest are reused first; evictions
  * of entries younger than ttl are counted.
  */
@@ -552,6 +554,8 @@ struct dec_xid_call {
 	   3 privacy); gss_svc 0 if the call was not RPCSEC_GSS.  Tells how
 	   the reply body is wrapped. */
 	uint32_t gss_proc, gss_svc;
+	/* length of the first reply decoded for it, 0 while unanswered */
+	uint32_t reply_len;
 };
 
 struct dec_xidmap *dec_xidmap_new(uint32_t max, int64_t ttl_ns);
@@ -564,6 +568,9 @@ void dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 bool dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    int64_t now_ns, struct dec_xid_call *out);
 uint64_t dec_xidmap_evictions(const struct dec_xidmap *m);
+/* Note that the call k was answered by a reply of len bytes. */
+void dec_xidmap_answered(struct dec_xidmap *m, const struct dec_xid_key *k,
+			 uint32_t len);
 
 /* ---------------------------------------------------------- message -- */
 
@@ -610,7 +617,9 @@ struct dec_stats {
 					   counted, not delivered, unless the
 					   reply passed rpc_probe strictly */
 	uint64_t reply_mismatch;	/* a pending call's xid, but the body
-					   does not fit its procedure */
+					   does not fit its procedure, or the
+					   call was answered already by a
+					   reply of another length */
 	uint64_t truncated, malformed;
 	uint64_t xid_evictions;
 };

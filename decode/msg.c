@@ -228,6 +228,7 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	xc.proc = out->proc;
 	xc.ts_ns = m->ts_ns;
 	xc.frame = m->frame;
+	xc.reply_len = 0;
 	dec_call_gss(&out->rpc, &xc);
 	{
 		struct dec_xid_key k = {
@@ -272,6 +273,23 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 			d->st.not_rpc++;
 		return false;
 	}
+	if (xc.ts_ns > m->ts_ns) {
+		/* the pending call came after this reply (a reply held back
+		 * behind a TCP hole, its xid reused meanwhile): it answers an
+		 * earlier call, which is gone from the map */
+		d->st.reply_mismatch++;
+		return false;
+	}
+	if (xc.reply_len && xc.reply_len != m->len) {
+		/*
+		 * The call was answered already and this reply differs in
+		 * length: not a duplicate (a server's reply cache replays the
+		 * same bytes) but the answer to a later call that reused the
+		 * xid and was not captured.
+		 */
+		d->st.reply_mismatch++;
+		return false;
+	}
 	d->st.replies++;
 	out->prog = xc.prog;
 	out->vers = xc.vers;
@@ -280,16 +298,19 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	out->call_frame = xc.frame;
 	out->call_ts_ns = xc.ts_ns;
 	if (!rpc_decode_hdr(c, &out->rpc)) {
+		dec_xidmap_answered(d->xm, &k, m->len);
 		dec_finish(d, out, c, false, false);
 		return true;
 	}
 	if (out->rpc.reply_stat != RPC_MSG_ACCEPTED ||
 	    out->rpc.accept_stat != RPC_SUCCESS) {
+		dec_xidmap_answered(d->xm, &k, m->len);
 		dec_finish(d, out, c, false, true);
 		return true;
 	}
 	if (!dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
 		skipped = c->err == XDR_OK;
+		dec_xidmap_answered(d->xm, &k, m->len);
 		dec_finish(d, out, c, false, skipped);
 		return true;
 	}
@@ -305,6 +326,7 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		d->st.reply_mismatch++;
 		return false;
 	}
+	dec_xidmap_answered(d->xm, &k, m->len);
 	dec_finish(d, out, c, ok, skipped);
 	return true;
 }

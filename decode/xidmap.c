@@ -108,9 +108,8 @@ xid_hash_addr(uint64_t h, const struct cap_addr *a)
 static uint32_t
 xid_bucket(const struct dec_xidmap *m, const struct dec_xid_key *k)
 {
-	uint64_t h = xid_mix(0x84222325cbf29ce4ull,
-			     (uint64_t)k->xid << 32 |
-			     (uint32_t)k->client_port << 16 | k->server_port);
+	/* ports are not hashed: a lookup may fall back to another port */
+	uint64_t h = xid_mix(0x84222325cbf29ce4ull, k->xid);
 
 	h = xid_hash_addr(h, &k->client);
 	h = xid_hash_addr(h, &k->server);
@@ -123,21 +122,32 @@ xid_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
 	return a->family == b->family && memcmp(a->a, b->a, 16) == 0;
 }
 
+/*
+ * The entry for k; with any_port, failing an exact match, the latest call
+ * with the same addresses and xid from another port (a UDP retransmission
+ * from another client port, answered there, whose own transmission was not
+ * captured).
+ */
 static uint32_t
-xid_find(const struct dec_xidmap *m, uint32_t b, const struct dec_xid_key *k)
+xid_find(const struct dec_xidmap *m, uint32_t b, const struct dec_xid_key *k,
+	 bool any_port)
 {
-	uint32_t i;
+	uint32_t i, best = NIL;
 
 	for (i = m->buckets[b]; i != NIL; i = m->nodes[i].hnext) {
 		const struct dec_xid_key *q = &m->nodes[i].key;
 
-		if (q->xid == k->xid && q->client_port == k->client_port &&
-		    q->server_port == k->server_port &&
-		    xid_addr_eq(&q->client, &k->client) &&
-		    xid_addr_eq(&q->server, &k->server))
+		if (q->xid != k->xid || !xid_addr_eq(&q->client, &k->client) ||
+		    !xid_addr_eq(&q->server, &k->server))
+			continue;
+		if (q->client_port == k->client_port &&
+		    q->server_port == k->server_port)
 			return i;
+		if (any_port && (best == NIL || m->nodes[i].call.ts_ns >
+						m->nodes[best].call.ts_ns))
+			best = i;
 	}
-	return NIL;
+	return best;
 }
 
 static void
@@ -202,7 +212,7 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	       const struct dec_xid_call *call)
 {
 	uint32_t b = xid_bucket(m, k);
-	uint32_t i = xid_find(m, b, k);
+	uint32_t i = xid_find(m, b, k, false);
 	struct xid_node *n;
 
 	if (i != NIL) {
@@ -234,7 +244,7 @@ dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 	       int64_t now_ns, struct dec_xid_call *out)
 {
 	uint32_t b = xid_bucket(m, k);
-	uint32_t i = xid_find(m, b, k);
+	uint32_t i = xid_find(m, b, k, true);
 
 	if (i == NIL)
 		return false;
@@ -244,4 +254,14 @@ dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 	}
 	*out = m->nodes[i].call;
 	return true;
+}
+
+void
+dec_xidmap_answered(struct dec_xidmap *m, const struct dec_xid_key *k,
+		    uint32_t len)
+{
+	uint32_t i = xid_find(m, xid_bucket(m, k), k, true);
+
+	if (i != NIL && m->nodes[i].call.reply_len == 0)
+		m->nodes[i].call.reply_len = len ? len : 1;
 }

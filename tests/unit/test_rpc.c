@@ -807,14 +807,26 @@ test_xidmap(void)
 	CHECK(xm_get(m, &cl, &sv, 1, 200, &out));
 	CHECK(out.prog == PROG_NFS && out.proc == 6 && out.frame == 1);
 	{
-		/* another client port on the same host: another key */
+		/* another client port: falls back to the call from port 800
+		   (a UDP retransmission from another port) ... */
 		struct dec_xid_key k = xm_key(&cl, &sv, 1);
+		struct dec_xid_call c2 = call;
 
 		k.client_port = 801;
-		CHECK(!dec_xidmap_get(m, &k, 200, &out));
+		CHECK(dec_xidmap_get(m, &k, 200, &out) && out.frame == 1);
+		/* ... but an exact match wins over it */
+		c2.proc = 8;
+		c2.frame = 9;
+		dec_xidmap_put(m, &k, &c2);
+		CHECK(dec_xidmap_get(m, &k, 200, &out) && out.proc == 8);
 		k.client_port = 800;
-		k.server_port = 2050;
+		CHECK(dec_xidmap_get(m, &k, 200, &out) && out.proc == 6);
+		/* other addresses never match */
+		k.server = other;
 		CHECK(!dec_xidmap_get(m, &k, 200, &out));
+		dec_xidmap_free(m);
+		m = dec_xidmap_new(2, 1000);
+		xm_put(m, &cl, &sv, 1, &call);
 	}
 	CHECK(!xm_get(m, &sv, &cl, 1, 200, &out));
 	CHECK(!xm_get(m, &cl, &other, 1, 200, &out));
