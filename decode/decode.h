@@ -546,6 +546,8 @@ struct dec_xid_key {
 	uint32_t xid;
 };
 
+#define DEC_PROC_UNKNOWN UINT32_MAX	/* call cut before its procedure */
+
 struct dec_xid_call {
 	uint32_t prog, vers, proc;
 	int64_t ts_ns;		/* time of the (latest) call */

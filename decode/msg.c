@@ -218,14 +218,22 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	out->prog = out->rpc.prog;
 	out->vers = out->rpc.vers;
 	out->proc = out->rpc.proc;
-	if (!ok && (c->err != XDR_TRUNCATED || c->err_off < 24)) {
-		/* malformed header, or cut before proc: nothing to remember */
+	if (!ok && c->err != XDR_TRUNCATED) {
+		/* malformed header: nothing to remember */
 		dec_finish(d, out, c, false, false);
 		return true;
 	}
 	xc.prog = out->prog;
 	xc.vers = out->vers;
 	xc.proc = out->proc;
+	if (!ok && c->err_off < 24) {
+		/*
+		 * Cut by the snaplen before the procedure: a call happened,
+		 * of an unknown procedure.  Remembered as such, so its reply
+		 * is not decoded with an older call that used the same xid.
+		 */
+		xc.prog = xc.vers = xc.proc = DEC_PROC_UNKNOWN;
+	}
 	xc.ts_ns = m->ts_ns;
 	xc.frame = m->frame;
 	xc.reply_len = 0;
@@ -252,6 +260,67 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	ok = dec_body(c, out, true, &skipped);
 	dec_finish(d, out, c, ok, skipped);
 	return true;
+}
+
+/*
+ * The largest result body each NFS procedure can have (RFC 1813, RFC 1094),
+ * in bytes: a reply longer than that cannot answer the call it is paired
+ * with.  RES_ANY: no bound (READ, READDIR).  v3: fattr3 84, post_op_attr
+ * 88, wcc_data 116, post_op_fh3 72, nfs_fh3 68; v2: fattr 68, fhandle 32.
+ */
+#define RES_ANY UINT32_MAX
+
+static const uint32_t nfs3_res_max[NFS3_NPROC] = {
+	[NFS3_NULL] = 0, [NFS3_GETATTR] = 88, [NFS3_SETATTR] = 120,
+	[NFS3_LOOKUP] = 248, [NFS3_ACCESS] = 96, [NFS3_READLINK] = 1120,
+	[NFS3_READ] = RES_ANY, [NFS3_WRITE] = 136, [NFS3_CREATE] = 280,
+	[NFS3_MKDIR] = 280, [NFS3_SYMLINK] = 280, [NFS3_MKNOD] = 280,
+	[NFS3_REMOVE] = 120, [NFS3_RMDIR] = 120, [NFS3_RENAME] = 236,
+	[NFS3_LINK] = 208, [NFS3_READDIR] = RES_ANY,
+	[NFS3_READDIRPLUS] = RES_ANY, [NFS3_FSSTAT] = 144,
+	[NFS3_FSINFO] = 140, [NFS3_PATHCONF] = 116, [NFS3_COMMIT] = 128,
+};
+
+static const uint32_t nfs2_res_max[NFS2_NPROC] = {
+	[NFS2_NULL] = 0, [NFS2_GETATTR] = 72, [NFS2_SETATTR] = 72,
+	[NFS2_ROOT] = 0, [NFS2_LOOKUP] = 104, [NFS2_READLINK] = 1032,
+	[NFS2_READ] = 4 + 68 + 4 + 8192, [NFS2_WRITECACHE] = 0,
+	[NFS2_WRITE] = 72, [NFS2_CREATE] = 104, [NFS2_REMOVE] = 4,
+	[NFS2_RENAME] = 4, [NFS2_LINK] = 4, [NFS2_SYMLINK] = 4,
+	[NFS2_MKDIR] = 104, [NFS2_RMDIR] = 4, [NFS2_READDIR] = RES_ANY,
+	[NFS2_STATFS] = 24,
+};
+
+/* Can a result body of n bytes answer (prog, vers, proc)? */
+static bool
+dec_res_fits(const struct dec_xid_call *xc, uint32_t n)
+{
+	if (xc->prog != PROG_NFS)
+		return true;
+	if (xc->vers == 3 && xc->proc < NFS3_NPROC)
+		return n <= nfs3_res_max[xc->proc];
+	if (xc->vers == 2 && xc->proc < NFS2_NPROC)
+		return n <= nfs2_res_max[xc->proc];
+	return true;
+}
+
+/* Did the body decode a status value its RFC does not define? */
+static bool
+dec_status_unknown(const struct dec_msg *out)
+{
+	switch (out->kind) {
+	case DEC_BODY_NFS_REPLY:
+		return (out->u.nfs_reply.have & NFSR_STATUS) &&
+		       !nfs_stat_name(out->vers, out->u.nfs_reply.status);
+	case DEC_BODY_MNT:
+		return (out->u.mnt.have & MNT_STATUS) &&
+		       !mnt_stat_name(out->vers, out->u.mnt.status);
+	case DEC_BODY_NLM:
+		return (out->u.nlm.have & NLM_STATUS) &&
+		       !nlm_stat_name(out->vers, out->u.nlm.status);
+	default:
+		return false;
+	}
 }
 
 static bool
@@ -295,6 +364,17 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	out->vers = xc.vers;
 	out->proc = xc.proc;
 	out->call_seen = true;
+	if (xc.proc == DEC_PROC_UNKNOWN) {
+		/* its call was cut before the procedure: header only */
+		out->call_seen = false;
+		out->prog = out->vers = out->proc = 0;
+		dec_xidmap_answered(d->xm, &k, m->len);
+		if (rpc_decode_hdr(c, &out->rpc))
+			dec_finish(d, out, c, false, true);
+		else
+			dec_finish(d, out, c, false, false);
+		return true;
+	}
 	out->call_frame = xc.frame;
 	out->call_ts_ns = xc.ts_ns;
 	if (!rpc_decode_hdr(c, &out->rpc)) {
@@ -308,6 +388,14 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		dec_finish(d, out, c, false, true);
 		return true;
 	}
+	if (xc.gss_proc == 0 && xc.gss_svc == 0 &&
+	    !dec_res_fits(&xc, m->len - out->rpc.body_off)) {
+		/* longer than any result of the pending call's procedure:
+		 * the answer to another call that reused the xid */
+		d->st.replies--;
+		d->st.reply_mismatch++;
+		return false;
+	}
 	if (!dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
 		skipped = c->err == XDR_OK;
 		dec_xidmap_answered(d->xm, &k, m->len);
@@ -316,6 +404,14 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	}
 	ok = dec_body(c, out, false, &skipped);
 	if (ok && !skipped && xc.gss_proc == 0 && xdr_wire_left(c) >= 4) {
+		if (dec_status_unknown(out)) {
+			/* a status no RFC defines took the failure arm: the
+			 * reply lies, it is not another call's */
+			dec_xidmap_answered(d->xm, &k, m->len);
+			xdr_fail(c, XDR_MALFORMED);
+			dec_finish(d, out, c, false, false);
+			return true;
+		}
 		/*
 		 * A reply must fit its call: this one decodes as the pending
 		 * call's procedure but leaves bytes over, so it answers

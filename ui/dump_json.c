@@ -131,7 +131,8 @@ static void j_nfs_call(struct jw *w, uint32_t vers, const struct nfs_call *a)
 	jw_end_obj(w);
 }
 
-static void j_nfs_reply(struct jw *w, uint32_t vers, const struct nfs_reply *r)
+static void j_nfs_reply(struct jw *w, uint32_t vers, const struct nfs_reply *r,
+			bool complete)
 {
 	uint32_t h = r->have;
 
@@ -189,8 +190,11 @@ static void j_nfs_reply(struct jw *w, uint32_t vers, const struct nfs_reply *r)
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
-		jw_u64(w, "entries_total", r->entries_total);
-		jw_bool(w, "entries_eof", r->entries_eof);
+		if (complete) {
+			/* a list cut short says nothing of its length or end */
+			jw_u64(w, "entries_total", r->entries_total);
+			jw_bool(w, "entries_eof", r->entries_eof);
+		}
 	}
 	if (h & NFSR_FSSTAT) {
 		const struct nfs_fsstat *s = &r->fsstat;
@@ -248,7 +252,7 @@ static void j_nfs_reply(struct jw *w, uint32_t vers, const struct nfs_reply *r)
 }
 
 static void j_mnt(struct jw *w, bool call, uint32_t vers, uint32_t proc,
-		  const struct mnt_msg *m)
+		  const struct mnt_msg *m, bool complete)
 {
 	uint32_t h = m->have;
 
@@ -289,6 +293,7 @@ static void j_mnt(struct jw *w, bool call, uint32_t vers, uint32_t proc,
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
+		if (complete)
 		jw_u64(w, "list_total", m->list_total);
 	}
 	if (h & MNT_MOUNTS) {
@@ -302,6 +307,7 @@ static void j_mnt(struct jw *w, bool call, uint32_t vers, uint32_t proc,
 			jw_end_obj(w);
 		}
 		jw_end_arr(w);
+		if (complete)
 		jw_u64(w, "list_total", m->list_total);
 	}
 	(void)proc;
@@ -329,7 +335,8 @@ static void j_rpcb(struct jw *w, const char *key, const struct rpcb_entry *r)
 	jw_end_obj(w);
 }
 
-static void j_pmap(struct jw *w, bool call, const struct pmap_msg *m)
+static void j_pmap(struct jw *w, bool call, const struct pmap_msg *m,
+		   bool complete)
 {
 	uint32_t h = m->have;
 
@@ -361,17 +368,19 @@ static void j_pmap(struct jw *w, bool call, const struct pmap_msg *m)
 		for (uint32_t i = 0; i < n && i < PMAP_LIST_MAX; i++)
 			j_map(w, NULL, &m->maps[i]);
 		jw_end_arr(w);
+		if (complete)
 		jw_u64(w, "list_total", m->list_total);
 	}
 	jw_end_obj(w);
 }
 
-static void j_pmap_v34(struct jw *w, bool call, const struct pmap_msg *m)
+static void j_pmap_v34(struct jw *w, bool call, const struct pmap_msg *m,
+		       bool complete)
 {
 	uint32_t h = m->have;
 
 	if (!(h & PMAP_LIST)) {
-		j_pmap(w, call, m);
+		j_pmap(w, call, m, complete);
 		return;
 	}
 	jw_obj(w, call ? "args" : "res");
@@ -379,7 +388,8 @@ static void j_pmap_v34(struct jw *w, bool call, const struct pmap_msg *m)
 	for (uint32_t i = 0; i < m->nlist && i < PMAP_LIST_MAX / 4; i++)
 		j_rpcb(w, NULL, &m->rpcbs[i]);
 	jw_end_arr(w);
-	jw_u64(w, "list_total", m->list_total);
+	if (complete)
+		jw_u64(w, "list_total", m->list_total);
 	jw_end_obj(w);
 }
 
@@ -577,16 +587,16 @@ body:
 		j_nfs_call(&w, d->vers, &d->u.nfs_call);
 		break;
 	case DEC_BODY_NFS_REPLY:
-		j_nfs_reply(&w, d->vers, &d->u.nfs_reply);
+		j_nfs_reply(&w, d->vers, &d->u.nfs_reply, d->status == DEC_OK);
 		break;
 	case DEC_BODY_MNT:
-		j_mnt(&w, call, d->vers, d->proc, &d->u.mnt);
+		j_mnt(&w, call, d->vers, d->proc, &d->u.mnt, d->status == DEC_OK);
 		break;
 	case DEC_BODY_PMAP:
 		if (d->vers >= 3)
-			j_pmap_v34(&w, call, &d->u.pmap);
+			j_pmap_v34(&w, call, &d->u.pmap, d->status == DEC_OK);
 		else
-			j_pmap(&w, call, &d->u.pmap);
+			j_pmap(&w, call, &d->u.pmap, d->status == DEC_OK);
 		break;
 	case DEC_BODY_NLM:
 		j_nlm(&w, call, d->vers, &d->u.nlm);

@@ -550,8 +550,15 @@ static void one_round(void)
 		if (opt.xid_reuse && rnd(30) == 0) {
 			uint32_t k = rnd(XRING);
 
-			if (xring[c * XRING + k].xid && xring[c * XRING + k].srv == s + 1)
+			if (xring[c * XRING + k].xid && xring[c * XRING + k].srv == s + 1) {
+				/* never two outstanding calls with one xid: a
+				   client matches replies by it */
 				op->xid = xring[c * XRING + k].xid;
+				xring[c * XRING + k].xid = 0;
+				for (uint32_t j = 0; j < i; j++)
+					if (ops[j].xid == op->xid)
+						op->xid = xid_next[c]++;
+			}
 		}
 		len = enc_call(op, m, c, &gss[i]);
 		calls[i] = m;
