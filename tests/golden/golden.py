@@ -4,9 +4,12 @@ tshark 4.0's view of the same capture (../shared/pcaps/reference/tshark).
 
 Each side is reduced to a set of (frame, xid, call|reply, prog, vers, proc).
 The test passes when the symmetric difference equals the expected one in
-tests/golden/expected/NAME.diff, where every line names the frame and says
-why the two tools disagree.  With --update the expected file is written
-(reasons must then be filled in by hand: the test refuses lines without one).
+tests/golden/expected/NAME.diff, where every line says why the two tools
+disagree.  A line is either one disagreement
+    SIDE frame=F xid=X TYPE PROG/VERS/PROC SPORT>DPORT # reason
+or a rule covering exactly N of them, by port and/or frames:
+    SIDE [port=P] [frames=A-B,C,...] count=N # reason
+With --update the current disagreements are printed, to be explained by hand.
 
 usage: golden.py NFSCOPE CAPTURE REFERENCE_TSV EXPECTED_DIFF [--update]
 """
@@ -41,6 +44,8 @@ def tshark_set(tsv):
             if len(vers) == 2 * n:
                 vers = vers[0::2]
             frame = int(c[col['frame.number']])
+            sport = c[col['tcp.srcport']] or c[col['udp.srcport']]
+            dport = c[col['tcp.dstport']] or c[col['udp.dstport']]
             for i in range(n):
                 def pick(lst):
                     if len(lst) == n:
@@ -49,7 +54,8 @@ def tshark_set(tsv):
                         return lst[0]
                     return '?'
                 t = 'call' if pick(typ) == '0' else 'reply'
-                out.add((frame, int(xids[i], 16), t, pick(prog), pick(vers), pick(proc)))
+                out.add((frame, int(xids[i], 16), t, pick(prog), pick(vers), pick(proc),
+                         int(sport.split(',')[0] or 0), int(dport.split(',')[0] or 0)))
     return out
 
 
@@ -77,12 +83,31 @@ def nfscope_set(nfscope, capture):
         prog = str(m['prog']) if 'prog' in m else '?'
         vers = str(m['vers']) if 'vers' in m else '?'
         proc = str(m['proc']) if 'proc' in m else '?'
-        out.add((m['frame'], m['xid'], m['type'], prog, vers, proc))
+        out.add((m['frame'], m['xid'], m['type'], prog, vers, proc,
+                 m['sport'], m['dport']))
     return out
 
 
 def fmt(side, t):
-    return '%s frame=%d xid=0x%08x %s %s/%s/%s' % ((side,) + t[:2] + t[2:])
+    return '%s frame=%d xid=0x%08x %s %s/%s/%s %d>%d' % ((side,) + t)
+
+
+def parse_frames(spec):
+    out = []
+    for part in spec.split(','):
+        lo, _, hi = part.partition('-')
+        out.append((int(lo), int(hi or lo)))
+    return out
+
+
+def rule_covers(r, side, frame, ports):
+    if r['side'] != side:
+        return False
+    if r['port'] is not None and r['port'] not in ports:
+        return False
+    if r['frames'] is not None and not any(lo <= frame <= hi for lo, hi in r['frames']):
+        return False
+    return True
 
 
 def main():
@@ -95,7 +120,7 @@ def main():
                   [fmt('only-tshark', t) for t in ts - ns],
                   key=lambda s: (int(s.split('frame=')[1].split()[0]), s))
     want = {}     # exact line -> reason
-    ranges = []   # (side, lo, hi, count, reason)
+    rules = []    # {side, port, frames, count, why, seen}
     if os.path.exists(expected):
         with open(expected) as f:
             for line in f:
@@ -104,35 +129,34 @@ def main():
                     continue
                 body, _, why = line.partition(' # ')
                 body, why = body.strip(), why.strip()
-                if ' frames=' in body:
-                    side, fr, cnt = body.split()
-                    lo, hi = fr.split('=')[1].split('-')
-                    ranges.append([side, int(lo), int(hi), int(cnt.split('=')[1]), why, 0])
+                words = body.split()
+                if any(w.startswith('count=') for w in words):
+                    r = {'side': words[0], 'port': None, 'frames': None,
+                         'count': None, 'why': why, 'seen': 0}
+                    for w in words[1:]:
+                        k, _, v = w.partition('=')
+                        if k == 'port':
+                            r['port'] = int(v)
+                        elif k == 'frames':
+                            r['frames'] = parse_frames(v)
+                        elif k == 'count':
+                            r['count'] = int(v)
+                    rules.append(r)
                 else:
                     want[body] = why
     if update:
-        with open(expected, 'w') as f:
-            f.write('# nfscope vs tshark disagreements for %s\n' % os.path.basename(capture))
-            f.write('# SIDE frame xid type prog/vers/proc # reason, or\n')
-            f.write('# SIDE frames=FIRST-LAST count=N # reason (exactly N lines of SIDE in that range)\n')
-            for r in ranges:
-                f.write('%s frames=%d-%d count=%d # %s\n' % (r[0], r[1], r[2], r[3], r[4]))
-            for d in diff:
-                fr = int(d.split('frame=')[1].split()[0])
-                if any(r[0] == d.split()[0] and r[1] <= fr <= r[2] for r in ranges):
-                    continue
-                f.write('%s # %s\n' % (d, want.get(d, '')))
-        print('wrote', expected, len(diff), 'lines')
+        print('\n'.join(diff))
         return 0
     bad = 0
     for d in diff:
         if d in want:
             continue
-        side = d.split()[0]
-        fr = int(d.split('frame=')[1].split()[0])
-        for r in ranges:
-            if r[0] == side and r[1] <= fr <= r[2]:
-                r[5] += 1
+        w = d.split()
+        side, frame = w[0], int(w[1].split('=')[1])
+        ports = [int(x) for x in w[-1].split('>')]
+        for r in rules:
+            if rule_covers(r, side, frame, ports):
+                r['seen'] += 1
                 break
         else:
             print('UNEXPECTED', d)
@@ -140,12 +164,12 @@ def main():
     for d in sorted(set(want) - set(diff)):
         print('MISSING (expected disagreement did not happen)', d)
         bad += 1
-    for r in ranges:
-        if r[5] != r[3]:
-            print('RANGE %s frames=%d-%d: expected %d disagreements, got %d' % (
-                r[0], r[1], r[2], r[3], r[5]))
+    for r in rules:
+        if r['seen'] != r['count']:
+            print('RULE %s port=%s frames=%s: expected %d disagreements, got %d' % (
+                r['side'], r['port'], r['frames'], r['count'], r['seen']))
             bad += 1
-    for why in list(want.values()) + [r[4] for r in ranges]:
+    for why in list(want.values()) + [r['why'] for r in rules]:
         if not why:
             print('NO REASON given for an expected disagreement')
             bad += 1
