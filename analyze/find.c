@@ -1,74 +1,15 @@
-/* find.c - findings; see find.h. */
-#include "analyze/find.h"
+/* find.c - findings: the detectors fed per op (storm and error-burst rate
+ * runs, handle re-validation, NOENT repeats, retransmit causes); the
+ * end-of-input verdicts are in verdict.c.  See find.h. */
+#include "analyze/find_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RING 64
-#define REVAL_SLOTS 16384
-#define NOENT_SLOTS 4096
-#define NOENT_NAME 64
-
-enum {	/* detectors per subject */
-	D_GETATTR, D_ACCESS, D_LOOKUP, D_COMMIT,		/* clients */
-	D_JUKEBOX, D_STALE, D_ACCES, D_NOSPC,			/* servers */
-	D_TOTAL, D_N
-};
-
-#define NFS3ERR_ACCES 13
-#define NFS3ERR_NOSPC 28
-#define NFS3ERR_NOENT 2
-#define NFS3ERR_STALE 70
-#define NFS3ERR_JUKEBOX 10008
-
-struct run {
-	bool active;
-	int64_t start, last_hot;
-	uint64_t count, total;
-	uint32_t peak, hot_secs;
-};
-
-struct subj {
-	struct cap_addr addr;
-	bool used, is_server, started;
-	int64_t head;			/* newest second in the ring */
-	uint32_t ring[RING][D_N];
-	struct run run[D_N];
-	/* retransmit causes (clients) */
-	uint64_t ops, rx_ops, rx, slow, lost, frag, tcp, noreply;
-	int64_t rx_first, rx_last, ivl_min, ivl_max;
-	double ivl_sum;
-};
-
-struct reval {
-	struct cap_addr client;
-	struct nfs_fh fh;
-	int64_t last_ns;
-	uint64_t n, fast;
-	char path[AN_PATH_MAX];
-};
-
-struct noent {
-	struct cap_addr client, server;
-	struct nfs_fh dir;
-	char name[NOENT_NAME];
-	char dir_path[AN_PATH_MAX];
-	uint64_t n;
-	int64_t first_ns, last_ns;
-};
-
-struct an_find {
-	struct an_find_config cfg;
-	struct subj subj[AN_FIND_SUBJECTS];
-	uint64_t subj_dropped;
-	struct reval *reval;
-	struct noent *noent;
-	struct an_finding *out;
-	size_t nout;
-	uint64_t dropped;
-};
+#define emit an_find_emit
+#define astr an_find_astr
 
 static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_GETATTR_STORM] = "getattr_storm",
@@ -191,7 +132,7 @@ const struct an_finding *an_find_get(const struct an_find *f, size_t k)
 	return k < f->nout ? &f->out[k] : NULL;
 }
 
-static struct an_finding *emit(struct an_find *f, enum an_find_kind k)
+struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k)
 {
 	struct an_finding *o;
 
@@ -229,7 +170,7 @@ static bool fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
 	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
-static const char *astr(const struct cap_addr *a, char *b)
+const char *an_find_astr(const struct cap_addr *a, char *b)
 {
 	return cap_addr_str(a, b, 64);
 }
@@ -544,274 +485,6 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 		subj_count(f, s, sec, d);
 }
 
-/* ---------------------------------------------------- size verdicts -- */
-
-static const char *hsize(uint32_t v, char *b, size_t n)
-{
-	if (v >= 1048576 && v % 1048576 == 0)
-		snprintf(b, n, "%uM", v / 1048576);
-	else if (v >= 1024 && v % 1024 == 0)
-		snprintf(b, n, "%uk", v / 1024);
-	else
-		snprintf(b, n, "%u bytes", v);
-	return b;
-}
-
-bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
-		     bool write, uint32_t share_pct, char *buf, size_t n)
-{
-	const struct an_sizes *s = write ? &p->write : &p->read;
-	const char *op = write ? "WRITE" : "READ";
-	const char *knob = write ? "wsize" : "rsize";
-	uint32_t k, dom = 0, lim = 0, pref = 0;
-	uint64_t dn = 0, pct;
-	const char *limname = NULL;
-	char b1[32], b2[32];
-	size_t o;
-	bool capped = false;
-
-	if (s->total == 0) {
-		snprintf(buf, n, "%s: no calls seen", op);
-		return false;
-	}
-	for (k = 0; k < s->nsizes; k++)
-		if (s->s[k].n > dn || (s->s[k].n == dn && s->s[k].size > dom)) {
-			dn = s->s[k].n;
-			dom = s->s[k].size;
-		}
-	pct = dn * 100 / s->total;
-	o = (size_t)snprintf(buf, n, "%s: %u bytes in %" PRIu64 "%% of %" PRIu64
-			     " calls, never above %u", op, dom, pct, s->total,
-			     s->max);
-	if (o >= n)
-		return false;
-	if (srv && srv->have_fsinfo) {
-		lim = write ? srv->wtmax : srv->rtmax;
-		pref = write ? srv->wtpref : srv->rtpref;
-		limname = write ? "wtmax" : "rtmax";
-	} else if (srv && srv->have_statfs) {
-		lim = srv->tsize;
-		limname = "tsize (STATFS)";
-	}
-	if (lim == 0) {
-		snprintf(buf + o, n - o, "; the server's limit is unknown (no "
-			 "FSINFO/STATFS reply in the capture: it is sent at "
-			 "mount time); the client's %s is not sent on the wire, "
-			 "%u is the largest it used", knob, s->max);
-		return false;
-	}
-	if (s->max == lim && dom == lim) {
-		snprintf(buf + o, n - o, "; server advertises %s %u%s%s -> the "
-			 "server caps %ss at %s; a %s above %s cannot take "
-			 "effect", limname, lim, pref ? ", pref " : "",
-			 pref ? hsize(pref, b2, sizeof(b2)) : "",
-			 write ? "write" : "read", hsize(lim, b1, sizeof(b1)),
-			 knob, hsize(lim, b1, sizeof(b1)));
-		capped = pct >= share_pct;
-	} else if (s->max == lim) {
-		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
-			 "largest transfers reach the server's limit but most "
-			 "are smaller (small files or small application I/O); "
-			 "a %s above %s cannot take effect", limname, lim, knob,
-			 hsize(lim, b1, sizeof(b1)));
-	} else if (s->max < lim) {
-		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
-			 "server allows more: the client's %s (not sent on the "
-			 "wire; inferred <= %u from what it used) or the "
-			 "application's I/O size is the limit", limname, lim,
-			 knob, s->max);
-	} else {
-		snprintf(buf + o, n - o, "; server advertises %s %u but "
-			 "transfers of %u were seen (the limit changed, or "
-			 "another export)", limname, lim, s->max);
-	}
-	return capped;
-}
-
-/* ------------------------------------------------------------ finish -- */
-
-static void find_pairs(struct an_find *f, const struct an_figs *figs)
-{
-	uint32_t k;
-	char a[64], b[64];
-
-	for (k = 0; k < an_figs_npairs(figs); k++) {
-		const struct an_pair *p = an_figs_pair(figs, k);
-		const struct an_server *srv = an_figs_server_find(figs, &p->server);
-		uint64_t unst = p->stable[0][0] + p->stable[0][1] +
-				p->stable[0][2];
-		struct an_finding *o;
-		int w;
-
-		for (w = 0; w < 2; w++) {
-			char v[AN_EVIDENCE_MAX];
-
-			if ((w ? p->write.total : p->read.total) == 0)
-				continue;
-			if (!an_size_verdict(p, srv, w, f->cfg.size_share, v,
-					     sizeof(v)))
-				continue;
-			if ((o = emit(f, AN_F_SIZE_CAPPED)) == NULL)
-				return;
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = w ? p->write.total : p->read.total;
-			snprintf(o->evidence, sizeof(o->evidence), "%s", v);
-		}
-		if (unst >= f->cfg.sync_min &&
-		    (double)p->stable[0][2] >= f->cfg.sync_share * (double)unst &&
-		    (o = emit(f, AN_F_SYNC_EXPORT)) != NULL) {
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = p->stable[0][2];
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "%s -> %s: %" PRIu64 " of %" PRIu64 " UNSTABLE "
-				 "WRITEs were granted FILE_SYNC; %" PRIu64
-				 " COMMITs", astr(&p->client, a),
-				 astr(&p->server, b), p->stable[0][2], unst,
-				 p->commits);
-		}
-		if (p->commits >= f->cfg.commit_min && p->writes &&
-		    (double)p->commits >= f->cfg.commit_per_write *
-					  (double)p->writes &&
-		    (o = emit(f, AN_F_COMMIT_STORM)) != NULL) {
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = p->commits;
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "%s -> %s: %" PRIu64 " COMMITs for %" PRIu64
-				 " WRITEs (%.2f per WRITE), %" PRIu64 " of the "
-				 "WRITEs UNSTABLE and below 32k",
-				 astr(&p->client, a), astr(&p->server, b),
-				 p->commits, p->writes,
-				 (double)p->commits / (double)p->writes,
-				 p->writes_unstable_small);
-		}
-	}
-}
-
-static void find_restarts(struct an_find *f, const struct an_figs *figs)
-{
-	uint32_t k, i;
-	char a[64];
-
-	for (k = 0; k < an_figs_nservers(figs); k++) {
-		const struct an_server *s = an_figs_server(figs, k);
-
-		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++) {
-			const struct an_verf_change *c = &s->verf_changes[i];
-			struct an_finding *o = emit(f, AN_F_SERVER_RESTART);
-
-			if (o == NULL)
-				return;
-			o->have_server = true;
-			o->server = s->addr;
-			o->start_ns = o->end_ns = c->ts_ns;
-			o->count = 1;
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "server %s: write verifier %02x%02x%02x%02x"
-				 "%02x%02x%02x%02x -> %02x%02x%02x%02x%02x%02x"
-				 "%02x%02x in frame %" PRIu64 " (%u change%s in "
-				 "all)", astr(&s->addr, a),
-				 c->old_verf[0], c->old_verf[1], c->old_verf[2],
-				 c->old_verf[3], c->old_verf[4], c->old_verf[5],
-				 c->old_verf[6], c->old_verf[7],
-				 c->new_verf[0], c->new_verf[1], c->new_verf[2],
-				 c->new_verf[3], c->new_verf[4], c->new_verf[5],
-				 c->new_verf[6], c->new_verf[7], c->frame,
-				 s->nverf_changes, s->nverf_changes == 1 ? "" : "s");
-		}
-	}
-}
-
-static int noent_cmp(const void *x, const void *y)
-{
-	const struct noent *a = *(const struct noent *const *)x;
-	const struct noent *b = *(const struct noent *const *)y;
-
-	return a->n < b->n ? 1 : a->n > b->n ? -1 : 0;
-}
-
-static void find_noent(struct an_find *f)
-{
-	const struct noent *top[16];
-	size_t nt = 0, i;
-	uint32_t k;
-	char a[64];
-
-	for (k = 0; k < NOENT_SLOTS; k++) {
-		const struct noent *e = &f->noent[k];
-
-		if (e->n < f->cfg.noent_repeat)
-			continue;
-		if (nt < 16) {
-			top[nt++] = e;
-			continue;
-		}
-		qsort(top, nt, sizeof(top[0]), noent_cmp);
-		if (e->n > top[nt - 1]->n)
-			top[nt - 1] = e;
-	}
-	qsort(top, nt, sizeof(top[0]), noent_cmp);
-	for (i = 0; i < nt && i < 10; i++) {
-		struct an_finding *o = emit(f, AN_F_NOENT_REPEAT);
-
-		if (o == NULL)
-			return;
-		o->have_client = o->have_server = o->have_fh = true;
-		o->client = top[i]->client;
-		o->server = top[i]->server;
-		o->fh = top[i]->dir;
-		memcpy(o->path, top[i]->dir_path, sizeof(o->path));
-		o->start_ns = top[i]->first_ns;
-		o->end_ns = top[i]->last_ns;
-		o->count = top[i]->n;
-		snprintf(o->evidence, sizeof(o->evidence),
-			 "%s: LOOKUP of \"%s\" in %s answered NOENT %" PRIu64
-			 " times", astr(&top[i]->client, a), top[i]->name,
-			 top[i]->dir_path[0] ? top[i]->dir_path : "a directory",
-			 top[i]->n);
-	}
-}
-
-static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
-{
-	uint32_t k;
-	char a[64];
-
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
-		const struct subj *s = &f->subj[k];
-		struct an_finding *o;
-
-		if (!s->used || s->is_server || s->rx_ops == 0)
-			continue;
-		if (s->rx_ops < f->cfg.retrans_min &&
-		    (double)s->rx_ops < f->cfg.retrans_share * (double)s->ops)
-			continue;
-		if ((o = emit(f, AN_F_RETRANSMITS)) == NULL)
-			return;
-		o->have_client = true;
-		o->client = s->addr;
-		o->start_ns = s->rx_first;
-		o->end_ns = s->rx_last;
-		o->count = s->rx_ops;
-		snprintf(o->evidence, sizeof(o->evidence),
-			 "%s: %" PRIu64 " of %" PRIu64 " ops retransmitted (%"
-			 PRIu64 " retransmissions, first after %.3f..%.3f ms, "
-			 "avg %.3f ms); causes: slow server %" PRIu64
-			 ", lost call or reply %" PRIu64 ", lost IP fragments %"
-			 PRIu64 " (%" PRIu64 " incomplete trains), TCP "
-			 "reconnect %" PRIu64 ", never answered %" PRIu64,
-			 astr(&s->addr, a), s->rx_ops, s->ops, s->rx,
-			 (double)s->ivl_min / 1e6, (double)s->ivl_max / 1e6,
-			 s->ivl_sum / (double)s->rx_ops / 1e6, s->slow, s->lost,
-			 s->frag, ipfrag_incomplete, s->tcp, s->noreply);
-	}
-}
-
 void an_find_finish(struct an_find *f, const struct an_figs *figs,
 		    uint64_t ipfrag_incomplete)
 {
@@ -820,10 +493,5 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 	for (k = 0; k < AN_FIND_SUBJECTS; k++)
 		if (f->subj[k].used && f->subj[k].started)
 			subj_flush(f, &f->subj[k]);
-	find_noent(f);
-	find_retrans(f, ipfrag_incomplete);
-	if (figs != NULL) {
-		find_pairs(f, figs);
-		find_restarts(f, figs);
-	}
+	an_find_verdicts(f, figs, ipfrag_incomplete);
 }

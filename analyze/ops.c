@@ -37,6 +37,8 @@ struct an_engine {
 	void *user;
 	struct xent *ent;
 	uint32_t nent;
+	uint32_t fresh;		/* entries [fresh, nent) never used: untouched
+				   memory, so RSS follows the peak held */
 	int32_t *bucket;
 	uint32_t bmask;
 	struct xlist list[L_N];
@@ -59,6 +61,21 @@ static void list_push(struct an_engine *e, int l, int32_t i)
 	else
 		L->head = i;
 	L->tail = i;
+}
+
+/* The free list is a stack: a recently freed (cache-warm) entry is reused
+ * first, so the entries touched stay near the peak held. */
+static void free_push(struct an_engine *e, int32_t i)
+{
+	struct xlist *L = &e->list[L_FREE];
+
+	e->ent[i].prev = -1;
+	e->ent[i].next = L->head;
+	if (L->head >= 0)
+		e->ent[L->head].prev = i;
+	else
+		L->tail = i;
+	L->head = i;
 }
 
 static void list_del(struct an_engine *e, int l, int32_t i)
@@ -161,7 +178,7 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 	}
 	e->fn(e->user, o);
 	x->state = ST_FREE;
-	list_push(e, L_FREE, i);
+	free_push(e, i);
 	e->held--;
 }
 
@@ -181,6 +198,11 @@ static int32_t entry_alloc(struct an_engine *e)
 {
 	int32_t i = e->list[L_FREE].head;
 
+	if (i < 0 && e->fresh < e->nent) {
+		i = (int32_t)e->fresh++;
+		e->ent[i].hnext = e->ent[i].prev = e->ent[i].next = -1;
+		list_push(e, L_FREE, i);
+	}
 	if (i < 0) {
 		if ((i = e->list[L_ANSWERED].head) >= 0) {
 			e->st.retired_early++;
@@ -232,10 +254,6 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 		e->bucket[i] = -1;
 	for (i = 0; i < L_N; i++)
 		e->list[i].head = e->list[i].tail = -1;
-	for (i = 0; i < e->nent; i++) {
-		e->ent[i].hnext = -1;
-		list_push(e, L_FREE, (int32_t)i);
-	}
 	return e;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <pcap/pcap.h>
+#include <poll.h>
 
 #include "capture/capture.h"
 
@@ -254,9 +255,16 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 	    volatile sig_atomic_t *stop, char *errbuf)
 {
-	int n, rc = 0;
+	int n, rc = 0, fd = -1;
 
-	set_nonblock(s, false);
+	/*
+	 * Live: non-blocking reads, waiting in poll() at most 100 ms at a time
+	 * so a stop request (a signal handler setting *stop) is seen even when
+	 * no packet comes; libpcap itself would resume its read after EINTR.
+	 */
+	set_nonblock(s, s->live);
+	if (s->live)
+		fd = pcap_get_selectable_fd(s->pc);
 	for (;;) {
 		if (stop && *stop)
 			break;
@@ -269,7 +277,16 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 		}
 		if (n == 0 && !s->live)
 			break;	/* end of file */
+		if (n == 0) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			if (fd >= 0)
+				(void)poll(&pfd, 1, 100);
+			else
+				(void)poll(NULL, 0, 10);
+		}
 	}
+	set_nonblock(s, false);
 	cap_pipe_flush(pipe);
 	return rc;
 }

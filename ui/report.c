@@ -3,6 +3,7 @@
 #include "ui/cli.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,12 +360,12 @@ static void text_sizes(const struct rep *r)
 			p->bytes_written);
 		if (p->read.total) {
 			text_sizes_line(r->out, "READ", &p->read);
-			an_size_verdict(p, s, false, 90, v, sizeof(v));
+			an_size_verdict(p, s, false, r->size_share, v, sizeof(v));
 			fprintf(r->out, "  verdict: %s\n", v);
 		}
 		if (p->write.total) {
 			text_sizes_line(r->out, "WRITE", &p->write);
-			an_size_verdict(p, s, true, 90, v, sizeof(v));
+			an_size_verdict(p, s, true, r->size_share, v, sizeof(v));
 			fprintf(r->out, "  verdict: %s\n", v);
 		}
 	}
@@ -576,6 +577,71 @@ static void rep_text(const struct rep *r)
 		text_intervals(r);
 }
 
+/* -------------------------------------------------------- thresholds -- */
+
+/* --threshold NAME=VALUE: the fields of struct an_find_config by name. */
+static const struct {
+	const char *name;
+	size_t off;
+	bool dbl;
+	double lo, hi;
+} thr[] = {
+#define U(f, lo, hi) { #f, offsetof(struct an_find_config, f), false, lo, hi }
+#define D(f, lo, hi) { #f, offsetof(struct an_find_config, f), true, lo, hi }
+	U(getattr_rate, 1, 1e9), U(access_rate, 1, 1e9), U(lookup_rate, 1, 1e9),
+	U(storm_min_s, 1, 86400), U(storm_gap_s, 0, 3600), D(storm_share, 0, 1),
+	U(reval_ms, 1, 3600000), U(noent_repeat, 1, 1e9), U(commit_rate, 1, 1e9),
+	D(commit_per_write, 0, 1e6), U(commit_min, 1, 1e9), U(error_min, 1, 1e9),
+	U(error_gap_s, 0, 3600), D(sync_share, 0, 1), U(sync_min, 1, 1e9),
+	U(size_share, 1, 100), U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
+#undef U
+#undef D
+};
+
+static int parse_threshold(struct an_find_config *c, const char *arg)
+{
+	const char *eqs = strchr(arg, '=');
+	size_t k, n = eqs ? (size_t)(eqs - arg) : 0;
+	char *end;
+	double v;
+
+	for (k = 0; eqs && k < sizeof(thr) / sizeof(thr[0]); k++) {
+		if (strlen(thr[k].name) != n || strncmp(thr[k].name, arg, n))
+			continue;
+		v = strtod(eqs + 1, &end);
+		if (end == eqs + 1 || *end || !(v >= thr[k].lo && v <= thr[k].hi) ||
+		    (!thr[k].dbl && v != (double)(uint32_t)v))
+			break;
+		if (thr[k].dbl)
+			*(double *)((char *)c + thr[k].off) = v;
+		else
+			*(uint32_t *)((char *)c + thr[k].off) = (uint32_t)v;
+		return 0;
+	}
+	fprintf(stderr, "nfscope report: bad --threshold '%s' (NAME=VALUE; "
+		"--thresholds lists names, defaults and ranges)\n", arg);
+	return -1;
+}
+
+static void list_thresholds(FILE *f)
+{
+	struct an_find_config d;
+	size_t k;
+
+	an_find_config_default(&d);
+	fputs("threshold            default      range (doc/report.md)\n", f);
+	for (k = 0; k < sizeof(thr) / sizeof(thr[0]); k++) {
+		const char *p = (const char *)&d + thr[k].off;
+
+		if (thr[k].dbl)
+			fprintf(f, "%-20s %-12g %g..%g\n", thr[k].name,
+				*(const double *)p, thr[k].lo, thr[k].hi);
+		else
+			fprintf(f, "%-20s %-12u %g..%g\n", thr[k].name,
+				*(const uint32_t *)p, thr[k].lo, thr[k].hi);
+	}
+}
+
 /* ------------------------------------------------------------- main -- */
 
 static void report_usage(FILE *f)
@@ -584,7 +650,8 @@ static void report_usage(FILE *f)
 	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p]\n"
 	      "                      [--json] [--csv TABLE] "
 	      "[--by op|client|server|export|file]\n"
-	      "                      [--interval SECONDS] [--top N]\n"
+	      "                      [--interval SECONDS] [--top N] "
+	      "[--threshold NAME=VALUE]... [--thresholds]\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
 	      "findings, servers, intervals\n", f);
 }
@@ -609,6 +676,8 @@ int ui_report_main(int argc, char **argv)
 		{ "by", required_argument, NULL, 'Y' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "threshold", required_argument, NULL, 'H' },
+		{ "thresholds", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -627,6 +696,7 @@ int ui_report_main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	memset(&fc, 0, sizeof(fc));
+	an_find_config_default(&dc);
 	r.top = 20;
 	ui_src_opts_init(&so);
 	optind = 1;
@@ -663,6 +733,13 @@ int ui_report_main(int argc, char **argv)
 			}
 			r.top = (uint32_t)v;
 			continue;
+		case 'H':
+			if (parse_threshold(&dc, optarg) < 0)
+				return 2;
+			continue;
+		case 'L':
+			list_thresholds(stdout);
+			return 0;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -688,7 +765,7 @@ int ui_report_main(int argc, char **argv)
 	r.source = so.file ? so.file : so.iface;
 	r.out = stdout;
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
-	an_find_config_default(&dc);
+	r.size_share = dc.size_share;
 	r.dec = dec_new(NULL);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;

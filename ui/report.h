@@ -22,6 +22,7 @@ struct rep {
 	FILE *out;
 	enum an_group by;
 	uint32_t top;
+	uint32_t size_share;	/* % for a size verdict to say capped */
 	int64_t interval_ns;	/* 0: no time series */
 	struct dec *dec;
 	struct dec_msg *msg;	/* reused for every message (large) */

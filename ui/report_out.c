@@ -156,12 +156,12 @@ static void j_pairs(struct jw *w, const struct rep *r)
 		jw_end_obj(w);
 		if (p->read.total) {
 			jw_bool(w, "read_capped", an_size_verdict(p, s, false,
-				90, v, sizeof(v)));
+				r->size_share, v, sizeof(v)));
 			jw_str(w, "read_verdict", v);
 		}
 		if (p->write.total) {
 			jw_bool(w, "write_capped", an_size_verdict(p, s, true,
-				90, v, sizeof(v)));
+				r->size_share, v, sizeof(v)));
 			jw_str(w, "write_verdict", v);
 		}
 		jw_end_obj(w);

@@ -268,6 +268,37 @@ static void g_verf(char *v)
 	gen_bytes((uint8_t *)v, 8);
 }
 
+/* The op's scripted handle, or a random one. */
+static void op_fh3(const struct op *op, nfs_fh3 *fh)
+{
+	if (op->fh == NULL) {
+		g_fh3(fh);
+		return;
+	}
+	fh->data.data_len = op->fh_len;
+	fh->data.data_val = (char *)op->fh;
+}
+
+static void op_dirop(const struct op *op, diropargs3 *d)
+{
+	if (op->fh == NULL) {
+		g_dirop(d);
+		return;
+	}
+	op_fh3(op, &d->dir);
+	d->name = op->name ? (char *)op->name : new_name();
+}
+
+static void op_verf(struct op *op, char *v)
+{
+	if (op->verf)
+		memcpy(v, op->verf, 8);
+	else
+		g_verf(v);
+	memcpy(op->o_verf, v, 8);
+	op->o_have_verf = true;
+}
+
 static uint64_t g_offset(uint32_t count)
 {
 	switch (rnd(3)) {
@@ -324,7 +355,7 @@ bool nfs3_call(XDR *x, struct jb *j, struct op *op)
 	case 1: case 18: case 19: case 20: {	/* GETATTR FSSTAT FSINFO PATHCONF */
 		nfs_fh3 fh;
 
-		g_fh3(&fh);
+		op_fh3(op, &fh);
 		j_fh3(j, "fh", &fh);
 		ok = xdr_nfs_fh3(x, &fh);
 		break;
@@ -347,7 +378,7 @@ bool nfs3_call(XDR *x, struct jb *j, struct op *op)
 	case 3: case 12: case 13: {	/* LOOKUP REMOVE RMDIR */
 		diropargs3 d;
 
-		g_dirop(&d);
+		op_dirop(op, &d);
 		j_fh3(j, "fh", &d.dir);
 		jb_str(j, "name", d.name);
 		ok = xdr_diropargs3(x, &d);
@@ -356,7 +387,7 @@ bool nfs3_call(XDR *x, struct jb *j, struct op *op)
 	case 4: {
 		ACCESS3args a;
 
-		g_fh3(&a.object);
+		op_fh3(op, &a.object);
 		a.access = rnd_range(1, 0x3f);
 		j_fh3(j, "fh", &a.object);
 		jb_u64(j, "access", a.access);
@@ -374,9 +405,12 @@ bool nfs3_call(XDR *x, struct jb *j, struct op *op)
 	case 6: case 21: {	/* READ COMMIT */
 		READ3args a;
 
-		g_fh3(&a.file);
-		a.count = op->proc == 21 && rnd(3) == 0 ? 0 : op->count;
-		a.offset = g_offset(op->count);
+		op_fh3(op, &a.file);
+		a.count = op->proc == 21 && !op->set_offset && rnd(3) == 0 ? 0 : op->count;
+		a.offset = op->set_offset ? op->offset : g_offset(op->count);
+		op->o_have_rw = true;
+		op->o_count = a.count;
+		op->o_offset = a.offset;
 		j_fh3(j, "fh", &a.file);
 		jb_u64(j, "offset", a.offset);
 		jb_u64(j, "count", a.count);
@@ -386,10 +420,14 @@ bool nfs3_call(XDR *x, struct jb *j, struct op *op)
 	case 7: {
 		WRITE3args a;
 
-		g_fh3(&a.file);
-		a.offset = g_offset(op->count);
+		op_fh3(op, &a.file);
+		a.offset = op->set_offset ? op->offset : g_offset(op->count);
 		a.count = op->count;
-		a.stable = (stable_how)rnd(3);
+		a.stable = op->want_stable ? (stable_how)(op->want_stable - 1) : (stable_how)rnd(3);
+		op->o_have_rw = op->o_have_write = true;
+		op->o_count = a.count;
+		op->o_offset = a.offset;
+		op->o_stable = a.stable;
 		a.data.data_len = op->count;
 		a.data.data_val = (char *)data_pattern;
 		j_fh3(j, "fh", &a.file);
@@ -544,8 +582,12 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 		jb_end_obj(j);
 		return true;
 	}
-	if (op->err)
+	if (op->set_status)
+		st = op->status;
+	else if (op->err)
 		st = nfs3_errs[rnd(sizeof(nfs3_errs) / sizeof(nfs3_errs[0]))];
+	op->o_set = op->o_have_status = true;
+	op->o_status = st;
 	j_status3(j, st);
 	ok = xdr_nfsstat3(x, (nfsstat3 *)&st);
 	switch (op->proc) {
@@ -567,7 +609,7 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 		j_wcc(j, op->proc == 2 || op->proc == 21 ? "wcc" : "dir_wcc", &w);
 		ok = ok && xdr_wcc_data(x, &w);
 		if (op->proc == 21 && st == 0) {
-			g_verf(verf);
+			op_verf(op, verf);
 			jb_hex(j, "verf", verf, 8);
 			ok = ok && xdr_writeverf3(x, verf);
 		}
@@ -608,11 +650,13 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 			jb_str(j, "path", path);
 			ok = xdr_nfspath3(x, &path);
 		} else if (op->proc == 6) {
-			uint32_t cnt = rnd(4) ? op->count : rnd(op->count + 1);
-			bool_t eof = cnt < op->count || rnd(8) == 0;
+			uint32_t cnt = op->full_read || rnd(4) ? op->count : rnd(op->count + 1);
+			bool_t eof = !op->full_read && (cnt < op->count || rnd(8) == 0);
 			u_int dl = cnt;
 			char *dp = (char *)data_pattern;
 
+			op->o_rcount = cnt;
+			op->o_eof = eof;
 			jb_u64(j, "count", cnt);
 			jb_bool(j, "eof", eof);
 			jb_u64(j, "data_len", dl);
@@ -640,10 +684,10 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 		} else if (op->proc == 19) {
 			FSINFO3resok r;
 
-			r.rtmax = 1u << rnd_range(12, 20);
+			r.rtmax = op->rtmax ? op->rtmax : 1u << rnd_range(12, 20);
 			r.rtpref = r.rtmax;
 			r.rtmult = 4096;
-			r.wtmax = 1u << rnd_range(12, 20);
+			r.wtmax = op->wtmax ? op->wtmax : 1u << rnd_range(12, 20);
 			r.wtpref = r.wtmax;
 			r.wtmult = 512;
 			r.dtpref = rnd_range(1, 16) * 4096;
@@ -699,10 +743,13 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 		ok = ok && xdr_wcc_data(x, &w);
 		if (st == 0 && ok) {
 			uint32_t cnt = op->count;
-			stable_how c = (stable_how)rnd(3);
+			stable_how c = op->want_committed ? (stable_how)(op->want_committed - 1)
+							  : (stable_how)rnd(3);
 			char verf[8];
 
-			g_verf(verf);
+			op_verf(op, verf);
+			op->o_rcount = cnt;
+			op->o_committed = c;
 			jb_u64(j, "count", cnt);
 			jb_u64(j, "committed", c);
 			jb_hex(j, "verf", verf, 8);

@@ -85,6 +85,25 @@ struct op {
 	uint32_t size;		/* --size */
 	bool udp;
 	bool err;		/* reply with an error status */
+	/* scripted overrides (scen.c); zero = random, as before */
+	const uint8_t *fh;	/* object (or LOOKUP directory) handle */
+	uint32_t fh_len;
+	const char *name;	/* LOOKUP name */
+	bool set_offset, set_status;
+	uint64_t offset;
+	uint32_t status;	/* NFSv3 status of the reply */
+	uint8_t want_stable;	/* WRITE stable_how asked + 1 */
+	uint8_t want_committed;	/* WRITE committed granted + 1 */
+	const char *verf;	/* WRITE/COMMIT write verifier (8 bytes) */
+	uint32_t rtmax, wtmax;	/* FSINFO advertises these (rtpref = rtmax) */
+	bool full_read;		/* READ reply: count as asked, eof false */
+	/* what the NFSv3 body encoder chose (for --ops-truth) */
+	bool o_set;		/* the fields below are valid */
+	bool o_have_status, o_have_rw, o_have_write, o_eof;
+	uint32_t o_status, o_count, o_rcount, o_stable, o_committed;
+	uint64_t o_offset;
+	uint8_t o_verf[8];
+	bool o_have_verf;
 };
 
 /* Encode the call body into x and its "args" object into j. */
@@ -184,5 +203,59 @@ void udp_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
 void tcp_queue(struct flow *f, int dir, struct gmsg *m, const uint8_t *p, size_t n);
 void tcp_flush(void);
 void tcp_fin(struct flow *f);
+
+/* ------------------------------------------------- rpchdr.c, nfsgen.c -- */
+
+enum { SVC_NFS, SVC_MOUNT, SVC_PMAP, SVC_NLM, SVC_N };
+
+extern uint8_t *encbuf;		/* the last encoded message */
+/* Encode op's call (header + body) into encbuf, its truth JSON into m. */
+size_t enc_call(struct op *op, struct gmsg *m, uint32_t client, bool *gss);
+/* Encode op's reply; call_frame 0: the call is not in the capture. */
+size_t enc_reply(struct op *op, struct gmsg *m, uint64_t call_frame, bool call_lost,
+		 bool orphan, bool gss);
+
+extern struct host *gen_clients, *gen_servers;
+struct flow *gen_flow(uint32_t c, uint32_t s, int svc, bool tcp, int ipv);
+uint32_t gen_xid(uint32_t c);		/* the client's next xid */
+void gen_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
+	      const uint8_t *p, size_t n);
+
+/* ------------------------------------------------------------ scen.c -- */
+
+/*
+ * Per-operation ground truth (--ops-truth): one NDJSON line per operation
+ * as the generator sent it (see README.md).  tx_ts: times of the call's
+ * transmissions that reached the wire intact (ntx of them), ntx_lost more
+ * were lost; reply_ts 0: no reply on the wire.
+ */
+struct op_rec {
+	const struct op *op;
+	const struct flow *f;
+	uint16_t cport, cport_last;
+	uint32_t ntx, ntx_lost;
+	int64_t tx_ts[8];
+	int64_t reply_ts;
+	bool reply_lost;
+	uint32_t dup_replies;
+	bool xid_reused;
+};
+void ops_truth_open(FILE *out);
+void ops_truth(const struct op_rec *r);
+
+struct scen_opts {
+	uint32_t clients, servers;
+	uint64_t count;
+	int transport;		/* 0 udp, 1 tcp, 2 mix */
+	uint32_t delay_us, jitter_us, size;
+	double retrans, dup_replies, unanswered, rate, duration;
+	uint32_t retrans_ivl_us, repeat, burst, error_status;
+	uint32_t server_rtmax, server_wtmax;
+	bool sync_export, xid_reuse;
+	double verf_change_at;	/* seconds after the start; < 0: never */
+};
+/* Run a scripted scenario; false if the name is unknown. */
+bool scen_run(const char *name, const struct scen_opts *o);
+extern uint64_t scen_ops;	/* operations sent by scen_run */
 
 #endif

@@ -16,10 +16,8 @@
 
 uint64_t rng_state;
 
-enum { SVC_NFS, SVC_MOUNT, SVC_PMAP, SVC_NLM, SVC_N };
-
 static struct {
-	const char *out, *truth;
+	const char *out, *truth, *ops_truth, *scenario;
 	int transport;		/* 0 udp, 1 tcp, 2 mix */
 	int ip;			/* 4, 6, 0 mix */
 	uint64_t count, packets;
@@ -36,11 +34,9 @@ static struct {
 	.delay_us = 200, .clients = 4, .servers = 2,
 };
 
-static struct host *clients, *servers;
+struct host *gen_clients, *gen_servers;
 static struct flow *flows;	/* [client][server][svc][tcp][ip6] */
 static uint32_t *xid_next;	/* per client */
-static uint8_t *encbuf;
-static size_t enccap;
 
 /* completed (server, xid) per client, for --xid-reuse */
 #define XRING 16
@@ -71,8 +67,8 @@ static struct flow *get_flow(uint32_t c, uint32_t s, int svc, bool tcp, int ipv)
 	struct flow *f = &flows[i];
 
 	if (!f->cli) {
-		f->cli = &clients[c];
-		f->srv = &servers[s];
+		f->cli = &gen_clients[c];
+		f->srv = &gen_servers[s];
 		f->ipv = ipv;
 		f->tcp = tcp;
 		f->cport = client_port(svc);
@@ -81,19 +77,29 @@ static struct flow *get_flow(uint32_t c, uint32_t s, int svc, bool tcp, int ipv)
 	return f;
 }
 
+struct flow *gen_flow(uint32_t c, uint32_t s, int svc, bool tcp, int ipv)
+{
+	return get_flow(c, s, svc, tcp, ipv);
+}
+
+uint32_t gen_xid(uint32_t c)
+{
+	return xid_next[c]++;
+}
+
 static void hosts_init(void)
 {
-	clients = calloc(opt.clients, sizeof(*clients));
-	servers = calloc(opt.servers, sizeof(*servers));
+	gen_clients = calloc(opt.clients, sizeof(*gen_clients));
+	gen_servers = calloc(opt.servers, sizeof(*gen_servers));
 	flows = calloc((size_t)opt.clients * opt.servers * SVC_N * 4, sizeof(*flows));
 	xid_next = calloc(opt.clients, sizeof(*xid_next));
 	xring = calloc((size_t)opt.clients * XRING, sizeof(*xring));
-	if (!clients || !servers || !flows || !xid_next || !xring)
+	if (!gen_clients || !gen_servers || !flows || !xid_next || !xring)
 		exit(1);
 	for (uint32_t i = 0; i < opt.clients + opt.servers; i++) {
 		bool cl = i < opt.clients;
 		uint32_t k = cl ? i : i - opt.clients;
-		struct host *h = cl ? &clients[k] : &servers[k];
+		struct host *h = cl ? &gen_clients[k] : &gen_servers[k];
 		uint8_t net = cl ? 0 : 1;
 
 		h->mac[0] = 0x02;
@@ -198,246 +204,6 @@ static void pick_op(struct op *op, int svc, bool tcp)
 		op->rk = (enum reply_kind)rnd_range(RK_PROG_UNAVAIL, RK_DENIED_AUTH);
 }
 
-/* ------------------------------------------------------- RPC headers -- */
-
-struct credv {
-	int flavor;		/* 0 none, 1 sys, 6 gss */
-	uint8_t body[400];
-	u_int len;
-	struct jb *j;
-};
-
-static void gen_cred(struct credv *c, struct jb *j, uint32_t client)
-{
-	uint32_t r = rnd(10);
-	XDR x;
-
-	jb_obj(j, "cred");
-	if (r < 7) {
-		struct authunix_parms a;
-		char machine[256];
-		gid_t gids[16];
-		uint32_t n = rnd(17);
-
-		snprintf(machine, sizeof(machine), rnd(8) ? "client%u" : "client%u.a-rather-long-domain-name.example.org",
-			 client);
-		a.aup_time = rnd32();
-		a.aup_machname = machine;
-		a.aup_uid = rnd(3) ? rnd(70000) : 0;
-		a.aup_gid = rnd(70000);
-		a.aup_len = n;
-		for (uint32_t i = 0; i < n; i++)
-			gids[i] = rnd(70000);
-		a.aup_gids = gids;
-		xdrmem_create(&x, (char *)c->body, sizeof(c->body), XDR_ENCODE);
-		xdr_authunix_parms(&x, &a);
-		c->len = xdr_getpos(&x);
-		c->flavor = 1;
-		jb_u64(j, "flavor", 1);
-		jb_u64(j, "len", c->len);
-		jb_u64(j, "stamp", (uint32_t)a.aup_time);
-		jb_str(j, "machine", machine);
-		jb_u64(j, "uid", a.aup_uid);
-		jb_u64(j, "gid", a.aup_gid);
-		jb_arr(j, "gids");
-		for (uint32_t i = 0; i < n; i++)
-			jb_u64(j, NULL, gids[i]);
-		jb_end_arr(j);
-	} else if (r < 9) {
-		c->flavor = 0;
-		c->len = 0;
-		jb_u64(j, "flavor", 0);
-		jb_u64(j, "len", 0);
-	} else {
-		/* RPCSEC_GSS (RFC 2203) rpc_gss_cred_vers_1_t, DATA, svc none */
-		uint32_t v[4] = { 1, 0, rnd(1u << 31), 1 };
-		u_int hl = rnd_range(4, 16);
-		char handle[16], *hp = handle;
-
-		gen_bytes((uint8_t *)handle, hl);
-		xdrmem_create(&x, (char *)c->body, sizeof(c->body), XDR_ENCODE);
-		for (int i = 0; i < 4; i++)
-			xdr_u_int32_t(&x, &v[i]);
-		xdr_bytes(&x, &hp, &hl, 16);
-		c->len = xdr_getpos(&x);
-		c->flavor = 6;
-		jb_u64(j, "flavor", 6);
-		jb_u64(j, "len", c->len);
-		jb_u64(j, "gss_vers", v[0]);
-		jb_u64(j, "gss_proc", v[1]);
-		jb_u64(j, "gss_seq", v[2]);
-		jb_u64(j, "gss_svc", v[3]);
-		jb_u64(j, "gss_ctx_len", hl);
-	}
-	jb_end_obj(j);
-}
-
-static void need_enc(size_t n)
-{
-	if (n <= enccap)
-		return;
-	enccap = n;
-	encbuf = realloc(encbuf, enccap);
-	if (!encbuf)
-		exit(1);
-}
-
-/* Encode op's call into encbuf and its JSON into m; returns the length. */
-static size_t enc_call(struct op *op, struct gmsg *m, uint32_t client, bool *gss)
-{
-	struct rpc_msg msg;
-	struct credv cred;
-	uint8_t verf[32];
-	XDR x;
-
-	jb_reset(&m->j);
-	m->is_call = true;
-	jb_u64(&m->j, "xid", op->xid);
-	jb_str(&m->j, "type", "call");
-	jb_u64(&m->j, "prog", op->prog);
-	jb_u64(&m->j, "vers", op->vers);
-	jb_u64(&m->j, "proc", op->proc);
-	jb_u64(&m->j, "rpcvers", 2);
-	gen_cred(&cred, &m->j, client);
-	*gss = cred.flavor == 6;
-	memset(&msg, 0, sizeof(msg));
-	msg.rm_xid = op->xid;
-	msg.rm_direction = CALL;
-	msg.rm_call.cb_rpcvers = 2;
-	msg.rm_call.cb_prog = op->prog;
-	msg.rm_call.cb_vers = op->vers;
-	msg.rm_call.cb_proc = op->proc;
-	msg.rm_call.cb_cred.oa_flavor = cred.flavor;
-	msg.rm_call.cb_cred.oa_base = (caddr_t)cred.body;
-	msg.rm_call.cb_cred.oa_length = cred.len;
-	msg.rm_call.cb_verf.oa_flavor = cred.flavor == 6 ? 6 : 0;
-	msg.rm_call.cb_verf.oa_base = (caddr_t)verf;
-	msg.rm_call.cb_verf.oa_length = cred.flavor == 6 ? 32 : 0;
-	gen_bytes(verf, sizeof(verf));
-	jb_obj(&m->j, "verf");
-	jb_u64(&m->j, "flavor", (uint32_t)msg.rm_call.cb_verf.oa_flavor);
-	jb_u64(&m->j, "len", msg.rm_call.cb_verf.oa_length);
-	jb_end_obj(&m->j);
-	need_enc((size_t)op->count + 65536);
-	xdrmem_create(&x, (char *)encbuf, (u_int)enccap, XDR_ENCODE);
-	m->body_off = m->j.len;
-	if (!xdr_callmsg(&x, &msg) || !body_call(&x, &m->j, op)) {
-		fprintf(stderr, "nfsgen: encoding call prog %u vers %u proc %u failed\n",
-			op->prog, op->vers, op->proc);
-		exit(1);
-	}
-	m->len = xdr_getpos(&x);
-	return m->len;
-}
-
-/* the reply body is encoded after the header, by body_reply() */
-static bool_t enc_nothing(XDR *x, ...)
-{
-	(void)x;
-	return TRUE;
-}
-
-/* Encode op's reply; call_frame 0: the call is not in the capture. */
-static size_t enc_reply(struct op *op, struct gmsg *m, uint64_t call_frame, bool call_lost,
-			bool orphan, bool gss)
-{
-	struct rpc_msg msg;
-	uint8_t verf[32];
-	XDR x;
-	struct jb *j = &m->j;
-
-	jb_reset(j);
-	m->is_call = false;
-	jb_u64(j, "xid", op->xid);
-	jb_str(j, "type", "reply");
-	if (orphan) {
-		jb_bool(j, "orphan", true);
-	} else {
-		jb_u64(j, "prog", op->prog);
-		jb_u64(j, "vers", op->vers);
-		jb_u64(j, "proc", op->proc);
-		if (call_lost)
-			jb_bool(j, "call_lost", true);
-		else
-			jb_u64(j, "call_frame", call_frame);
-	}
-	memset(&msg, 0, sizeof(msg));
-	msg.rm_xid = op->xid;
-	msg.rm_direction = REPLY;
-	gen_bytes(verf, sizeof(verf));
-	if (op->rk >= RK_DENIED_RPC_MISMATCH) {
-		msg.rm_reply.rp_stat = MSG_DENIED;
-		jb_u64(j, "reply_stat", 1);
-		if (op->rk == RK_DENIED_RPC_MISMATCH) {
-			msg.rjcted_rply.rj_stat = RPC_MISMATCH;
-			msg.rjcted_rply.rj_vers.low = 2;
-			msg.rjcted_rply.rj_vers.high = 2;
-			jb_u64(j, "reject_stat", 0);
-			jb_u64(j, "mismatch_low", 2);
-			jb_u64(j, "mismatch_high", 2);
-		} else {
-			uint32_t why = rnd_range(1, 7);
-
-			msg.rjcted_rply.rj_stat = AUTH_ERROR;
-			msg.rjcted_rply.rj_why = (enum auth_stat)why;
-			jb_u64(j, "reject_stat", 1);
-			jb_u64(j, "auth_stat", why);
-		}
-	} else {
-		msg.rm_reply.rp_stat = MSG_ACCEPTED;
-		msg.acpted_rply.ar_verf.oa_flavor = gss ? 6 : 0;
-		msg.acpted_rply.ar_verf.oa_base = (caddr_t)verf;
-		msg.acpted_rply.ar_verf.oa_length = gss ? 32 : 0;
-		msg.acpted_rply.ar_stat = (enum accept_stat)op->rk;
-		jb_u64(j, "reply_stat", 0);
-		jb_obj(j, "verf");
-		jb_u64(j, "flavor", gss ? 6 : 0);
-		jb_u64(j, "len", gss ? 32 : 0);
-		jb_end_obj(j);
-		jb_u64(j, "accept_stat", op->rk);
-		if (op->rk == RK_PROG_MISMATCH) {
-			uint32_t lo = op->prog == PROG_NFS ? 2 : 1, hi = op->prog == PROG_NFS ? 3 : 4;
-
-			msg.acpted_rply.ar_vers.low = lo;
-			msg.acpted_rply.ar_vers.high = hi;
-			jb_u64(j, "mismatch_low", lo);
-			jb_u64(j, "mismatch_high", hi);
-		} else if (op->rk == RK_OK) {
-			msg.acpted_rply.ar_results.where = NULL;
-			msg.acpted_rply.ar_results.proc = enc_nothing;
-		}
-	}
-	need_enc((size_t)op->count + 65536);
-	xdrmem_create(&x, (char *)encbuf, (u_int)enccap, XDR_ENCODE);
-	m->body_off = j->len;
-	if (!xdr_replymsg(&x, &msg)) {
-		fprintf(stderr, "nfsgen: encoding reply header failed\n");
-		exit(1);
-	}
-	if (op->rk == RK_OK) {
-		bool ok;
-
-		if (orphan) {
-			/* body on the wire, not expected in the output */
-			static struct jb oj;
-
-			if (!oj.p)
-				jb_init(&oj);
-			jb_reset(&oj);
-			ok = body_reply(&x, &oj, op);
-		} else {
-			ok = body_reply(&x, j, op);
-		}
-		if (!ok) {
-			fprintf(stderr, "nfsgen: encoding reply prog %u vers %u proc %u failed\n",
-				op->prog, op->vers, op->proc);
-			exit(1);
-		}
-	}
-	m->len = xdr_getpos(&x);
-	return m->len;
-}
-
 /* ------------------------------------------------------------ rounds -- */
 
 #define MAXOPS 4
@@ -454,14 +220,15 @@ static void copy_msg(struct gmsg *dst, const struct gmsg *src)
 	dst->is_call = src->is_call;
 }
 
-static void send_msg(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
-		     const uint8_t *p, size_t n)
+void gen_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
+	      const uint8_t *p, size_t n)
 {
 	if (f->tcp)
 		tcp_queue(f, dir, m, p, n);
 	else
 		udp_send(f, dir, cport, m, p, n);
 }
+#define send_msg gen_send
 
 static void garbage(uint32_t c, uint32_t s, bool tcp, int ipv)
 {
@@ -487,8 +254,8 @@ static void garbage(uint32_t c, uint32_t s, bool tcp, int ipv)
 		buf[0] = 0x7f;
 	}
 	memset(&gf, 0, sizeof(gf));
-	gf.cli = &clients[c];
-	gf.srv = &servers[s];
+	gf.cli = &gen_clients[c];
+	gf.srv = &gen_servers[s];
 	gf.ipv = ipv;
 	gf.tcp = tcp;
 	gf.cport = (uint16_t)rnd_range(40000, 60000);
@@ -514,8 +281,9 @@ static void one_round(void)
 	struct op ops[MAXOPS];
 	struct gmsg *calls[MAXOPS];
 	uint64_t call_frame[MAXOPS];
-	bool call_ok[MAXOPS], gss[MAXOPS], retx[MAXOPS];
+	bool call_ok[MAXOPS], gss[MAXOPS], retx[MAXOPS], reused[MAXOPS];
 	uint16_t cport[MAXOPS];
+	struct gmsg *first[MAXOPS], *rmsg[MAXOPS], *dmsg[MAXOPS];
 	uint32_t n, order[MAXOPS];
 	int sl = 0;
 
@@ -547,6 +315,7 @@ static void one_round(void)
 
 		pick_op(op, svc, tcp);
 		op->xid = xid_next[c]++;
+		reused[i] = false;
 		if (opt.xid_reuse && rnd(30) == 0) {
 			uint32_t k = rnd(XRING);
 
@@ -555,13 +324,17 @@ static void one_round(void)
 				   client matches replies by it */
 				op->xid = xring[c * XRING + k].xid;
 				xring[c * XRING + k].xid = 0;
+				reused[i] = true;
 				for (uint32_t j = 0; j < i; j++)
-					if (ops[j].xid == op->xid)
+					if (ops[j].xid == op->xid) {
 						op->xid = xid_next[c]++;
+						reused[i] = false;
+					}
 			}
 		}
 		len = enc_call(op, m, c, &gss[i]);
-		calls[i] = m;
+		calls[i] = first[i] = m;
+		rmsg[i] = dmsg[i] = NULL;
 		cport[i] = 0;
 		retx[i] = chance(opt.retrans);
 		if (retx[i]) {
@@ -620,11 +393,11 @@ static void one_round(void)
 		ops_done++;
 		if (op->no_reply)
 			continue;
-		m = &slots[sl++];
+		m = rmsg[i] = &slots[sl++];
 		len = enc_reply(op, m, call_frame[i], !call_ok[i], false, gss[i]);
 		send_msg(f, 1, cport[i], m, encbuf, len);
 		if (chance(opt.dup_replies)) {
-			struct gmsg *d = &slots[sl++];
+			struct gmsg *d = dmsg[i] = &slots[sl++];
 
 			copy_msg(d, m);
 			if (tcp)
@@ -633,6 +406,29 @@ static void one_round(void)
 		}
 	}
 	tcp_flush();
+	for (uint32_t i = 0; i < n; i++) {
+		struct op_rec rec = { .op = &ops[i], .f = f, .cport = f->cport,
+				      .cport_last = cport[i] ? cport[i] : f->cport,
+				      .xid_reused = reused[i] };
+		const struct gmsg *tx[2] = { first[i], calls[i] != first[i] ? calls[i] : NULL };
+
+		for (int t = 0; t < 2; t++)
+			if (tx[t] && tx[t]->lost)
+				rec.ntx_lost++;
+			else if (tx[t])
+				rec.tx_ts[rec.ntx++] = tx[t]->ts;
+		if (rmsg[i]) {
+			rec.reply_lost = rmsg[i]->lost;
+			rec.reply_ts = rmsg[i]->lost ? 0 : rmsg[i]->ts;
+			if (dmsg[i] && !dmsg[i]->lost) {
+				if (rec.reply_ts)
+					rec.dup_replies = 1;
+				else
+					rec.reply_ts = dmsg[i]->ts;
+			}
+		}
+		ops_truth(&rec);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = rnd(XRING);
 
@@ -656,7 +452,13 @@ static void usage(void)
 	      "  --multifrag  --multifrag-hdr  --multi-record  --split-marks  --xid-reuse  --orphan-replies\n"
 	      "  --garbage  --odd-ports  --delay-us N  --jitter-us N  --clients N  --servers N\n"
 	      "  --errors P  --rpc-errors P  --acks P  --nfs2  --mount  --portmap  --nlm\n"
-	      "  --all-features        everything above at modest rates\n", stderr);
+	      "  --all-features        everything above at modest rates\n"
+	      "  --ops-truth FILE      per-operation ground truth NDJSON\n"
+	      "  --scenario mixed|sizes|writes|getattr-storm|access-storm|lookup-storm|\n"
+	      "             commit-storm|noent|errors   (scripted; see README.md)\n"
+	      "  --server-rtmax N --server-wtmax N --sync-export --verf-change-at S\n"
+	      "  --unanswered P --retrans-ivl-us N --rate R --duration S --repeat N\n"
+	      "  --burst N --error-status N\n", stderr);
 	exit(2);
 }
 
@@ -668,7 +470,9 @@ int main(int argc, char **argv)
 		O_RETRANS, O_DUP, O_MULTIFRAG, O_MULTIREC, O_SPLIT, O_XIDREUSE,
 		O_ORPHANS, O_GARBAGE, O_ODDPORTS, O_DELAY, O_JITTER, O_CLIENTS,
 		O_SERVERS, O_ERRORS, O_RPCERRORS, O_ACKS, O_NFS2, O_MOUNT, O_PMAP,
-		O_NLM, O_ALL, O_MULTIFRAG_HDR,
+		O_NLM, O_ALL, O_MULTIFRAG_HDR, O_OPSTRUTH, O_SCEN, O_RTMAX, O_WTMAX,
+		O_SYNC, O_VERFAT, O_UNANS, O_RIVL, O_RATE, O_DUR, O_REPEAT, O_BURST,
+		O_ERRST,
 	};
 	static const struct option lo[] = {
 		{ "out", 1, NULL, 'o' }, { "truth", 1, NULL, 't' },
@@ -690,12 +494,22 @@ int main(int argc, char **argv)
 		{ "nfs2", 0, NULL, O_NFS2 }, { "mount", 0, NULL, O_MOUNT },
 		{ "portmap", 0, NULL, O_PMAP }, { "nlm", 0, NULL, O_NLM },
 		{ "all-features", 0, NULL, O_ALL }, { "help", 0, NULL, 'h' },
+		{ "ops-truth", 1, NULL, O_OPSTRUTH }, { "scenario", 1, NULL, O_SCEN },
+		{ "server-rtmax", 1, NULL, O_RTMAX }, { "server-wtmax", 1, NULL, O_WTMAX },
+		{ "sync-export", 0, NULL, O_SYNC }, { "verf-change-at", 1, NULL, O_VERFAT },
+		{ "unanswered", 1, NULL, O_UNANS }, { "retrans-ivl-us", 1, NULL, O_RIVL },
+		{ "rate", 1, NULL, O_RATE }, { "duration", 1, NULL, O_DUR },
+		{ "repeat", 1, NULL, O_REPEAT }, { "burst", 1, NULL, O_BURST },
+		{ "error-status", 1, NULL, O_ERRST },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct net_cfg nc = { .link = LINK_ETH, .snaplen = 262144, .mss = 1448, .csum = true,
 			      .acks = 0.3 };
 	uint64_t seed = 1;
 	int ch;
+	struct scen_opts so = { .verf_change_at = -1, .retrans_ivl_us = 700000, .rate = 100,
+				.duration = 5, .repeat = 10, .burst = 5, .error_status = 10008 };
+	FILE *opsf = NULL;
 
 	while ((ch = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
 		switch (ch) {
@@ -748,6 +562,19 @@ int main(int argc, char **argv)
 		case O_MOUNT: opt.mount = true; break;
 		case O_PMAP: opt.pmap = true; break;
 		case O_NLM: opt.nlm = true; break;
+		case O_OPSTRUTH: opt.ops_truth = optarg; break;
+		case O_SCEN: opt.scenario = optarg; break;
+		case O_RTMAX: so.server_rtmax = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_WTMAX: so.server_wtmax = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_SYNC: so.sync_export = true; break;
+		case O_VERFAT: so.verf_change_at = atof(optarg); break;
+		case O_UNANS: so.unanswered = atof(optarg); break;
+		case O_RIVL: so.retrans_ivl_us = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_RATE: so.rate = atof(optarg); break;
+		case O_DUR: so.duration = atof(optarg); break;
+		case O_REPEAT: so.repeat = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_BURST: so.burst = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_ERRST: so.error_status = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_ALL:
 			opt.transport = 2;
 			opt.ip = 0;
@@ -787,6 +614,15 @@ int main(int argc, char **argv)
 		}
 		setvbuf(nc.truth, NULL, _IOFBF, 1 << 22);
 	}
+	if (opt.ops_truth) {
+		opsf = fopen(opt.ops_truth, "w");
+		if (!opsf) {
+			perror(opt.ops_truth);
+			return 1;
+		}
+		setvbuf(opsf, NULL, _IOFBF, 1 << 22);
+	}
+	ops_truth_open(opsf);
 	data_pattern = malloc((size_t)opt.size + 16);
 	if (!data_pattern)
 		return 1;
@@ -797,10 +633,29 @@ int main(int argc, char **argv)
 	net_now = (int64_t)1700000000 * 1000000000 + (int64_t)rnd(1000000000);
 	hosts_init();
 	net_init(&nc);
-	while (ops_done < opt.count && (!opt.packets || net_stats.frames < opt.packets))
+	if (opt.scenario) {
+		so.clients = opt.clients;
+		so.servers = opt.servers;
+		so.count = opt.count;
+		so.transport = opt.transport;
+		so.delay_us = opt.delay_us;
+		so.jitter_us = opt.jitter_us;
+		so.size = opt.size;
+		so.retrans = opt.retrans;
+		so.dup_replies = opt.dup_replies;
+		so.xid_reuse = opt.xid_reuse;
+		if (!scen_run(opt.scenario, &so)) {
+			fprintf(stderr, "nfsgen: unknown scenario '%s'\n", opt.scenario);
+			return 2;
+		}
+		ops_done = scen_ops;
+	}
+	while (!opt.scenario && ops_done < opt.count &&
+	       (!opt.packets || net_stats.frames < opt.packets))
 		one_round();
 	net_fini();
-	if (fclose(nc.pcap) != 0 || (nc.truth && fclose(nc.truth) != 0)) {
+	if (fclose(nc.pcap) != 0 || (nc.truth && fclose(nc.truth) != 0) ||
+	    (opsf && fclose(opsf) != 0)) {
 		perror("nfsgen: write");
 		return 1;
 	}

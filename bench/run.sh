@@ -1,0 +1,76 @@
+#!/bin/sh
+# run.sh NFSGEN NFSCOPE PCAP_FLOOR - nfscope report against a bare libpcap
+# loop, tshark rpc,srt, nfstrace (breakdown) and tcpdump, on the same files.
+#
+# Files (deterministic, nfsgen --seed 1, regenerated only if missing):
+#   meta: metadata-heavy mix of small NFSv3 ops (no READ/WRITE/COMMIT), UDP+TCP
+#   data: READ/WRITE/COMMIT of 32 KiB (UDP, 23 IP fragments each) and 1 MiB (TCP)
+# each BENCH_PACKETS frames (default 5,000,000), in BENCH_DIR (default /tmp/nfscope-bench),
+# plus a meta file of a fifth of the length to show nfscope's peak RSS does not grow
+# with the capture's length.  Prints, per file and tool: seconds, packets/s, peak RSS
+# (/usr/bin/time -v) and the time as a ratio to the floor.  Never asserts speed.
+set -u
+G=$1 N=$2 F=$3
+P=${BENCH_PACKETS:-5000000}
+D=${BENCH_DIR:-/tmp/nfscope-bench}
+mkdir -p "$D"
+T=/usr/bin/time
+[ -x "$T" ] || { echo "run.sh: /usr/bin/time missing (apt-get install time)"; exit 77; }
+
+if ! command -v nfstrace >/dev/null 2>&1; then
+	echo "nfstrace missing: trying apt-get install -y nfstrace"
+	if [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y nfstrace >/dev/null 2>&1; then
+		echo "nfstrace installed"
+	else
+		echo "nfstrace could not be installed: its row is skipped"
+	fi
+fi
+NFSTRACE_MOD=/usr/lib/nfstrace/libbreakdown.so
+
+gen() {	# name args...
+	name=$1; shift
+	[ -s "$D/$name.pcap" ] && [ "$(cat "$D/$name.args" 2>/dev/null)" = "$*" ] && return
+	echo "generating $name: nfsgen $*"
+	"$G" -o "$D/$name.pcap" "$@" || exit 1
+	echo "$*" > "$D/$name.args"
+}
+gen meta --mix meta --transport mix --count 1000000000 --packets "$P" --seed 1 --clients 64 --servers 4 --acks 0.1
+gen data --mix data --transport mix --size 1048576 --count 1000000000 --packets "$P" --seed 1 --clients 16 --servers 4 --acks 0.1
+gen meta-short --mix meta --transport mix --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
+
+# measure NAME FILE cmd... -> prints one row, sets $secs
+measure() {
+	name=$1 file=$2; shift 2
+	# in $D: nfstrace writes its breakdown files into the working directory
+	(cd "$D" && "$T" -v -o "$D/time.txt" "$@" > "$D/out.txt" 2> "$D/err.txt")
+	rc=$?
+	secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":"); s = 0;
+		for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' "$D/time.txt")
+	rss=$(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$D/time.txt")
+	printf "%-10s %-11s %9.2f %12.0f %9s %8.2f%s\n" "$file" "$name" "$secs" \
+		"$(echo "$pkts $secs" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$rss" \
+		"$(echo "$secs $floor" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" \
+		"$([ $rc = 0 ] || echo "  (exit $rc: $(head -c 120 "$D/err.txt" | tr '\n' ' '))")"
+}
+
+case $G in /*) ;; *) G=$PWD/$G ;; esac
+case $N in /*) ;; *) N=$PWD/$N ;; esac
+case $F in /*) ;; *) F=$PWD/$F ;; esac
+printf "%-10s %-11s %9s %12s %9s %8s\n" file tool seconds packets/s "RSS MB" "x floor"
+for f in meta data meta-short; do
+	pcap=$D/$f.pcap
+	"$F" "$pcap" > "$D/floor.txt" || exit 1
+	pkts=$(awk '{ print $1 }' "$D/floor.txt")
+	echo "# $f: $pkts packets, $(du -m "$pcap" | cut -f1) MB (page cache warmed by a first read)"
+	floor=0
+	measure floor "$f" "$F" "$pcap"
+	floor=$secs
+	measure nfscope "$f" "$N" report -r "$pcap"
+	[ "$f" = meta-short ] && continue
+	measure tshark "$f" tshark -n -q -r "$pcap" -z rpc,srt,100003,3
+	if command -v nfstrace >/dev/null 2>&1 && [ -f "$NFSTRACE_MOD" ]; then
+		measure nfstrace "$f" nfstrace -m stat -I "$pcap" -a "$NFSTRACE_MOD" --log "$D/nfstrace.log"
+	fi
+	measure tcpdump "$f" tcpdump -nr "$pcap"
+done
+exit 0

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""gen_scenarios.py NFSGEN NFSCOPE - analysis tests on generator scenarios.
+
+Each scenario is written by nfsgen (tests/gen, independent of nfscope) with
+its per-operation ground truth (--ops-truth), analysed by `nfscope report
+--json`, and the report is checked against numbers this script computes
+from the generator's records: counts per procedure and client, retransmits
+and their intervals, duplicate replies, unanswered calls, XID reuse, exact
+latency min/max/sum, percentiles within the histogram's stated error
+(doc/report.md: bucket midpoint, <= 1/256 relative, plus the 1 us rounding
+of the ms figures), size histograms and verdicts, sync exports, verifier
+changes, storms and near-storms, NOENT repeats, error bursts.  Thresholds are
+the documented defaults (doc/report.md); a few runs pass --thresholds
+options to check they are wired.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+
+NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="nfscope-an-")
+PROC = {1: "GETATTR", 2: "SETATTR", 3: "LOOKUP", 4: "ACCESS", 6: "READ", 7: "WRITE",
+        8: "CREATE", 12: "REMOVE", 17: "READDIRPLUS", 18: "FSSTAT", 19: "FSINFO",
+        21: "COMMIT"}
+fails = 0
+checks = 0
+
+
+def check(cond, what):
+    global fails, checks
+    checks += 1
+    if not cond:
+        fails += 1
+        print("FAIL:", what)
+
+
+def eq(got, want, what):
+    check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+
+def run(name, gen_args, rep_args=()):
+    pcap = os.path.join(TMP, name + ".pcap")
+    ops = os.path.join(TMP, name + ".ops")
+    subprocess.run([NFSGEN, "-o", pcap, "--ops-truth", ops] + gen_args, check=True,
+                   stderr=subprocess.DEVNULL)
+    out = subprocess.run([NFSCOPE, "report", "-r", pcap, "--json"] + list(rep_args),
+                         check=True, stdout=subprocess.PIPE).stdout
+    truth = [json.loads(l) for l in open(ops)]
+    return truth, json.loads(out)
+
+
+def nearest_rank(vals, p):
+    v = sorted(vals)
+    r = max(1, math.ceil(p / 100.0 * len(v)))
+    return v[r - 1]
+
+
+def check_hist(h, vals, what):
+    eq(h["count"], len(vals), what + " count")
+    if not vals:
+        return
+    eq(h["min_ns"], min(vals), what + " min_ns")
+    eq(h["max_ns"], max(vals), what + " max_ns")
+    eq(int(h["sum_ns"]), sum(vals), what + " sum_ns")
+    eq(round(h["avg"], 3), round(sum(vals) / len(vals) / 1e6, 3), what + " avg ms")
+    for key, p in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p99_9", 99.9)):
+        exact = nearest_rank(vals, p)
+        tol = exact / 256.0 + 600   # bucket half-width + ms rounding (ns)
+        got = h[key] * 1e6
+        check(abs(got - exact) <= tol, "%s %s: %.0f ns vs exact %d (tol %.0f)"
+              % (what, key, got, exact, tol))
+
+
+def lat(o):
+    return o["reply_ns"] - o["first_call_ns"]
+
+
+def lat_last(o):
+    return o["reply_ns"] - o["last_call_ns"]
+
+
+def find(rep, kind, **kw):
+    return [f for f in rep["findings"] if f["kind"] == kind and
+            all(f.get(k) == v for k, v in kw.items())]
+
+
+# ------------------------------------------------------------- mixed --
+def t_mixed(transport, seed):
+    truth, rep = run("mixed-" + transport, [
+        "--scenario", "mixed", "--count", "3000", "--transport", transport,
+        "--clients", "3", "--servers", "2", "--delay-us", "300", "--jitter-us", "4000",
+        "--retrans", "0.05", "--retrans-ivl-us", "700000", "--dup-replies", "0.04",
+        "--unanswered", "0.02", "--xid-reuse", "--seed", str(seed)])
+    tag = "mixed/%s" % transport
+    check(any(o["xid_reused"] for o in truth), tag + ": generator reused an XID")
+    check(any(o["retrans"] for o in truth) and any(o["dup_replies"] for o in truth) and
+          any(not o["answered"] for o in truth), tag + ": scenario has retrans/dups/unanswered")
+    tot = rep["totals"]
+    eq(tot["ops"], len(truth), tag + " ops")
+    eq(tot["answered"], sum(o["answered"] for o in truth), tag + " answered")
+    eq(tot["unanswered"], sum(not o["answered"] for o in truth), tag + " unanswered")
+    eq(tot["retrans"], sum(o["retrans"] for o in truth), tag + " retransmissions")
+    eq(tot["dup_replies"], sum(o["dup_replies"] for o in truth), tag + " duplicate replies")
+    eq(tot["errors"], sum(1 for o in truth if o["answered"] and o.get("status", 0) != 0),
+       tag + " errors")
+    eq(rep["engine"]["misfit_replies"], 0, tag + " misfit replies")
+    eq(rep["engine"]["replies_unmatched"] + rep["decode"]["orphan_replies"], 0,
+       tag + " replies without a call")
+    byproc = defaultdict(list)
+    for o in truth:
+        byproc[o["proc"]].append(o)
+    rows = {r["proc"]: r for r in rep["procedures"] if r["prog"] == 100003}
+    eq(sorted(rows), sorted(byproc), tag + " procedures seen")
+    for p, ops in sorted(byproc.items()):
+        r = rows.get(p)
+        if r is None:
+            continue
+        t = "%s %s" % (tag, PROC.get(p, p))
+        ans = [o for o in ops if o["answered"]]
+        eq(r["calls"], len(ops), t + " calls")
+        eq(r["answered"], len(ans), t + " answered")
+        eq(r["unanswered"], len(ops) - len(ans), t + " unanswered")
+        eq(r["retrans"], sum(o["retrans"] for o in ops), t + " retrans")
+        eq(r["retrans_ops"], sum(1 for o in ops if o["retrans"]), t + " retrans ops")
+        eq(r["dup_replies"], sum(o["dup_replies"] for o in ops), t + " dup replies")
+        eq(r["errors"], sum(1 for o in ans if o.get("status", 0)), t + " errors")
+        check_hist(r["latency_ms"], [lat(o) for o in ans], t + " latency")
+        check_hist(r["latency_last_ms"], [lat_last(o) for o in ans], t + " latency_last")
+        ivl = [o["tx_ns"][1] - o["tx_ns"][0] for o in ops if o["retrans"]]
+        if ivl:
+            check_hist(r["retrans_interval_ms"], ivl, t + " retrans interval")
+            # 700 ms after the first transmission's last frame, plus the
+            # generator's per-frame clock steps (<= 21 us) of a fragmented call
+            check(all(700000000 <= v < 701000000 for v in ivl), t + " known interval")
+    # per client and per client x procedure
+    cl = defaultdict(Counter)
+    for o in truth:
+        cl[o["client"]][o["proc"]] += 1
+        cl[o["client"]]["all"] += 1
+    for r in rep["clients"]:
+        key = "all" if r["procedure"] == "(all)" else r["proc"]
+        eq(r["calls"], cl[r["key"]][key], "%s client %s %s calls" % (tag, r["key"], key))
+    eq(len([r for r in rep["clients"] if r["procedure"] == "(all)"]), len(cl),
+       tag + " clients")
+    # latency: every answered op waited at least the server delay
+    check(all(lat_last(o) >= 300000 for o in truth if o["answered"]), tag + " delay >= 300us")
+
+
+# ------------------------------------------------------------- sizes --
+def pct_dom(sizes):
+    dn, dom = 0, 0
+    for s, n in sizes.items():
+        if n > dn or (n == dn and s > dom):
+            dn, dom = n, s
+    return dom, dn
+
+
+def hs(v):
+    return "%uM" % (v // 1048576) if v >= 1048576 and v % 1048576 == 0 else \
+        "%uk" % (v // 1024) if v >= 1024 and v % 1024 == 0 else "%u bytes" % v
+
+
+def expected_verdict(write, sizes, lim):
+    op, knob = ("WRITE", "wsize") if write else ("READ", "rsize")
+    total = sum(sizes.values())
+    dom, dn = pct_dom(sizes)
+    mx = max(sizes)
+    pct = dn * 100 // total
+    head = "%s: %u bytes in %u%% of %u calls, never above %u" % (op, dom, pct, total, mx)
+    if not lim:
+        return head + ("; the server's limit is unknown (no FSINFO/STATFS reply in the "
+                       "capture: it is sent at mount time); the client's %s is not sent "
+                       "on the wire, %u is the largest it used" % (knob, mx)), False
+    name = "wtmax" if write else "rtmax"
+    if mx == lim and dom == lim:
+        return head + ("; server advertises %s %u, pref %s -> the server caps %ss at %s; "
+                       "a %s above %s cannot take effect" % (name, lim, hs(lim),
+                       "write" if write else "read", hs(lim), knob, hs(lim))), pct >= 90
+    if mx < lim:
+        return head + ("; server advertises %s %u -> the server allows more: the "
+                       "client's %s (not sent on the wire; inferred <= %u from what it "
+                       "used) or the application's I/O size is the limit"
+                       % (name, lim, knob, mx)), False
+    return None, None
+
+
+def t_sizes(tag, cap, size, transport):
+    args = ["--scenario", "sizes", "--count", "2000", "--clients", "2", "--servers", "2",
+            "--size", str(size), "--transport", transport, "--seed", "11"]
+    if cap:
+        args += ["--server-rtmax", str(cap), "--server-wtmax", str(cap)]
+    truth, rep = run("sizes-" + tag, args)
+    tag = "sizes/" + tag
+    hist = defaultdict(lambda: (Counter(), Counter()))
+    for o in truth:
+        if o["proc"] in (6, 7):
+            hist[(o["client"], o["server"])][o["proc"] == 7][o["count"]] += 1
+    eq(len(rep["pairs"]), len(hist), tag + " pairs")
+    ncapped = 0
+    for p in rep["pairs"]:
+        k = (p["client"], p["server"])
+        for w in (0, 1):
+            want = hist[k][w]
+            key = "write" if w else "read"
+            got = {int(s): n for s, n in p[key + "_sizes"]["count_by_size"].items()}
+            eq(got, dict(want), "%s %s %s sizes" % (tag, k, key))
+            eq(p[key + "_sizes"]["max"], max(want), "%s %s %s max" % (tag, k, key))
+            v, capped = expected_verdict(w, want, cap)
+            eq(p[key + "_verdict"], v, "%s %s %s verdict" % (tag, k, key))
+            eq(p[key + "_capped"], capped, "%s %s %s capped" % (tag, k, key))
+            ncapped += bool(capped)
+        eq(p["reads"], sum(hist[k][0].values()), tag + " reads")
+        eq(p["bytes_read"], sum(s * n for s, n in hist[k][0].items()), tag + " bytes read")
+    nf = len(find(rep, "size_capped"))
+    eq(nf, ncapped, tag + " size_capped findings")
+    if cap == 8192:
+        check(ncapped > 0, tag + " some pair is capped")
+    if cap:
+        fs = {(o["server"]): (o["rtmax"], o["wtmax"]) for o in truth if o["proc"] == 19}
+        for s in rep["server_info"]:
+            eq((s["fsinfo"]["rtmax"], s["fsinfo"]["wtmax"]), fs[s["server"]],
+               tag + " fsinfo " + s["server"])
+
+
+# ------------------------------------------------------------ writes --
+def t_writes(sync):
+    args = ["--scenario", "writes", "--count", "400", "--clients", "2", "--servers", "1",
+            "--rate", "400", "--verf-change-at", "0.5", "--transport", "mix", "--seed", "5"]
+    if sync:
+        args.append("--sync-export")
+    truth, rep = run("writes-%d" % sync, args)
+    tag = "writes/%s" % ("sync" if sync else "async")
+    for p in rep["pairs"]:
+        ws = [o for o in truth if o["client"] == p["client"] and o["proc"] == 7]
+        cs = [o for o in truth if o["client"] == p["client"] and o["proc"] == 21]
+        eq(p["writes"], len(ws), tag + " writes")
+        eq(p["commits"], len(cs), tag + " commits")
+        want = Counter("%s/%s" % (("UNSTABLE", "DATA_SYNC", "FILE_SYNC")[o["stable"]],
+                                  ("UNSTABLE", "DATA_SYNC", "FILE_SYNC")[o["committed"]])
+                       for o in ws)
+        eq(p["stable_asked_granted"], dict(want), tag + " stable asked/granted")
+        eq(p["bytes_written"], sum(o["count"] for o in ws), tag + " bytes written")
+    got = find(rep, "sync_export")
+    eq(len(got), 2 if sync else 0, tag + " sync_export findings")
+    for f in got:
+        n = sum(1 for o in truth if o["client"] == f["client"] and o["proc"] == 7)
+        eq(f["count"], n, tag + " sync_export count")
+    # verifier change: the first reply carrying the new verifier
+    seq = sorted((o["reply_ns"], o["verf"]) for o in truth if "verf" in o)
+    ch = [t for (t, v), (_, pv) in zip(seq[1:], seq) if v != pv]
+    eq(len(ch), 1, tag + " one verifier change in the generator")
+    si = rep["server_info"][0]
+    eq(si["verifier_changes"], 1, tag + " verifier changes")
+    t = si["verifier_change_list"][0]["time"]
+    eq(int(t.replace(".", "")), ch[0], tag + " verifier change time (ns)")
+    eq(si["verifier_change_list"][0]["new"], "VERF-TWO".encode().hex(), tag + " new verifier")
+    r = find(rep, "server_restart")
+    eq(len(r), 1, tag + " server_restart finding")
+    eq(len(find(rep, "commit_storm")), 0, tag + " no commit_storm (0.1 COMMIT per WRITE)")
+
+
+# ------------------------------------------------------------ storms --
+def t_storm(kind, proc, rate, extra=(), rep_args=(), dur=3):
+    truth, rep = run(kind + "-%d" % rate, ["--scenario", kind, "--rate", str(rate),
+                     "--duration", str(dur), "--clients", "3", "--servers", "1",
+                     "--seed", "9"] + list(extra), rep_args)
+    tag = "%s/%d" % (kind, rate)
+    fk = kind.replace("-", "_")
+    ops = [o for o in truth if o["client"] == "10.0.0.1" and o["proc"] == proc]
+    first = min(o["first_call_ns"] for o in ops)
+    sec = Counter(o["first_call_ns"] // 10**9 for o in ops)
+    got = find(rep, fk, client="10.0.0.1")
+    got = [f for f in got if f["peak_rate"] > 0]    # the rate detector
+    eq(len(got), 1, tag + " storm for client 1")
+    if got:
+        f = got[0]
+        eq(f["count"], len(ops), tag + " count")
+        eq(f["peak_rate"], max(sec.values()), tag + " peak rate")
+        eq(f["start"], "%d.000000000" % (first // 10**9), tag + " start")
+        eq(f["end"], "%d.000000000" % (max(sec) + 1), tag + " end")
+        if proc == 1:
+            fast = sum(1 for a, b in zip(ops, ops[1:]) if b["first_call_ns"] -
+                       a["first_call_ns"] <= 100000000)
+            check("re-validated %d times within 100 ms" % fast in f["evidence"],
+                  tag + " re-validation evidence: " + f["evidence"])
+            eq(f["fh"], ops[0]["fh"], tag + " storm handle")
+    for c in ("10.0.0.2", "10.0.0.3"):
+        eq(find(rep, fk, client=c), [], "%s near-storm %s must not fire" % (tag, c))
+    return truth, rep
+
+
+def t_commit_storm():
+    truth, rep = t_storm("commit-storm", 21, 200, ["--repeat", "49"])
+    for c in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+        w = sum(1 for o in truth if o["client"] == c and o["proc"] == 7)
+        n = sum(1 for o in truth if o["client"] == c and o["proc"] == 21)
+        ratio = [f for f in find(rep, "commit_storm", client=c) if f["peak_rate"] == 0]
+        fire = n >= 50 and n >= 0.5 * w
+        eq(len(ratio), 1 if fire else 0, "commit ratio %s (%d/%d)" % (c, n, w))
+
+
+def t_noent():
+    truth, rep = run("noent", ["--scenario", "noent", "--repeat", "10", "--seed", "2"])
+    n = Counter(o["name"] for o in truth if o.get("status") == 2)
+    got = find(rep, "noent_repeat")
+    eq(len(got), 1, "noent: one finding")
+    if got:
+        eq(got[0]["count"], n["libA.so"], "noent count")
+        check('"libA.so"' in got[0]["evidence"], "noent names libA.so")
+    eq(n["libB.so"], 9, "noent near-repeat generated")
+
+
+def t_thresholds():
+    # the same scenarios with thresholds moved by --threshold
+    t_storm("getattr-storm", 1, 300, rep_args=["--threshold", "getattr_rate=300"])
+    truth, rep = run("noent9", ["--scenario", "noent", "--repeat", "10", "--seed", "2"],
+                     ["--threshold", "noent_repeat=9"])
+    eq(len(find(rep, "noent_repeat")), 2, "noent_repeat=9: libA and libB")
+    truth, rep = run("err4", ["--scenario", "errors", "--burst", "5", "--servers", "2"],
+                     ["--threshold", "error_min=4"])
+    eq(len(find(rep, "error_burst")), 2, "error_min=4: both servers")
+    truth, rep = run("storm300", ["--scenario", "getattr-storm", "--rate", "300",
+                                  "--clients", "1"])
+    eq(find(rep, "getattr_storm"), [], "300/s is no storm at the default 500/s")
+    bad = subprocess.run([NFSCOPE, "report", "-r", os.path.join(TMP, "err4.pcap"),
+                          "--threshold", "storm_share=2"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    eq(bad.returncode, 2, "out-of-range threshold refused")
+
+
+def t_errors(status, name):
+    truth, rep = run("err-%d" % status, ["--scenario", "errors", "--burst", "5",
+                     "--error-status", str(status), "--servers", "2", "--seed", "4"])
+    tag = "errors/" + name
+    for s in ("10.1.0.1", "10.1.0.2"):
+        n = sum(1 for o in truth if o["server"] == s and o["status"] == status)
+        got = find(rep, "error_burst", server=s)
+        eq(len(got), 1 if n >= 5 else 0, "%s %s (%d errors)" % (tag, s, n))
+        if got:
+            eq(got[0]["count"], n, tag + " count")
+            check(name in got[0]["evidence"], tag + " evidence names " + name)
+
+
+def main():
+    t_mixed("udp", 1)
+    t_mixed("tcp", 2)
+    t_mixed("mix", 3)
+    t_sizes("capped-8k", 8192, 32768, "mix")
+    t_sizes("uncapped-1M", 1048576, 32768, "mix")
+    t_sizes("tcp-1M", 1048576, 1048576, "tcp")
+    t_sizes("no-fsinfo", 0, 32768, "udp")
+    t_writes(True)
+    t_writes(False)
+    t_storm("getattr-storm", 1, 500)
+    t_storm("access-storm", 4, 500)
+    t_storm("lookup-storm", 3, 500)
+    t_commit_storm()
+    t_noent()
+    for st, nm in ((10008, "JUKEBOX"), (70, "STALE"), (13, "ACCES"), (28, "NOSPC")):
+        t_errors(st, nm)
+    t_thresholds()
+    print("%d checks, %d failed" % (checks, fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+/*
+ * scen.c - nfsgen: per-operation ground truth (--ops-truth) and scripted
+ * scenarios (--scenario) whose every operation, time, size, status and
+ * verifier is chosen here and recorded as sent.  The scenarios target the
+ * analysis engine: latency with a known server delay, retransmissions with
+ * a known interval, duplicate replies, unanswered calls, XID reuse, capped
+ * and uncapped transfer sizes, sync exports, a write-verifier change,
+ * storms next to near-storms (just under a threshold), NOENT repeats and
+ * error bursts.  See README.md for each scenario's layout.
+ */
+#include "gen.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+uint64_t scen_ops;
+static FILE *opsf;
+
+#define NFS3_GETATTR 1
+#define NFS3_LOOKUP 3
+#define NFS3_ACCESS 4
+#define NFS3_READ 6
+#define NFS3_WRITE 7
+#define NFS3_FSINFO 19
+#define NFS3_COMMIT 21
+#define S_UNSTABLE 0
+#define S_FILE_SYNC 2
+
+void ops_truth_open(FILE *out)
+{
+	opsf = out;
+}
+
+static void hex(FILE *f, const char *key, const uint8_t *p, size_t n)
+{
+	fprintf(f, ",\"%s\":\"", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x", p[i]);
+	fputc('"', f);
+}
+
+void ops_truth(const struct op_rec *r)
+{
+	const struct op *op = r->op;
+	const struct flow *f = r->f;
+	FILE *o = opsf;
+
+	if (!o)
+		return;
+	fprintf(o, "{\"client\":\"%s\",\"server\":\"%s\",\"cport\":%u,\"cport_last\":%u,"
+		"\"sport\":%u,\"proto\":\"%s\",\"xid\":%u,\"prog\":%u,\"vers\":%u,\"proc\":%u,"
+		"\"tx_ns\":[",
+		f->ipv == 4 ? f->cli->s4 : f->cli->s6, f->ipv == 4 ? f->srv->s4 : f->srv->s6,
+		r->cport, r->cport_last, f->sport, f->tcp ? "tcp" : "udp", op->xid, op->prog,
+		op->vers, op->proc);
+	for (uint32_t i = 0; i < r->ntx; i++)
+		fprintf(o, "%s%" PRId64, i ? "," : "", r->tx_ts[i]);
+	fprintf(o, "],\"tx_lost\":%u,\"retrans\":%u", r->ntx_lost,
+		r->ntx + r->ntx_lost ? r->ntx + r->ntx_lost - 1 : 0);
+	if (r->ntx)
+		fprintf(o, ",\"first_call_ns\":%" PRId64 ",\"last_call_ns\":%" PRId64,
+			r->tx_ts[0], r->tx_ts[r->ntx - 1]);
+	fprintf(o, ",\"answered\":%s", r->reply_ts && r->ntx ? "true" : "false");
+	if (r->reply_ts)
+		fprintf(o, ",\"reply_ns\":%" PRId64, r->reply_ts);
+	fprintf(o, ",\"reply_lost\":%s,\"dup_replies\":%u,\"one_way\":%s,\"xid_reused\":%s",
+		r->reply_lost ? "true" : "false", r->dup_replies, op->no_reply ? "true" : "false",
+		r->xid_reused ? "true" : "false");
+	if (op->rk != RK_OK)
+		fprintf(o, ",\"rpc_error\":%d", (int)op->rk);
+	if (op->prog == PROG_NFS && op->vers == 3 && op->o_have_status && op->rk == RK_OK)
+		fprintf(o, ",\"status\":%u", op->o_status);
+	if (op->o_have_rw)
+		fprintf(o, ",\"count\":%u,\"offset\":%" PRIu64, op->o_count, op->o_offset);
+	if (op->o_have_write)
+		fprintf(o, ",\"stable\":%u", op->o_stable);
+	if (op->o_set && op->rk == RK_OK && op->o_status == 0 && op->proc == NFS3_READ &&
+	    op->prog == PROG_NFS && op->vers == 3)
+		fprintf(o, ",\"rcount\":%u,\"eof\":%s", op->o_rcount, op->o_eof ? "true" : "false");
+	if (op->o_set && op->rk == RK_OK && op->o_status == 0 && op->proc == NFS3_WRITE &&
+	    op->prog == PROG_NFS && op->vers == 3)
+		fprintf(o, ",\"rcount\":%u,\"committed\":%u", op->o_rcount, op->o_committed);
+	if (op->o_have_verf && op->rk == RK_OK && op->o_status == 0)
+		hex(o, "verf", op->o_verf, 8);
+	if (op->fh)
+		hex(o, "fh", op->fh, op->fh_len);
+	if (op->name)
+		fprintf(o, ",\"name\":\"%s\"", op->name);
+	if (op->proc == NFS3_FSINFO && op->prog == PROG_NFS && op->vers == 3 && op->rtmax)
+		fprintf(o, ",\"rtmax\":%u,\"wtmax\":%u", op->rtmax, op->wtmax);
+	fputs("}\n", o);
+}
+
+/* ---------------------------------------------------- scripted ops -- */
+
+struct xop {
+	struct op op;
+	uint32_t c, s;
+	bool tcp;
+	uint32_t retrans;	/* extra transmissions, ivl_ns apart */
+	int64_t ivl_ns;
+	bool port_change;	/* UDP: retransmissions from another port */
+	uint32_t dups;		/* duplicate replies */
+	bool unanswered;
+	int64_t delay_ns;	/* server time after the last transmission */
+	bool have_xid, xid_reused;
+};
+
+static struct gmsg xm[16];
+
+static void copy_msg(struct gmsg *dst, const struct gmsg *src)
+{
+	jb_reset(&dst->j);
+	jb_raw(&dst->j, src->j.p, src->j.len);
+	dst->body_off = src->body_off;
+	dst->len = src->len;
+	dst->is_call = src->is_call;
+}
+
+static void xop_run(struct xop *x)
+{
+	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, x->tcp, 4);
+	struct op_rec rec = { .op = &x->op, .f = f, .cport = f->cport, .cport_last = f->cport,
+			      .xid_reused = x->xid_reused };
+	struct gmsg *m = &xm[0];
+	uint16_t cp = 0;
+	size_t len;
+	bool gss;
+
+	if (!xm[0].j.p)
+		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
+			jb_init(&xm[i].j);
+	x->op.prog = PROG_NFS;
+	x->op.vers = 3;
+	x->op.udp = !x->tcp;
+	if (!x->have_xid)
+		x->op.xid = gen_xid(x->c);
+	len = enc_call(&x->op, m, x->c, &gss);
+	gen_send(f, 0, 0, m, encbuf, len);
+	tcp_flush();
+	rec.tx_ts[rec.ntx++] = m->ts;
+	for (uint32_t r = 0; r < x->retrans && r < 6; r++) {
+		struct gmsg *t = &xm[1 + r];
+
+		net_now = rec.tx_ts[rec.ntx - 1] + x->ivl_ns;
+		if (!x->tcp && x->port_change)
+			cp = (uint16_t)(f->cport == 1023 ? 512 : f->cport + 1);
+		copy_msg(t, m);
+		gen_send(f, 0, cp, t, encbuf, t->len);	/* encbuf unchanged */
+		tcp_flush();
+		rec.tx_ts[rec.ntx++] = t->ts;
+	}
+	rec.cport_last = cp ? cp : f->cport;
+	if (!x->unanswered) {
+		struct gmsg *rm = &xm[8];
+
+		net_now += x->delay_ns;
+		len = enc_reply(&x->op, rm, m->frame, false, false, gss);
+		gen_send(f, 1, cp, rm, encbuf, len);
+		tcp_flush();
+		rec.reply_ts = rm->ts;
+		for (uint32_t d = 0; d < x->dups && d < 6; d++) {
+			struct gmsg *t = &xm[9 + d];
+
+			copy_msg(t, rm);
+			gen_send(f, 1, cp, t, encbuf, len);
+			tcp_flush();
+		}
+		rec.dup_replies = x->dups;
+	}
+	ops_truth(&rec);
+	scen_ops++;
+}
+
+/* ------------------------------------------------------- scenarios -- */
+
+static const struct scen_opts *so;
+static int64_t t_start;
+
+static int64_t delay(void)
+{
+	return (int64_t)so->delay_us * 1000 + (so->jitter_us ? (int64_t)rnd(so->jitter_us) * 1000 : 0);
+}
+
+static bool pick_tcp(void)
+{
+	return so->transport == 2 ? rnd(2) : so->transport == 1;
+}
+
+static void at(int64_t t)	/* move the clock to t (never back) */
+{
+	if (net_now < t)
+		net_now = t;
+}
+
+static void base(struct xop *x, uint32_t c, uint32_t s, uint32_t proc)
+{
+	memset(x, 0, sizeof(*x));
+	x->c = c % so->clients;
+	x->s = s % so->servers;
+	x->tcp = pick_tcp();
+	x->op.proc = proc;
+	x->op.set_status = true;	/* NFS3_OK unless a scenario says */
+	x->op.full_read = true;
+	x->delay_ns = delay();
+}
+
+static void fh_of(uint8_t fh[32], uint32_t a, uint32_t b)
+{
+	memset(fh, 0, 32);
+	for (int i = 0; i < 8; i++) {
+		fh[i] = (uint8_t)(a >> (i % 4 * 8)) ^ (uint8_t)(0x5a + i);
+		fh[8 + i] = (uint8_t)(b >> (i % 4 * 8)) ^ (uint8_t)(0xa5 + i);
+	}
+	fh[31] = 1;
+}
+
+/* mixed: latency, retransmissions, duplicates, unanswered, XID reuse. */
+static void s_mixed(void)
+{
+	static const uint32_t procs[] = { 1, 1, 1, 3, 3, 4, 4, 6, 7, 21, 18, 17, 2, 8, 12 };
+	uint32_t nring = so->clients * so->servers;
+	uint32_t ring[256] = { 0 };
+	struct xop x;
+
+	for (uint64_t k = 0; k < so->count; k++) {
+		uint32_t c = rnd(so->clients), s = rnd(so->servers);
+		uint32_t *last = &ring[(c * so->servers + s) % 256];
+
+		base(&x, c, s, procs[rnd(sizeof(procs) / sizeof(procs[0]))]);
+		x.op.count = x.tcp || so->size <= 32768 ? so->size : 32768;
+		x.op.set_status = false;
+		x.op.err = chance(0.05);
+		if (chance(so->retrans)) {
+			x.retrans = 1 + rnd(3);
+			x.ivl_ns = (int64_t)so->retrans_ivl_us * 1000;
+			x.port_change = rnd(2);
+		}
+		x.dups = chance(so->dup_replies) ? 1 + rnd(2) : 0;
+		x.unanswered = chance(so->unanswered);
+		if (so->xid_reuse && nring <= 256 && *last && rnd(30) == 0) {
+			x.op.xid = *last;	/* a completed xid, another call */
+			x.have_xid = x.xid_reused = true;
+		}
+		xop_run(&x);
+		*last = x.op.xid;
+		net_now += rnd((uint32_t)(2e9 / so->rate));
+	}
+}
+
+/* sizes: FSINFO per pair (when a cap is given), then READ/WRITE; 9 in 10
+ * at min(--size, cap), the rest random smaller. */
+static void s_sizes(void)
+{
+	uint32_t rmax = so->server_rtmax, wmax = so->server_wtmax;
+	struct xop x;
+
+	for (uint32_t c = 0; c < so->clients; c++)
+		for (uint32_t s = 0; s < so->servers; s++) {
+			if (!rmax && !wmax)
+				break;
+			base(&x, c, s, NFS3_FSINFO);
+			x.op.rtmax = rmax ? rmax : 1048576;
+			x.op.wtmax = wmax ? wmax : 1048576;
+			xop_run(&x);
+			net_now += 1000000;
+		}
+	for (uint64_t k = 0; k < so->count; k++) {
+		bool w = rnd(2);
+		uint32_t cap = w ? wmax : rmax, sz = so->size;
+
+		base(&x, rnd(so->clients), rnd(so->servers), w ? NFS3_WRITE : NFS3_READ);
+		if (!x.tcp && sz > 32768)
+			sz = 32768;
+		if (cap && sz > cap)
+			sz = cap;
+		x.op.count = rnd(10) ? sz : 1 + rnd(sz);
+		x.op.want_stable = 1 + S_UNSTABLE;
+		xop_run(&x);
+		net_now += rnd((uint32_t)(2e9 / so->rate));
+	}
+}
+
+/* writes: UNSTABLE WRITEs (granted FILE_SYNC with --sync-export), a COMMIT
+ * after every 10th; the server's verifier changes --verf-change-at s in. */
+static void s_writes(void)
+{
+	static const char va[8] = "VERF-ONE", vb[8] = "VERF-TWO";
+	uint8_t fh[32];
+	struct xop x;
+
+	for (uint64_t k = 0; k < so->count; k++) {
+		uint32_t c = (uint32_t)(k % so->clients);
+		bool changed = so->verf_change_at >= 0 &&
+			       net_now >= t_start + (int64_t)(so->verf_change_at * 1e9);
+
+		fh_of(fh, c, 7);
+		base(&x, c, 0, NFS3_WRITE);
+		x.op.fh = fh;
+		x.op.fh_len = 32;
+		x.op.count = 4096 * (1 + rnd(8));
+		x.op.set_offset = true;
+		x.op.offset = k * 32768;
+		x.op.want_stable = 1 + S_UNSTABLE;
+		x.op.want_committed = 1 + (so->sync_export ? S_FILE_SYNC : S_UNSTABLE);
+		x.op.verf = changed ? vb : va;
+		xop_run(&x);
+		if (k % 10 == 9) {
+			base(&x, c, 0, NFS3_COMMIT);
+			x.op.fh = fh;
+			x.op.fh_len = 32;
+			x.op.set_offset = true;
+			x.op.count = 0;
+			x.op.verf = changed ? vb : va;
+			xop_run(&x);
+		}
+		net_now += (int64_t)(1e9 / so->rate);
+	}
+}
+
+/* One client's run of `proc` on one handle at `rate`/s for `secs` s,
+ * starting at second `t0` (ns, a whole second). */
+static void storm_run(uint32_t c, uint32_t proc, double rate, double secs, int64_t t0)
+{
+	uint64_t n = (uint64_t)(rate * secs + 0.5);
+	double period = 1e9 / rate;
+	uint8_t fh[32], dfh[32];
+	struct xop x;
+
+	fh_of(fh, c, proc);
+	fh_of(dfh, c, 1000 + proc);
+	for (uint64_t k = 0; k < n; k++) {
+		at(t0 + (int64_t)((double)k * period) + 1000);
+		if (proc == NFS3_COMMIT) {
+			base(&x, c, 0, NFS3_WRITE);
+			x.op.fh = fh;
+			x.op.fh_len = 32;
+			x.op.count = 4096;
+			x.op.set_offset = true;
+			x.op.offset = k * 4096;
+			x.op.want_stable = 1 + S_UNSTABLE;
+			x.op.want_committed = 1 + S_UNSTABLE;
+			x.op.verf = "VERF-ONE";
+			x.delay_ns = 100000;
+			xop_run(&x);
+		}
+		base(&x, c, 0, proc);
+		x.delay_ns = 100000;
+		x.op.fh = proc == NFS3_LOOKUP ? dfh : fh;
+		x.op.fh_len = 32;
+		x.op.name = proc == NFS3_LOOKUP ? "bin" : NULL;
+		if (proc == NFS3_COMMIT) {
+			x.op.set_offset = true;
+			x.op.verf = "VERF-ONE";
+		}
+		xop_run(&x);
+	}
+}
+
+/* storms: client 0 at --rate for --duration s (fires); client 1 at rate - 1
+ * for duration + 2 s and client 2 at rate for duration - 1 s (must not).
+ * commit-storm: client 1 writes twice per COMMIT (plus one WRITE), client 2
+ * sends --repeat WRITE+COMMIT pairs at 10/s (a COMMIT count just under the
+ * per-pair minimum when --repeat is commit_min - 1). */
+static void s_storm(uint32_t proc)
+{
+	int64_t t0 = (net_now / 1000000000 + 1) * 1000000000;
+	struct xop x;
+
+	storm_run(0, proc, so->rate, so->duration, t0);
+	t0 = (net_now / 1000000000 + 2) * 1000000000;
+	if (proc == NFS3_COMMIT && so->clients > 1) {
+		uint8_t fh[32];
+		uint64_t n = (uint64_t)((so->rate - 1) * (so->duration + 2));
+
+		fh_of(fh, 1, 99);
+		for (uint64_t k = 0; k < 2 * n + 1; k++) {
+			at(t0 + (int64_t)((double)(k / 2) * 1e9 / (so->rate - 1)) + 1000);
+			base(&x, 1, 0, NFS3_WRITE);
+			x.op.fh = fh;
+			x.op.fh_len = 32;
+			x.op.count = 4096;
+			x.op.want_stable = 1 + S_UNSTABLE;
+			x.op.want_committed = 1 + S_UNSTABLE;
+			x.op.verf = "VERF-ONE";
+			x.delay_ns = 100000;
+			xop_run(&x);
+			if (k % 2 == 1) {
+				base(&x, 1, 0, NFS3_COMMIT);
+				x.op.fh = fh;
+				x.op.fh_len = 32;
+				x.op.verf = "VERF-ONE";
+				x.op.set_offset = true;
+				x.delay_ns = 100000;
+				xop_run(&x);
+			}
+		}
+		t0 = (net_now / 1000000000 + 2) * 1000000000;
+		if (so->clients > 2)
+			storm_run(2, proc, 10, so->repeat / 10.0, t0);
+		return;
+	}
+	if (so->clients > 1)
+		storm_run(1, proc, so->rate - 1, so->duration + 2, t0);
+	t0 = (net_now / 1000000000 + 2) * 1000000000;
+	if (so->clients > 2 && so->duration > 1)
+		storm_run(2, proc, so->rate, so->duration - 1, t0);
+}
+
+/* noent: client 0 looks up "libA.so" --repeat times and "libB.so" --repeat
+ * - 1 times in one directory (NOENT), and "libC.so" --repeat times (found),
+ * 10 ms apart, interleaved. */
+static void s_noent(void)
+{
+	static const char *const names[] = { "libA.so", "libB.so", "libC.so" };
+	uint8_t dfh[32];
+	struct xop x;
+
+	fh_of(dfh, 0, 4242);
+	for (uint32_t k = 0; k < so->repeat; k++)
+		for (int n = 0; n < 3; n++) {
+			if (n == 1 && k + 1 == so->repeat)
+				continue;
+			base(&x, 0, 0, NFS3_LOOKUP);
+			x.op.fh = dfh;
+			x.op.fh_len = 32;
+			x.op.name = names[n];
+			x.op.status = n < 2 ? 2 : 0;
+			xop_run(&x);
+			net_now += 10000000;
+		}
+}
+
+/* errors: server 0 answers --burst GETATTRs with --error-status, 200 ms
+ * apart; server 1 answers --burst - 1 of them (just under the minimum). */
+static void s_errors(void)
+{
+	struct xop x;
+
+	for (uint32_t s = 0; s < 2 && s < so->servers; s++) {
+		for (uint32_t k = 0; k < so->burst - s; k++) {
+			base(&x, k, s, NFS3_GETATTR);
+			x.op.status = so->error_status;
+			xop_run(&x);
+			net_now += 200000000;
+		}
+		net_now += 20000000000LL;
+	}
+}
+
+bool scen_run(const char *name, const struct scen_opts *o)
+{
+	so = o;
+	t_start = net_now;
+	if (!strcmp(name, "mixed"))
+		s_mixed();
+	else if (!strcmp(name, "sizes"))
+		s_sizes();
+	else if (!strcmp(name, "writes"))
+		s_writes();
+	else if (!strcmp(name, "getattr-storm"))
+		s_storm(NFS3_GETATTR);
+	else if (!strcmp(name, "access-storm"))
+		s_storm(NFS3_ACCESS);
+	else if (!strcmp(name, "lookup-storm"))
+		s_storm(NFS3_LOOKUP);
+	else if (!strcmp(name, "commit-storm"))
+		s_storm(NFS3_COMMIT);
+	else if (!strcmp(name, "noent"))
+		s_noent();
+	else if (!strcmp(name, "errors"))
+		s_errors();
+	else
+		return false;
+	return true;
+}
