@@ -49,7 +49,7 @@ measure() {
 	rss=$(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$D/time.txt")
 	printf "%-10s %-11s %9.2f %12.0f %9s %8.2f%s\n" "$file" "$name" "$secs" \
 		"$(echo "$pkts $secs" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$rss" \
-		"$(echo "$secs $floor" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" \
+		"$(echo "$secs $floor" | awk '{ print ($2 > 0 ? $1 / $2 : 1) }')" \
 		"$([ $rc = 0 ] || echo "  (exit $rc: $(head -c 120 "$D/err.txt" | tr '\n' ' '))")"
 }
 

@@ -142,6 +142,8 @@ int ui_dump_main(int argc, char **argv)
 		cap_close(src);
 		return 1;
 	}
+	if (so.iface)	/* live: each message as it comes, even on a pipe */
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	ui_install_signals();
 	rc = cap_run(src, pipe, &ui_stop, err);
 	if (rc < 0)
