@@ -1,0 +1,92 @@
+/*
+ * tcp_int.h - what tcp.c (segments, holes, the flow table) and rpcrec.c
+ * (RPC record marking on a flow's byte stream) share; internal to capture/.
+ *
+ * A flow direction is owned by the TCP table (tcp.c); it owns its record
+ * buffer and its queued out-of-order segments.  rpcrec.c parses the bytes
+ * tcp.c applies in stream order and delivers records through the pipe's
+ * callback.
+ */
+#ifndef NFSCOPE_TCP_INT_H
+#define NFSCOPE_TCP_INT_H
+
+#include "capture/capture_int.h"
+
+enum flow_state { FS_PENDING, FS_FOLLOW, FS_REJECT };
+enum rec_state { RS_MARK, RS_BODY, RS_SYNC };
+
+/* A segment held out of order; data[] holds its captured bytes. */
+struct ooo_seg {
+	struct ooo_seg *next;
+	uint32_t seq, caplen, len;
+	uint64_t frame;
+	int64_t ts_ns;
+	uint8_t data[];
+};
+
+/*
+ * Where the bytes being parsed came from.  frame/ts_ns: the segment's own
+ * frame (a record's first_frame is that of its first byte).  done_frame/
+ * done_ts_ns: the latest frame of all segments applied to the stream so far
+ * (a watermark, monotone): a record is complete when every byte up to its
+ * end is there, so it completes in the frame that supplied the last missing
+ * one.  Out of order, that is the frame that filled the hole (tshark does
+ * the same); after a hole declared lost, the lost bytes do not count.
+ */
+struct seg_ctx {
+	uint64_t frame;
+	int64_t ts_ns;
+	uint64_t done_frame;
+	int64_t done_ts_ns;
+};
+
+struct tcp_flow {
+	struct tcp_flow *hnext;		/* hash chain */
+	struct tcp_flow *lru_prev, *lru_next;	/* prev: more recent */
+	struct cap_addr src, dst;
+	uint16_t sport, dport;
+	uint32_t hash;
+	uint8_t state;			/* enum flow_state */
+	bool fin;
+	uint32_t fin_seq;
+	uint32_t next_seq;
+	int64_t last_ts_ns;
+	/* record parser */
+	uint8_t rs;			/* enum rec_state */
+	uint8_t mark_have;
+	uint8_t mark[4];
+	bool rec_open;			/* a record has begun */
+	bool frag_last;
+	bool buf_frozen;		/* unknown bytes seen: stop gathering */
+	uint32_t frag_left;
+	uint32_t rec_len, rec_frags;
+	uint32_t rec_flags, pend_flags;
+	uint64_t first_frame;
+	int64_t first_ts_ns;
+	uint64_t wm_frame;		/* watermark: see struct seg_ctx */
+	int64_t wm_ts_ns;
+	uint8_t sync_tail[32];		/* RS_SYNC: last bytes, not yet judged */
+	uint8_t sync_have;
+	uint8_t *buf;			/* owned, reused between records */
+	uint32_t buf_len, buf_cap;
+	struct ooo_seg *ooo;		/* owned, sorted by seq */
+	struct ooo_seg *ooo_tail;	/* last of ooo: in-order arrivals
+					   behind a hole append in O(1) */
+	size_t ooo_bytes;
+};
+
+/* Owned by the pipe. */
+
+/* Does d (n captured bytes) start a plausible record?  resync: judging an
+ * arbitrary offset after lost bytes (stricter, see rpcrec.c). */
+bool cap_rec_sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
+		       const uint8_t *d, uint32_t n, bool resync);
+/* n captured stream bytes of f, from the segment cx. */
+void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
+		   const struct seg_ctx *cx, const uint8_t *d, uint32_t n);
+/* n stream bytes of f that are unknown: why is CAP_MSG_HOLE (never seen)
+ * or CAP_MSG_TRUNCATED (cut by the snaplen). */
+void cap_rec_unknown(struct cap_pipe *p, struct tcp_flow *f,
+		     const struct seg_ctx *cx, uint32_t n, uint32_t why);
+
+#endif
