@@ -22,6 +22,23 @@ import sys
 import tempfile
 
 
+# tshark field -> how to find the same value in nfscope's JSON message
+FIELDS = {
+    'rpc.replystat': lambda m: m.get('reply_stat'),
+    'rpc.state_accept': lambda m: m.get('accept_stat'),
+    'nfs.status': lambda m: m.get('res', {}).get('status') if m.get('prog') == 100003 else None,
+    'nfs.count3': lambda m: (m.get('args') or m.get('res') or {}).get('count')
+    if m.get('prog') == 100003 and m.get('vers') == 3 else None,
+    'nfs.write.stable': lambda m: m.get('args', {}).get('stable'),
+    'nfs.write.committed': lambda m: m.get('res', {}).get('committed'),
+    'nfs.fsinfo.rtmax': lambda m: m.get('res', {}).get('fsinfo', {}).get('rtmax'),
+    'nfs.fsinfo.rtpref': lambda m: m.get('res', {}).get('fsinfo', {}).get('rtpref'),
+    'nfs.fsinfo.wtmax': lambda m: m.get('res', {}).get('fsinfo', {}).get('wtmax'),
+    'nfs.fsinfo.wtpref': lambda m: m.get('res', {}).get('fsinfo', {}).get('wtpref'),
+}
+TSHARK_FIELDS = {}   # (frame, xid, type) -> {field: value}, one-message frames
+
+
 def tshark_set(tsv):
     out = set()
     with open(tsv) as f:
@@ -44,6 +61,14 @@ def tshark_set(tsv):
             if len(vers) == 2 * n:
                 vers = vers[0::2]
             frame = int(c[col['frame.number']])
+            if n == 1:
+                vals = {}
+                for fld in FIELDS:
+                    v = c[col[fld]] if fld in col else ''
+                    if v and ',' not in v:
+                        vals[fld] = int(v, 0)
+                TSHARK_FIELDS[(frame, int(xids[0], 16),
+                               'call' if typ[0] == '0' else 'reply')] = vals
             sport = c[col['tcp.srcport']] or c[col['udp.srcport']]
             dport = c[col['tcp.dstport']] or c[col['udp.dstport']]
             for i in range(n):
@@ -57,6 +82,27 @@ def tshark_set(tsv):
                 out.add((frame, int(xids[i], 16), t, pick(prog), pick(vers), pick(proc),
                          int(sport.split(',')[0] or 0), int(dport.split(',')[0] or 0)))
     return out
+
+
+NFSCOPE_MSGS = {}    # (frame, xid, type) -> [messages]
+
+
+def field_diffs():
+    """Fields tshark and nfscope both decoded for a message, that differ."""
+    out, compared = [], 0
+    for k, vals in TSHARK_FIELDS.items():
+        ms = NFSCOPE_MSGS.get(k)
+        if not ms or len(ms) != 1:
+            continue
+        for fld, v in vals.items():
+            got = FIELDS[fld](ms[0])
+            if got is None:
+                continue
+            compared += 1
+            if got != v:
+                out.append('field frame=%d xid=0x%08x %s %s tshark=%d nfscope=%d' % (
+                    k[0], k[1], k[2], fld, v, got))
+    return out, compared
 
 
 def nfscope_set(nfscope, capture):
@@ -80,6 +126,7 @@ def nfscope_set(nfscope, capture):
         m = json.loads(line)
         if 'summary' in m:
             continue
+        NFSCOPE_MSGS.setdefault((m['frame'], m['xid'], m['type']), []).append(m)
         prog = str(m['prog']) if 'prog' in m else '?'
         vers = str(m['vers']) if 'vers' in m else '?'
         proc = str(m['proc']) if 'proc' in m else '?'
@@ -116,8 +163,9 @@ def main():
     nfscope, capture, tsv, expected = args
     ts = tshark_set(tsv)
     ns = nfscope_set(nfscope, capture)
+    fdiff, fcompared = field_diffs()
     diff = sorted([fmt('only-nfscope', t) for t in ns - ts] +
-                  [fmt('only-tshark', t) for t in ts - ns],
+                  [fmt('only-tshark', t) for t in ts - ns] + fdiff,
                   key=lambda s: (int(s.split('frame=')[1].split()[0]), s))
     want = {}     # exact line -> reason
     rules = []    # {side, port, frames, count, why, seen}
@@ -153,7 +201,7 @@ def main():
             continue
         w = d.split()
         side, frame = w[0], int(w[1].split('=')[1])
-        ports = [int(x) for x in w[-1].split('>')]
+        ports = [int(x) for x in w[-1].split('>')] if '>' in w[-1] else []
         for r in rules:
             if rule_covers(r, side, frame, ports):
                 r['seen'] += 1
@@ -174,8 +222,8 @@ def main():
             print('NO REASON given for an expected disagreement')
             bad += 1
     agree = len(ns & ts)
-    print('%s: %d messages agree, %d nfscope-only, %d tshark-only, %d problems' % (
-        os.path.basename(capture), agree, len(ns - ts), len(ts - ns), bad))
+    print('%s: %d messages agree, %d nfscope-only, %d tshark-only, %d of %d fields differ, %d problems' % (
+        os.path.basename(capture), agree, len(ns - ts), len(ts - ns), len(fdiff), fcompared, bad))
     if agree == 0 and ts:
         print('nothing agrees: refusing to pass')
         bad += 1
