@@ -84,11 +84,43 @@ struct row_key {
 	struct nfs_fh fh;
 };
 
+/*
+ * A cell: the finest grouping of an op short of files, (client, server,
+ * export, prog, vers, proc).  an_figs_add accumulates into one cell; the
+ * seven rows it feeds (op, client x proc, client, server x proc, server,
+ * export x proc, export) are looked up (created, or found dropped) once,
+ * when the cell is created, in the order rows_add would have tried them, so
+ * row order and the rows budget are as if every op updated every row.
+ * Their sums are folded in at the first read after adds (fold()).  Status
+ * slots are order-sensitive (first 8 statuses seen), so errors update the
+ * rows' slots directly.
+ */
+#define CELL_UP 7
+
+struct cell_key {
+	struct cap_addr client, server;
+	int32_t export_id;
+	uint32_t prog, vers, proc;
+};
+
+struct cell {
+	struct cell_key key;
+	uint32_t ndropped;		/* NULL entries in up[] */
+	struct an_row *up[CELL_UP];	/* NULL: that row was dropped */
+	uint64_t calls, answered, unanswered, errors, rpc_errors;
+	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
+	uint64_t bytes, data_bytes, truncated;
+	struct hist lat, lat_last, ivl;
+};
+
 struct an_figs {
 	struct an_figs_config cfg;
 	struct vec rows[AN_BY_N];
-	struct index rix;
+	struct index rix, fix;	/* rows but files; file rows (hot: per op) */
 	uint32_t nrows_total, nfiles;
+	struct vec cells;
+	struct index cix;
+	bool unfolded;		/* cells hold sums not yet in rows */
 	struct vec pairs, servers;
 	struct index pix, six;
 	struct an_interval *ivl;
@@ -106,16 +138,27 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
 {
-	size_t i;
+	uint64_t w;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = mix(h, w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, p, n);
+		h = mix(h, w ^ (uint64_t)n << 59);
+	}
 	return h;
 }
 
 static uint64_t addr_hash(uint64_t h, const struct cap_addr *a)
 {
-	return hash_bytes(mix(h, a->family), a->a, a->family == 6 ? 16 : 4);
+	uint64_t w0, w1;
+
+	memcpy(&w0, a->a, 8);
+	memcpy(&w1, a->a + 8, 8);	/* zero beyond the address (cap.h) */
+	return mix(mix(h, w0 ^ (uint64_t)a->family << 56), w1);
 }
 
 static uint64_t key_hash(const struct row_key *k)
@@ -160,9 +203,12 @@ struct an_figs *an_figs_new(const struct an_figs_config *cfg)
 		f->cfg.intervals_max = IVL_MAX_DEFAULT;
 	for (g = 0; g < AN_BY_N; g++)
 		f->rows[g].size = sizeof(struct an_row);
+	f->cells.size = sizeof(struct cell);
 	f->pairs.size = sizeof(struct an_pair);
 	f->servers.size = sizeof(struct an_server);
-	if (!index_init(&f->rix, f->cfg.rows_max + f->cfg.files_max) ||
+	if (!index_init(&f->rix, f->cfg.rows_max) ||
+	    !index_init(&f->fix, f->cfg.files_max) ||
+	    !index_init(&f->cix, f->cfg.rows_max) ||
 	    !index_init(&f->pix, f->cfg.pairs_max) ||
 	    !index_init(&f->six, f->cfg.servers_max)) {
 		an_figs_free(f);
@@ -188,9 +234,19 @@ void an_figs_free(struct an_figs *f)
 		}
 		vec_free(&f->rows[g]);
 	}
+	for (k = 0; k < f->cells.n; k++) {
+		struct cell *c = vec_at(&f->cells, k);
+
+		hist_fini(&c->lat);
+		hist_fini(&c->lat_last);
+		hist_fini(&c->ivl);
+	}
+	vec_free(&f->cells);
+	index_fini(&f->cix);
 	vec_free(&f->pairs);
 	vec_free(&f->servers);
 	index_fini(&f->rix);
+	index_fini(&f->fix);
 	index_fini(&f->pix);
 	index_fini(&f->six);
 	free(f->ivl);
@@ -202,20 +258,21 @@ void an_figs_free(struct an_figs *f)
 static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
 {
 	uint64_t h = key_hash(k);
-	uint32_t i = (uint32_t)h & f->rix.mask, id;
+	struct index *x = k->group == AN_BY_FILE ? &f->fix : &f->rix;
+	uint32_t i = (uint32_t)h & x->mask, id;
 	struct an_row *r;
 	struct vec *v = &f->rows[k->group];
 
 	for (;;) {
-		if (f->rix.id[i] == 0)
+		if (x->id[i] == 0)
 			break;
-		if (f->rix.h[i] == h) {
-			id = f->rix.id[i] - 1;
+		if (x->h[i] == h) {
+			id = x->id[i] - 1;
 			r = vec_at(&f->rows[id >> 24], id & 0xffffff);
 			if (row_is(r, k))
 				return r;
 		}
-		i = (i + 1) & f->rix.mask;
+		i = (i + 1) & x->mask;
 	}
 	if (k->group == AN_BY_FILE ? f->nfiles >= f->cfg.files_max :
 	    f->nrows_total >= f->cfg.rows_max) {
@@ -241,8 +298,8 @@ static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
 	r->prog = k->prog;
 	r->vers = k->vers;
 	r->proc = k->proc;
-	f->rix.h[i] = h;
-	f->rix.id[i] = ((uint32_t)k->group << 24 | (v->n - 1)) + 1;
+	x->h[i] = h;
+	x->id[i] = ((uint32_t)k->group << 24 | (v->n - 1)) + 1;
 	return r;
 }
 
@@ -271,37 +328,13 @@ static uint64_t data_bytes(const struct an_op *op)
 	return 0;
 }
 
-static void row_add(struct an_row *r, const struct an_op *op, uint64_t db)
+/* Count an op's NFS/MOUNT status in r's slots (the op is an error). */
+static void status_add(struct an_row *r, const struct an_op *op)
 {
 	uint32_t k;
 
-	r->calls++;
-	r->bytes += op->call_len + op->reply_len;
-	r->data_bytes += db;
-	if (op->flags & (AN_OP_CALL_TRUNC | AN_OP_REPLY_TRUNC))
-		r->truncated++;
-	if (op->retrans) {
-		r->retrans += op->retrans;
-		r->retrans_ops++;
-		hist_add(&r->ivl, (uint64_t)op->retrans_ivl_first_ns);
-	}
-	if (op->flags & AN_OP_LATE_RETRANS)
-		r->late_retrans++;
-	r->dup_replies += op->dup_replies;
-	if (!(op->flags & AN_OP_ANSWERED)) {
-		r->unanswered++;
+	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS)
 		return;
-	}
-	r->answered++;
-	hist_add(&r->lat, (uint64_t)op->lat_first_ns);
-	hist_add(&r->lat_last, (uint64_t)op->lat_last_ns);
-	if (!an_op_is_error(op))
-		return;
-	r->errors++;
-	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS) {
-		r->rpc_errors++;
-		return;
-	}
 	for (k = 0; k < AN_STATUS_SLOTS; k++) {
 		if (r->st[k].n == 0)
 			r->st[k].status = op->status;
@@ -313,17 +346,69 @@ static void row_add(struct an_row *r, const struct an_op *op, uint64_t db)
 	r->st_other++;
 }
 
-static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
+/*
+ * The sums of an op, into a row or a cell (same field names); `err` is
+ * an_op_is_error(op).  Status slots are the caller's.
+ */
+#define ACC_ADD(r, op, db, err) do {					\
+	(r)->calls++;							\
+	(r)->bytes += (op)->call_len + (op)->reply_len;			\
+	(r)->data_bytes += (db);					\
+	if ((op)->flags & (AN_OP_CALL_TRUNC | AN_OP_REPLY_TRUNC))	\
+		(r)->truncated++;					\
+	if ((op)->retrans) {						\
+		(r)->retrans += (op)->retrans;				\
+		(r)->retrans_ops++;					\
+		hist_add(&(r)->ivl, (uint64_t)(op)->retrans_ivl_first_ns); \
+	}								\
+	if ((op)->flags & AN_OP_LATE_RETRANS)				\
+		(r)->late_retrans++;					\
+	(r)->dup_replies += (op)->dup_replies;				\
+	if (!((op)->flags & AN_OP_ANSWERED)) {				\
+		(r)->unanswered++;					\
+	} else {							\
+		(r)->answered++;					\
+		hist_add(&(r)->lat, (uint64_t)(op)->lat_first_ns);	\
+		hist_add(&(r)->lat_last, (uint64_t)(op)->lat_last_ns);	\
+		if (err) {						\
+			(r)->errors++;					\
+			if ((op)->reply_stat != RPC_MSG_ACCEPTED ||	\
+			    (op)->accept_stat != RPC_SUCCESS)		\
+				(r)->rpc_errors++;			\
+		}							\
+	}								\
+} while (0)
+
+static void row_add(struct an_row *r, const struct an_op *op, uint64_t db,
+		    bool err)
+{
+	ACC_ADD(r, op, db, err);
+	if (err)
+		status_add(r, op);
+}
+
+static void cell_add(struct cell *c, const struct an_op *op, uint64_t db,
+		     bool err)
+{
+	ACC_ADD(c, op, db, err);
+}
+
+/*
+ * The rows of an op but its file row, in the order they were always tried;
+ * with up != NULL, record them (NULL: dropped) instead of adding the op.
+ */
+static void rows_walk(struct an_figs *f, const struct an_op *op, uint64_t db,
+		      bool err, struct an_row **up)
 {
 	struct row_key k;
 	struct an_row *r;
-	int g;
+	int g, n = 0;
 
 	memset(&k, 0, sizeof(k));
 	k.prog = op->prog;
 	k.vers = op->vers;
 	k.export_id = -1;
-	for (g = AN_BY_OP; g < AN_BY_N; g++) {
+	for (g = AN_BY_OP; g < AN_BY_FILE; g++) {
 		k.group = (uint32_t)g;
 		switch (g) {
 		case AN_BY_CLIENT:
@@ -336,32 +421,158 @@ static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
 			k.addr = op->server;
 			k.export_id = (op->have & AN_HAVE_EXPORT) ? op->export_id : -1;
 			break;
-		case AN_BY_FILE:
-			if (!(op->have & AN_HAVE_FH))
-				continue;
-			k.export_id = -1;
-			k.fh = op->fh;
-			break;
 		default:
 			break;
 		}
-		if (g != AN_BY_FILE) {
-			k.proc = op->proc;
-			if ((r = row_get(f, &k)) != NULL)
-				row_add(r, op, db);
-			if (g == AN_BY_OP)
-				continue;
-		}
+		k.proc = op->proc;
+		r = row_get(f, &k);
+		if (up)
+			up[n++] = r;
+		else if (r)
+			row_add(r, op, db, err);
+		if (g == AN_BY_OP)
+			continue;
 		k.prog = k.vers = 0;
 		k.proc = AN_PROC_ALL;
-		if ((r = row_get(f, &k)) != NULL) {
-			row_add(r, op, db);
-			if (g == AN_BY_FILE && (op->have & AN_HAVE_PATH))
-				memcpy(r->path, op->path, sizeof(r->path));
-		}
+		r = row_get(f, &k);
+		if (up)
+			up[n++] = r;
+		else if (r)
+			row_add(r, op, db, err);
 		k.prog = op->prog;
 		k.vers = op->vers;
 	}
+}
+
+static uint64_t cell_hash(const struct cell_key *k)
+{
+	uint64_t h = mix(mix(k->prog, (uint64_t)k->vers << 32 | k->proc),
+			 (uint32_t)k->export_id);
+
+	h = addr_hash(addr_hash(h, &k->client), &k->server);
+	return h ? h : 1;
+}
+
+static bool cell_is(const struct cell *c, const struct cell_key *k)
+{
+	return c->key.proc == k->proc && c->key.prog == k->prog &&
+	       c->key.vers == k->vers && c->key.export_id == k->export_id &&
+	       cap_addr_eq(&c->key.client, &k->client) &&
+	       cap_addr_eq(&c->key.server, &k->server);
+}
+
+/* The op's cell, created (with its rows) if new; NULL: no room. */
+static struct cell *cell_get(struct an_figs *f, const struct an_op *op)
+{
+	struct cell_key k;
+	struct cell *c;
+	uint64_t h;
+	uint32_t i, j;
+
+	memset(&k, 0, sizeof(k));
+	k.client = op->client;
+	k.server = op->server;
+	k.export_id = (op->have & AN_HAVE_EXPORT) ? op->export_id : -1;
+	k.prog = op->prog;
+	k.vers = op->vers;
+	k.proc = op->proc;
+	h = cell_hash(&k);
+	for (i = (uint32_t)h & f->cix.mask; f->cix.id[i];
+	     i = (i + 1) & f->cix.mask) {
+		if (f->cix.h[i] == h) {
+			c = vec_at(&f->cells, f->cix.id[i] - 1);
+			if (cell_is(c, &k))
+				return c;
+		}
+	}
+	if (f->cells.n >= f->cfg.rows_max || (c = vec_add(&f->cells)) == NULL)
+		return NULL;
+	c->key = k;
+	rows_walk(f, op, 0, false, c->up);
+	for (j = 0; j < CELL_UP; j++)
+		c->ndropped += c->up[j] == NULL;
+	f->tot.rows_dropped -= c->ndropped;	/* the caller counts them */
+	f->cix.h[i] = h;
+	f->cix.id[i] = f->cells.n;
+	return c;
+}
+
+static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
+{
+	bool err = an_op_is_error(op);
+	struct row_key k;
+	struct an_row *r;
+	struct cell *c;
+	uint32_t j;
+
+	c = cell_get(f, op);
+	if (c == NULL) {
+		rows_walk(f, op, db, err, NULL);
+	} else {
+		f->unfolded = true;
+		cell_add(c, op, db, err);
+		f->tot.rows_dropped += c->ndropped;
+		if (err)
+			for (j = 0; j < CELL_UP; j++)
+				if (c->up[j])
+					status_add(c->up[j], op);
+	}
+	if (!(op->have & AN_HAVE_FH))
+		return;
+	memset(&k, 0, sizeof(k));
+	k.group = AN_BY_FILE;
+	k.addr = op->server;
+	k.export_id = -1;
+	k.fh = op->fh;
+	k.proc = AN_PROC_ALL;
+	if ((r = row_get(f, &k)) != NULL) {
+		row_add(r, op, db, err);
+		if (op->have & AN_HAVE_PATH)
+			memcpy(r->path, op->path, sizeof(r->path));
+	}
+}
+
+/* Move the sums held by cells into their rows (exact: integer sums and
+ * histogram merges), leaving the cells empty. */
+static void fold(struct an_figs *f)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < f->cells.n; k++) {
+		struct cell *c = vec_at(&f->cells, k);
+
+		if (c->calls == 0)
+			continue;
+		for (j = 0; j < CELL_UP; j++) {
+			struct an_row *r = c->up[j];
+
+			if (r == NULL)
+				continue;
+			r->calls += c->calls;
+			r->answered += c->answered;
+			r->unanswered += c->unanswered;
+			r->errors += c->errors;
+			r->rpc_errors += c->rpc_errors;
+			r->retrans += c->retrans;
+			r->retrans_ops += c->retrans_ops;
+			r->late_retrans += c->late_retrans;
+			r->dup_replies += c->dup_replies;
+			r->bytes += c->bytes;
+			r->data_bytes += c->data_bytes;
+			r->truncated += c->truncated;
+			hist_merge(&r->lat, &c->lat);
+			hist_merge(&r->lat_last, &c->lat_last);
+			hist_merge(&r->ivl, &c->ivl);
+		}
+		c->calls = c->answered = c->unanswered = c->errors = 0;
+		c->rpc_errors = c->retrans = c->retrans_ops = 0;
+		c->late_retrans = c->dup_replies = c->bytes = 0;
+		c->data_bytes = c->truncated = 0;
+		hist_clear(&c->lat);
+		hist_clear(&c->lat_last);
+		hist_clear(&c->ivl);
+	}
+	f->unfolded = false;
 }
 
 /* ------------------------------------------------- pairs and servers -- */
@@ -637,14 +848,19 @@ void an_figs_add(struct an_figs *f, const struct an_op *op)
 
 /* ---------------------------------------------------------- access -- */
 
+/* Reads are logically const: folding pending cell sums changes no figure. */
 uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g)
 {
+	if (f->unfolded)
+		fold((struct an_figs *)f);
 	return f->rows[g].n;
 }
 
 const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,
 				 uint32_t k)
 {
+	if (f->unfolded)
+		fold((struct an_figs *)f);
 	return k < f->rows[g].n ? vec_at(&f->rows[g], k) : NULL;
 }
 

@@ -27,8 +27,14 @@
  * free(NULL) ok).  Row/pair/server pointers returned are owned by it and
  * stay valid until an_figs_free.
  *
- * Load: an_figs_add does ~8 hash lookups and ~16 histogram adds per op;
- * allocation only when a new row/pair/server/interval appears (amortised).
+ * Load: an_figs_add does two row lookups per op (its cell - client,
+ * server, export, procedure - and its file) and 2-3 histogram adds into
+ * each; the op, client, server and export rows a cell feeds are found once,
+ * when the cell is created, and its sums are merged into them (exactly) at
+ * the first an_figs_nrows/an_figs_row after adds.  Cells share rows_max as
+ * their own budget; past it ops update the rows directly (same figures,
+ * slower).  Allocation only when a new row/cell/pair/server/interval
+ * appears (amortised).
  */
 #ifndef NFSCOPE_AN_FIGS_H
 #define NFSCOPE_AN_FIGS_H

@@ -20,6 +20,19 @@ void hist_fini(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
+void hist_clear(struct hist *h)
+{
+	unsigned i;
+
+	if (h->count == 0 && h->lost == 0)
+		return;
+	for (i = 0; i < HIST_NCHUNK; i++)
+		if (h->chunk[i])
+			memset(h->chunk[i], 0, HIST_SUB * sizeof(uint64_t));
+	h->count = h->min = h->max = h->lost = 0;
+	h->sum = 0;
+}
+
 /* chunk 0: [0, 128) width 1; chunk c >= 1: [2^(c+6), 2^(c+7)), width 2^(c-1) */
 static void hist_index(uint64_t v, unsigned *c, unsigned *i)
 {

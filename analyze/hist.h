@@ -46,6 +46,8 @@ struct hist {
 
 void hist_init(struct hist *h);
 void hist_fini(struct hist *h);
+/* Empty h, keeping its chunks for reuse. */
+void hist_clear(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
 /* Add every value of src into dst.  False if a chunk could not be
  * allocated (dst->lost counts what went missing). */

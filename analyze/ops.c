@@ -21,10 +21,15 @@ enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
 
 struct xent {
 	struct an_op op;
-	uint64_t hash;
-	int32_t hnext;		/* hash chain */
 	int32_t prev, next;	/* list links */
 	uint8_t state;
+};
+
+/* The hash chains, apart from the ~1 KB entries: walking a chain touches
+ * no entry but the one it finds. */
+struct xhash {
+	uint64_t hash;
+	int32_t hnext;
 };
 
 struct xlist {
@@ -36,6 +41,7 @@ struct an_engine {
 	an_op_fn fn;
 	void *user;
 	struct xent *ent;
+	struct xhash *hx;	/* parallel to ent */
 	uint32_t nent;
 	uint32_t fresh;		/* entries [fresh, nent) never used: untouched
 				   memory, so RSS follows the peak held */
@@ -96,16 +102,28 @@ static void list_del(struct an_engine *e, int l, int32_t i)
 
 /* ------------------------------------------------------------- hash -- */
 
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+/* cap_addr bytes beyond the address are zero (capture.h), so whole words
+ * hash the same as the address. */
 static uint64_t key_hash(const struct cap_addr *c, const struct cap_addr *s,
 			 uint32_t prog, uint32_t xid)
 {
-	uint64_t h = 1469598103934665603ull ^ ((uint64_t)xid << 17) ^ prog;
-	unsigned i;
+	uint64_t h = 1469598103934665603ull ^ ((uint64_t)xid << 17) ^ prog, w;
 
-	for (i = 0; i < 16; i++)
-		h = (h ^ c->a[i]) * 1099511628211ull;
-	for (i = 0; i < 16; i++)
-		h = (h ^ s->a[i]) * 1099511628211ull;
+	memcpy(&w, c->a, 8);
+	h = mix64(h, w);
+	memcpy(&w, c->a + 8, 8);
+	h = mix64(h, w);
+	memcpy(&w, s->a, 8);
+	h = mix64(h, w);
+	memcpy(&w, s->a + 8, 8);
+	h = mix64(h, w);
 	h ^= (uint64_t)xid * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 31);
 }
@@ -116,10 +134,10 @@ static int32_t lookup(const struct an_engine *e, uint64_t h,
 {
 	int32_t i;
 
-	for (i = e->bucket[h & e->bmask]; i >= 0; i = e->ent[i].hnext) {
+	for (i = e->bucket[h & e->bmask]; i >= 0; i = e->hx[i].hnext) {
 		const struct an_op *o = &e->ent[i].op;
 
-		if (e->ent[i].hash == h && o->xid == xid && o->prog == prog &&
+		if (e->hx[i].hash == h && o->xid == xid && o->prog == prog &&
 		    cap_addr_eq(&o->client, c) && cap_addr_eq(&o->server, s))
 			return i;
 	}
@@ -128,16 +146,30 @@ static int32_t lookup(const struct an_engine *e, uint64_t h,
 
 static void hash_del(struct an_engine *e, int32_t i)
 {
-	int32_t *p = &e->bucket[e->ent[i].hash & e->bmask];
+	int32_t *p = &e->bucket[e->hx[i].hash & e->bmask];
 
 	while (*p >= 0 && *p != i)
-		p = &e->ent[*p].hnext;
+		p = &e->hx[*p].hnext;
 	if (*p == i)
-		*p = e->ent[i].hnext;
-	e->ent[i].hnext = -1;
+		*p = e->hx[i].hnext;
+	e->hx[i].hnext = -1;
 }
 
 /* --------------------------------------------------------- delivery -- */
+
+/*
+ * Entries are delivered seconds after they were last touched, so they are
+ * out of the cache: while one is delivered, fetch the next one ahead.
+ */
+static void prefetch_ent(const struct an_engine *e, int32_t i)
+{
+	const char *p = (const char *)&e->ent[i];
+	size_t k;
+
+	for (k = 0; k < sizeof(struct xent); k += 64)
+		__builtin_prefetch(p + k, 1);
+	__builtin_prefetch(&e->bucket[e->hx[i].hash & e->bmask], 1);
+}
 
 static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 {
@@ -187,8 +219,11 @@ static void expire(struct an_engine *e)
 	int32_t i;
 
 	while ((i = e->list[L_ANSWERED].head) >= 0 &&
-	       e->ent[i].op.reply_ns + e->cfg.answered_keep_ns < e->now)
+	       e->ent[i].op.reply_ns + e->cfg.answered_keep_ns < e->now) {
+		if (e->ent[i].next >= 0)
+			prefetch_ent(e, e->ent[i].next);
 		deliver(e, i, 0);
+	}
 	while ((i = e->list[L_PENDING].head) >= 0 &&
 	       e->ent[i].op.last_call_ns + e->cfg.unanswered_ns < e->now)
 		deliver(e, i, AN_OP_EXPIRED);
@@ -200,7 +235,8 @@ static int32_t entry_alloc(struct an_engine *e)
 
 	if (i < 0 && e->fresh < e->nent) {
 		i = (int32_t)e->fresh++;
-		e->ent[i].hnext = e->ent[i].prev = e->ent[i].next = -1;
+		e->hx[i].hnext = -1;
+		e->ent[i].prev = e->ent[i].next = -1;
 		list_push(e, L_FREE, i);
 	}
 	if (i < 0) {
@@ -243,9 +279,11 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	while (nb < 2 * e->nent && nb < (1u << 30))
 		nb <<= 1;
 	e->ent = calloc(e->nent, sizeof(*e->ent));
+	e->hx = calloc(e->nent, sizeof(*e->hx));
 	e->bucket = malloc(nb * sizeof(*e->bucket));
 	e->names = an_names_new(e->cfg.names_max);
-	if (e->ent == NULL || e->bucket == NULL || e->names == NULL) {
+	if (e->ent == NULL || e->hx == NULL || e->bucket == NULL ||
+	    e->names == NULL) {
 		an_free(e);
 		return NULL;
 	}
@@ -263,6 +301,7 @@ void an_free(struct an_engine *e)
 		return;
 	an_names_free(e->names);
 	free(e->bucket);
+	free(e->hx);
 	free(e->ent);
 	free(e);
 }
@@ -419,9 +458,9 @@ static void on_call(struct an_engine *e, const struct cap_msg *m,
 	o->server = m->dst;
 	o->xid = d->rpc.xid;
 	call_fill(o, m, d);
-	x->hash = h;
+	e->hx[i].hash = h;
 	x->state = ST_PENDING;
-	x->hnext = e->bucket[h & e->bmask];
+	e->hx[i].hnext = e->bucket[h & e->bmask];
 	e->bucket[h & e->bmask] = i;
 	list_push(e, L_PENDING, i);
 }

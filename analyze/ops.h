@@ -41,7 +41,8 @@
  *
  * Load: O(1) per message: one hash lookup, no allocation after an_new.  The
  * table is a fixed pool of xid_max entries (default 32768, ~30 MB
- * worst case, touched lazily).
+ * worst case, touched lazily); hash chains live in a separate 16-byte-per-
+ * entry array, and the next entry to deliver is prefetched.
  */
 #ifndef NFSCOPE_AN_OPS_H
 #define NFSCOPE_AN_OPS_H

@@ -8,7 +8,11 @@
  * older than ttl that is an expiry, otherwise an eviction (counted).  A get
  * of an entry older than ttl frees it and misses.
  *
- * Indices, not pointers, link nodes; NIL ends a list.
+ * Indices, not pointers, link nodes; NIL ends a list.  The hash chain
+ * links and xids live apart from the nodes (struct xid_hot, 8 bytes each),
+ * so walking a chain touches a node only when its xid matches.  A reply
+ * does a get then an answered on the same key: the get's result is kept
+ * (last_*) until the table next changes, so the second lookup is free.
  */
 #include "decode/decode.h"
 
@@ -17,9 +21,13 @@
 
 #define NIL UINT32_MAX
 
+struct xid_hot {
+	uint32_t xid;
+	uint32_t hnext;		/* hash chain */
+};
+
 struct xid_node {
 	struct dec_xid_key key;
-	uint32_t hnext;		/* hash chain */
 	uint32_t aprev, anext;	/* age list; anext also links the free list */
 	uint32_t bucket;
 	struct dec_xid_call call;
@@ -30,7 +38,11 @@ struct dec_xidmap {
 	uint32_t mask;		/* buckets - 1 */
 	int64_t ttl_ns;
 	uint32_t *buckets;
+	struct xid_hot *hot;
 	struct xid_node *nodes;
+	bool last_ok;		/* last_key found at last_i, table unchanged */
+	uint32_t last_i;
+	struct dec_xid_key last_key;
 	uint32_t free_head;
 	uint32_t old_head, new_tail;	/* age list */
 	uint64_t evictions;
@@ -53,7 +65,8 @@ dec_xidmap_new(uint32_t max, int64_t ttl_ns)
 		return NULL;
 	m->buckets = malloc((size_t)nb * sizeof(*m->buckets));
 	m->nodes = calloc(max, sizeof(*m->nodes));
-	if (m->buckets == NULL || m->nodes == NULL) {
+	m->hot = calloc(max, sizeof(*m->hot));
+	if (m->buckets == NULL || m->nodes == NULL || m->hot == NULL) {
 		dec_xidmap_free(m);
 		return NULL;
 	}
@@ -76,6 +89,7 @@ dec_xidmap_free(struct dec_xidmap *m)
 	if (m == NULL)
 		return;
 	free(m->buckets);
+	free(m->hot);
 	free(m->nodes);
 	free(m);
 }
@@ -134,10 +148,13 @@ xid_find(const struct dec_xidmap *m, uint32_t b, const struct dec_xid_key *k,
 {
 	uint32_t i, best = NIL;
 
-	for (i = m->buckets[b]; i != NIL; i = m->nodes[i].hnext) {
-		const struct dec_xid_key *q = &m->nodes[i].key;
+	for (i = m->buckets[b]; i != NIL; i = m->hot[i].hnext) {
+		const struct dec_xid_key *q;
 
-		if (q->xid != k->xid || !xid_addr_eq(&q->client, &k->client) ||
+		if (m->hot[i].xid != k->xid)
+			continue;
+		q = &m->nodes[i].key;
+		if (!xid_addr_eq(&q->client, &k->client) ||
 		    !xid_addr_eq(&q->server, &k->server))
 			continue;
 		if (q->client_port == k->client_port &&
@@ -185,15 +202,16 @@ xid_hash_unlink(struct dec_xidmap *m, uint32_t i)
 	uint32_t *pp = &m->buckets[m->nodes[i].bucket];
 
 	while (*pp != NIL && *pp != i)
-		pp = &m->nodes[*pp].hnext;
+		pp = &m->hot[*pp].hnext;
 	if (*pp == i)
-		*pp = m->nodes[i].hnext;
+		*pp = m->hot[i].hnext;
 }
 
 /* Take node i out of the table and onto the free list. */
 static void
 xid_release(struct dec_xidmap *m, uint32_t i)
 {
+	m->last_ok = false;
 	xid_hash_unlink(m, i);
 	xid_age_unlink(m, i);
 	m->nodes[i].anext = m->free_head;
@@ -215,6 +233,7 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	uint32_t i = xid_find(m, b, k, false);
 	struct xid_node *n;
 
+	m->last_ok = false;
 	if (i != NIL) {
 		m->nodes[i].call = *call;
 		xid_age_unlink(m, i);
@@ -234,7 +253,8 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	n->key = *k;
 	n->call = *call;
 	n->bucket = b;
-	n->hnext = m->buckets[b];
+	m->hot[i].xid = k->xid;
+	m->hot[i].hnext = m->buckets[b];
 	m->buckets[b] = i;
 	xid_age_append(m, i);
 }
@@ -253,15 +273,31 @@ dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 		return false;
 	}
 	*out = m->nodes[i].call;
+	m->last_ok = true;
+	m->last_i = i;
+	m->last_key = *k;
 	return true;
+}
+
+static bool
+xid_key_eq(const struct dec_xid_key *a, const struct dec_xid_key *b)
+{
+	return a->xid == b->xid && a->client_port == b->client_port &&
+	       a->server_port == b->server_port &&
+	       xid_addr_eq(&a->client, &b->client) &&
+	       xid_addr_eq(&a->server, &b->server);
 }
 
 void
 dec_xidmap_answered(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    uint32_t len)
 {
-	uint32_t i = xid_find(m, xid_bucket(m, k), k, true);
+	uint32_t i;
 
+	if (m->last_ok && xid_key_eq(&m->last_key, k))
+		i = m->last_i;
+	else
+		i = xid_find(m, xid_bucket(m, k), k, true);
 	if (i != NIL && m->nodes[i].call.reply_len == 0)
 		m->nodes[i].call.reply_len = len ? len : 1;
 }
