@@ -43,18 +43,6 @@ xdr_fail(struct xdr *c, enum xdr_err e)
 	return xdr_fail_at(c, e, c->off);
 }
 
-uint32_t
-xdr_wire_left(const struct xdr *c)
-{
-	return c->len - c->off;
-}
-
-uint32_t
-xdr_cap_left(const struct xdr *c)
-{
-	return c->off >= c->cap ? 0 : c->cap - c->off;
-}
-
 /* XDR padding of n bytes to a multiple of 4, in 64 bits (no wrap). */
 static uint64_t
 xdr_padded(uint32_t n)
@@ -78,15 +66,8 @@ xdr_need(struct xdr *c, uint64_t n)
 	return true;
 }
 
-static uint32_t
-xdr_load32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 bool
-xdr_u32(struct xdr *c, uint32_t *v)
+xdr_u32_slow(struct xdr *c, uint32_t *v)
 {
 	if (!xdr_need(c, 4))
 		return false;
@@ -108,7 +89,7 @@ xdr_i32(struct xdr *c, int32_t *v)
 }
 
 bool
-xdr_u64(struct xdr *c, uint64_t *v)
+xdr_u64_slow(struct xdr *c, uint64_t *v)
 {
 	if (!xdr_need(c, 8))
 		return false;

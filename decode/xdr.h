@@ -44,9 +44,7 @@ void xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len);
 /* Mark the cursor failed (sticky: the first error wins).  Returns false. */
 bool xdr_fail(struct xdr *c, enum xdr_err e);
 
-bool xdr_u32(struct xdr *c, uint32_t *v);
 bool xdr_i32(struct xdr *c, int32_t *v);
-bool xdr_u64(struct xdr *c, uint64_t *v);
 bool xdr_bool(struct xdr *c, bool *v);	/* malformed unless 0 or 1 */
 /* enum with a range check: malformed if v > max */
 bool xdr_enum(struct xdr *c, uint32_t *v, uint32_t max);
@@ -75,7 +73,50 @@ bool xdr_skip_opaque(struct xdr *c, uint32_t *n, uint32_t max);
 bool xdr_skip(struct xdr *c, uint32_t n);
 
 /* Bytes left on the wire / in the capture. */
-uint32_t xdr_wire_left(const struct xdr *c);
-uint32_t xdr_cap_left(const struct xdr *c);
+static inline uint32_t xdr_wire_left(const struct xdr *c)
+{
+	return c->len - c->off;
+}
+
+static inline uint32_t xdr_cap_left(const struct xdr *c)
+{
+	return c->off >= c->cap ? 0 : c->cap - c->off;
+}
+
+/*
+ * The two primitives every decoder calls most are inline: the common case
+ * (no error yet, the bytes captured, hence on the wire too since cap <=
+ * len) reads in place; anything else goes to the out-of-line version,
+ * which sets the error.
+ */
+bool xdr_u32_slow(struct xdr *c, uint32_t *v);
+bool xdr_u64_slow(struct xdr *c, uint64_t *v);
+
+static inline uint32_t xdr_load32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline bool xdr_u32(struct xdr *c, uint32_t *v)
+{
+	if (c->err == XDR_OK && xdr_cap_left(c) >= 4) {
+		*v = xdr_load32(c->buf + c->off);
+		c->off += 4;
+		return true;
+	}
+	return xdr_u32_slow(c, v);
+}
+
+static inline bool xdr_u64(struct xdr *c, uint64_t *v)
+{
+	if (c->err == XDR_OK && xdr_cap_left(c) >= 8) {
+		*v = (uint64_t)xdr_load32(c->buf + c->off) << 32 |
+		     xdr_load32(c->buf + c->off + 4);
+		c->off += 8;
+		return true;
+	}
+	return xdr_u64_slow(c, v);
+}
 
 #endif
