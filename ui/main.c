@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ui/dump.h"
+#include "ui/record.h"
 #include "ui/report.h"
 
 static void usage(FILE *f)
@@ -11,6 +12,7 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  dump    one line (or --json object) per RPC message\n"
 	      "  report  operations, latency, sizes, retransmits, findings\n"
+	      "  record  write the analysis into an sqlite database (-w OUT.db)\n"
 	      "  version print the version\n"
 	      "Run 'nfscope <command> --help' for a command's options.\n", f);
 }
@@ -25,6 +27,8 @@ int main(int argc, char **argv)
 		return ui_dump_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return ui_report_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return ui_record_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		puts("nfscope " NFSCOPE_VERSION);
 		return 0;

@@ -19,6 +19,8 @@ static void on_op(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
+	if (r->filtered && !store_filter_match(&r->filt, op, r->first_ns))
+		return;
 	an_figs_add(r->figs, op);
 	an_find_add(r->find, op);
 }
@@ -181,7 +183,7 @@ const char *rep_row_key(const struct rep *r, const struct an_row *row,
 	case AN_BY_SERVER:
 		return cap_addr_str(&row->addr, buf, n);
 	case AN_BY_EXPORT:
-		e = an_names_export_get(an_get_names(r->eng), row->export_id);
+		e = an_names_export_get(r->names, row->export_id);
 		snprintf(buf, n, "%s:%s", cap_addr_str(&row->addr, a, sizeof(a)),
 			 e ? e->path : "(export unknown)");
 		return buf;
@@ -438,8 +440,8 @@ static void text_writes(const struct rep *r)
 
 static void text_retrans(const struct rep *r)
 {
-	const struct an_stats *es = an_get_stats(r->eng);
-	const struct dec_stats *ds = dec_get_stats(r->dec);
+	const struct an_stats *es = r->es;
+	const struct dec_stats *ds = r->ds;
 	uint32_t n, k;
 	const struct an_row **v = rep_sorted_rows(r, AN_BY_CLIENT, &n);
 	char a[64], p[96];
@@ -499,8 +501,8 @@ static void text_findings(const struct rep *r)
 static void text_health(const struct rep *r)
 {
 	const struct cap_stats *c = &r->cs;
-	const struct dec_stats *d = dec_get_stats(r->dec);
-	const struct an_stats *e = an_get_stats(r->eng);
+	const struct dec_stats *d = r->ds;
+	const struct an_stats *e = r->es;
 	const struct an_figs_totals *t = an_figs_totals(r->figs);
 
 	fprintf(r->out, "\n== Capture health ==\n"
@@ -648,12 +650,72 @@ static void report_usage(FILE *f)
 {
 	fputs("usage: nfscope report [-r FILE | -i IFACE] [-f FILTER] "
 	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p]\n"
+	      "       nfscope report OUT.db [--run N | --runs]   (a database "
+	      "written by nfscope record)\n"
+	      "                      [--from T] [--to T] [--client ADDR] "
+	      "[--server ADDR] [--op NAME]\n"
 	      "                      [--json] [--csv TABLE] "
 	      "[--by op|client|server|export|file]\n"
 	      "                      [--interval SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
 	      "findings, servers, intervals\n", f);
+}
+
+/* --from/--to (time of the first call), --client/--server, --op. */
+static int parse_filter(struct store_filter *f, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'A':
+		f->have_from = store_parse_time(arg, &f->from_ns, &f->from_rel) == 0;
+		if (f->have_from)
+			return 0;
+		break;
+	case 'Z':
+		f->have_to = store_parse_time(arg, &f->to_ns, &f->to_rel) == 0;
+		if (f->have_to)
+			return 0;
+		break;
+	case 'K':
+		f->have_client = store_addr_parse(arg, &f->client) == 0;
+		if (f->have_client)
+			return 0;
+		break;
+	case 'V':
+		f->have_server = store_addr_parse(arg, &f->server) == 0;
+		if (f->have_server)
+			return 0;
+		break;
+	default:
+		if (strlen(arg) > 0 && strlen(arg) < sizeof(f->op)) {
+			snprintf(f->op, sizeof(f->op), "%s", arg);
+			return 0;
+		}
+		break;
+	}
+	fprintf(stderr, "nfscope report: bad filter value '%s' (--from/--to: "
+		"epoch seconds or +SECONDS; --client/--server: an address; "
+		"--op: a procedure name)\n", arg);
+	return -1;
+}
+
+/* --from/--to narrow the time span rates are computed over. */
+static void rep_clamp(struct rep *r)
+{
+	int64_t first = r->first_ns, t;
+
+	if (r->filt.have_from) {
+		t = r->filt.from_rel ? first + r->filt.from_ns : r->filt.from_ns;
+		if (t > r->first_ns)
+			r->first_ns = t;
+	}
+	if (r->filt.have_to) {
+		t = r->filt.to_rel ? first + r->filt.to_ns : r->filt.to_ns;
+		if (t < r->last_ns)
+			r->last_ns = t;
+	}
+	if (r->last_ns < r->first_ns)
+		r->last_ns = r->first_ns;
 }
 
 static int parse_by(const char *s, enum an_group *g)
@@ -678,6 +740,13 @@ int ui_report_main(int argc, char **argv)
 		{ "top", required_argument, NULL, 'T' },
 		{ "threshold", required_argument, NULL, 'H' },
 		{ "thresholds", no_argument, NULL, 'L' },
+		{ "run", required_argument, NULL, 'U' },
+		{ "runs", no_argument, NULL, 'W' },
+		{ "from", required_argument, NULL, 'A' },
+		{ "to", required_argument, NULL, 'Z' },
+		{ "client", required_argument, NULL, 'K' },
+		{ "server", required_argument, NULL, 'V' },
+		{ "op", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -685,9 +754,13 @@ int ui_report_main(int argc, char **argv)
 	struct rep r;
 	struct an_figs_config fc;
 	struct an_find_config dc;
-	struct cap_source *src;
+	struct cap_source *src = NULL;
 	struct cap_pipe *pipe = NULL;
-	const char *csv = NULL;
+	struct store_run run;
+	struct an_names *names = NULL;
+	const char *csv = NULL, *db = NULL;
+	int64_t run_id = 0;
+	bool list_runs = false;
 	bool json = false;
 	double secs;
 	char *end;
@@ -740,6 +813,27 @@ int ui_report_main(int argc, char **argv)
 		case 'L':
 			list_thresholds(stdout);
 			return 0;
+		case 'U':
+			if (!ui_parse_u64(optarg, &v) || v == 0 ||
+			    v > INT64_MAX) {
+				fprintf(stderr, "nfscope report: bad --run '%s'\n",
+					optarg);
+				return 2;
+			}
+			run_id = (int64_t)v;
+			continue;
+		case 'W':
+			list_runs = true;
+			continue;
+		case 'A':
+		case 'Z':
+		case 'K':
+		case 'V':
+		case 'P':
+			if (parse_filter(&r.filt, opt, optarg) < 0)
+				return 2;
+			r.filtered = true;
+			continue;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -753,14 +847,36 @@ int ui_report_main(int argc, char **argv)
 			report_usage(stderr);
 		return 2;
 	}
+	if (optind < argc && optind + 1 == argc && !so.file && !so.iface) {
+		db = argv[optind++];	/* report OUT.db */
+		if (!rep_is_store(db) && access(db, R_OK) == 0) {
+			fprintf(stderr, "nfscope report: %s is not a database "
+				"written by nfscope record (a capture is read "
+				"with -r %s)\n", db, db);
+			return 2;
+		}
+	} else if (so.file && rep_is_store(so.file)) {
+		db = so.file;		/* report -r OUT.db */
+	}
 	if (optind < argc) {
 		fprintf(stderr, "nfscope report: unexpected argument '%s'\n",
 			argv[optind]);
 		report_usage(stderr);
 		return 2;
 	}
-	src = ui_open_source(&so);
-	if (!src)
+	if (list_runs) {
+		if (!db) {
+			fprintf(stderr, "nfscope report: --runs needs a database\n");
+			return 2;
+		}
+		return rep_store_list(db, stdout) < 0 ? 1 : 0;
+	}
+	if (run_id && !db) {
+		fprintf(stderr, "nfscope report: --run needs a database "
+			"(nfscope report OUT.db --run N)\n");
+		return 2;
+	}
+	if (!db && !(src = ui_open_source(&so)))
 		return 1;
 	r.source = so.file ? so.file : so.iface;
 	r.out = stdout;
@@ -781,12 +897,21 @@ int ui_report_main(int argc, char **argv)
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
-	ui_install_signals();
-	if (rep_run(&r, src, pipe, so.file != NULL) < 0)
-		goto out;
-	an_flush(r.eng);
-	r.cs = *cap_pipe_stats(pipe);
-	cap_source_stats(src, &r.cs);
+	if (db) {
+		if (rep_store_load(&r, db, run_id, &run, &names, on_op) < 0)
+			goto out;
+	} else {
+		ui_install_signals();
+		if (rep_run(&r, src, pipe, so.file != NULL) < 0)
+			goto out;
+		an_flush(r.eng);
+		r.cs = *cap_pipe_stats(pipe);
+		cap_source_stats(src, &r.cs);
+		r.ds = dec_get_stats(r.dec);
+		r.es = an_get_stats(r.eng);
+		r.names = an_get_names(r.eng);
+	}
+	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
 	rc = 0;
 	if (csv) {
@@ -809,6 +934,7 @@ out:
 	an_free(r.eng);
 	free(r.msg);
 	dec_free(r.dec);
+	an_names_free(names);
 	cap_close(src);
 	return rc;
 }

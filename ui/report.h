@@ -16,6 +16,7 @@
 #include "analyze/find.h"
 #include "analyze/ops.h"
 #include "decode/decode.h"
+#include "store/store.h"
 
 struct rep {
 	const char *source;
@@ -32,6 +33,12 @@ struct rep {
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;
+	/* counters and names: the live objects' or a stored run's */
+	const struct dec_stats *ds;
+	const struct an_stats *es;
+	const struct an_names *names;
+	struct store_filter filt;	/* --client --server --op --from --to */
+	bool filtered;
 };
 
 /* Sorted rows of one group: an array of pointers (caller frees). */
@@ -50,6 +57,19 @@ extern const char *const rep_group_names[AN_BY_N];
 void rep_json(const struct rep *r);
 /* Returns 0, or -1 for an unknown table name. */
 int rep_csv(const struct rep *r, const char *table);
+
+/* report_db.c: does path hold an sqlite database? */
+bool rep_is_store(const char *path);
+/* Load run run_id (0: the last) of the store at path into r: counters,
+ * exports (*names, caller frees) and every operation replayed through fn
+ * (r as user).  run is the caller's and must outlive r.  Prints errors;
+ * returns 0 or -1. */
+int rep_store_load(struct rep *r, const char *path, int64_t run_id,
+		   struct store_run *run, struct an_names **names,
+		   an_op_fn fn);
+
+/* List the runs of the store at path (--runs).  Returns 0 or -1. */
+int rep_store_list(const char *path, FILE *out);
 
 /* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
 int ui_report_main(int argc, char **argv);

@@ -251,8 +251,8 @@ static void j_findings(struct jw *w, const struct rep *r)
 static void j_health(struct jw *w, const struct rep *r)
 {
 	const struct cap_stats *c = &r->cs;
-	const struct dec_stats *d = dec_get_stats(r->dec);
-	const struct an_stats *e = an_get_stats(r->eng);
+	const struct dec_stats *d = r->ds;
+	const struct an_stats *e = r->es;
 	const struct an_figs_totals *t = an_figs_totals(r->figs);
 
 	jw_obj(w, "capture");

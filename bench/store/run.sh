@@ -1,0 +1,65 @@
+#!/bin/sh
+# bench/store/run.sh NFSGEN NFSCOPE - the cost of the sqlite store.
+#
+# On the same captures (nfsgen --seed 1, BENCH_PACKETS frames, default
+# 5,000,000, in BENCH_DIR, default /tmp/nfscope-bench, regenerated only if
+# missing): `report --json`, then `record --ops all`, `--ops slow:10` and
+# `--ops none` into a fresh database.  Prints seconds, the ratio to report,
+# op rows stored, rows/s over the whole record, rows/s of the store's insert
+# thread (rows / its CPU time, as record logs it: the store's own
+# throughput), and database MB per million operations.  Targets (issue 4):
+# --ops all <= 2x report, >= 1M rows/s.  Never asserts speed.
+set -u
+G=$1 N=$2
+P=${BENCH_PACKETS:-5000000}
+D=${BENCH_DIR:-/tmp/nfscope-bench}
+mkdir -p "$D"
+
+gen() {	# name args...
+	name=$1; shift
+	[ -s "$D/$name.pcap" ] && [ "$(cat "$D/$name.args" 2>/dev/null)" = "$*" ] && return
+	echo "generating $name: nfsgen $*"
+	"$G" -o "$D/$name.pcap" "$@" || exit 1
+	echo "$*" > "$D/$name.args"
+}
+gen meta --mix meta --transport mix --count 1000000000 --packets "$P" --seed 1 --clients 64 --servers 4 --acks 0.1
+gen data --mix data --transport mix --size 1048576 --count 1000000000 --packets "$P" --seed 1 --clients 16 --servers 4 --acks 0.1
+
+now() { date +%s.%N; }
+R=${BENCH_REPEAT:-3}	# each command runs R times; the fastest counts (shared hosts are noisy)
+best() {	# best [SECS_A] SECS_B -> the smaller
+	if [ -z "$1" ]; then echo "$2"; else echo "$1 $2" | awk '{ print ($2 < $1) ? $2 : $1 }'; fi
+}
+printf "%-6s %-12s %8s %7s %10s %12s %12s %10s\n" file command seconds "x rep" "op rows" \
+	"rows/s" "store rows/s" "MB/M ops"
+for f in meta data; do
+	pcap=$D/$f.pcap
+	cat "$pcap" > /dev/null	# warm the page cache: time the programs, not the disk
+	rep=
+	for i in $(seq "$R"); do
+		t0=$(now); "$N" report -r "$pcap" --json > "$D/rep.json" || exit 1; t1=$(now)
+		rep=$(best "$rep" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")
+	done
+	ops=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['ops'])" "$D/rep.json")
+	printf "%-6s %-12s %8.2f %7s %10s %12s %12s %10s\n" $f report "$rep" 1.00 - - - -
+	for mode in all slow:10 none; do
+		db=$D/store-$f.db
+		secs= wcpu=
+		for i in $(seq "$R"); do
+			rm -f "$db" "$db-wal" "$db-shm"
+			t0=$(now); "$N" record -r "$pcap" -w "$db" --ops $mode 2> "$D/rec.err" || exit 1; t1=$(now)
+			secs=$(best "$secs" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')")
+			wcpu=$(best "$wcpu" "$(sed -n 's/.*insert thread \([0-9.]*\) s CPU.*/\1/p' "$D/rec.err")")
+		done
+		rows=$(sqlite3 "$db" "SELECT ops_stored FROM runs")
+		size=$(stat -c %s "$db")
+		echo "$f $mode $secs $rep $rows $size $ops ${wcpu:-0}" | awk '{
+			d = $8;
+			printf "%-6s %-12s %8.2f %7.2f %10d %12.0f %12s %10.1f\n", $1,
+				"record " $2, $3, $3 / $4, $5, ($3 > 0 ? $5 / $3 : 0),
+				((d > 0 && $5 > 0) ? sprintf("%.0f", $5 / d) : "-"),
+				($7 > 0 ? $6 / 1048576 / ($7 / 1e6) : 0) }'
+	done
+	rm -f "$db" "$db-wal" "$db-shm"
+	echo "       ($ops operations, $(stat -c %s "$pcap" | awk '{ printf "%.0f", $1 / 1048576 }') MB capture)"
+done

@@ -1,0 +1,516 @@
+/* read.c - reading a store back: runs, ops replay, exports, merged
+ * interval cells; filters and parsers shared with ui/; see store.h. */
+#include "store/store_int.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------ helpers -- */
+
+int store_addr_parse(const char *s, struct cap_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (s == NULL)
+		return -1;
+	if (inet_pton(AF_INET, s, a->a) == 1) {
+		a->family = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->a) == 1) {
+		a->family = 6;
+		return 0;
+	}
+	return -1;
+}
+
+bool store_filter_match(const struct store_filter *f, const struct an_op *op,
+			int64_t base_ns)
+{
+	int64_t t;
+
+	if (f == NULL)
+		return true;
+	if (f->have_client && !cap_addr_eq(&f->client, &op->client))
+		return false;
+	if (f->have_server && !cap_addr_eq(&f->server, &op->server))
+		return false;
+	if (f->op[0]) {
+		const char *p = dec_proc_name(op->prog, op->vers, op->proc);
+
+		if (p == NULL || strcasecmp(p, f->op) != 0)
+			return false;
+	}
+	if (f->have_from) {
+		t = f->from_rel ? base_ns + f->from_ns : f->from_ns;
+		if (op->first_call_ns < t)
+			return false;
+	}
+	if (f->have_to) {
+		t = f->to_rel ? base_ns + f->to_ns : f->to_ns;
+		if (op->first_call_ns >= t)
+			return false;
+	}
+	return true;
+}
+
+int store_parse_time(const char *s, int64_t *ns, bool *rel)
+{
+	char *end;
+	double v;
+
+	*rel = s[0] == '+';
+	if (*rel)
+		s++;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	v = strtod(s, &end);
+	if (*end || !(v >= 0 && v < 9.2e9))
+		return -1;
+	*ns = (int64_t)llround(v * 1e9);
+	return 0;
+}
+
+int store_parse_duration(const char *s, int64_t *ns)
+{
+	char *end;
+	double v, mul = 1;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	v = strtod(s, &end);
+	switch (*end) {
+	case '\0': case 's': mul = 1; break;
+	case 'm': mul = 60; break;
+	case 'h': mul = 3600; break;
+	case 'd': mul = 86400; break;
+	default: return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	v *= mul;
+	if (!(v > 0 && v < 9.2e9))
+		return -1;
+	*ns = (int64_t)llround(v * 1e9);
+	return 0;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static bool get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*off < len && shift < 64) {
+		uint8_t b = p[(*off)++];
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+		shift += 7;
+	}
+	return false;
+}
+
+size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n)
+{
+	uint64_t prev = 0;
+	size_t off = 0;
+	unsigned c, i;
+
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		if (h->chunk[c] == NULL)
+			continue;
+		for (i = 0; i < HIST_SUB; i++) {
+			uint64_t idx = (uint64_t)c * HIST_SUB + i;
+
+			if (h->chunk[c][i] == 0)
+				continue;
+			if (n - off < 20)
+				return off;	/* cannot happen: n >= 20/bucket */
+			off += put_varint(buf + off, idx - prev);
+			off += put_varint(buf + off, h->chunk[c][i]);
+			prev = idx;
+		}
+	}
+	return off;
+}
+
+int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n)
+{
+	uint64_t idx = 0, d, cnt;
+	size_t off = 0;
+
+	while (off < n) {
+		unsigned c, i;
+
+		if (!get_varint(buf, n, &off, &d) || !get_varint(buf, n, &off, &cnt))
+			return -1;
+		idx += d;
+		if (idx >= (uint64_t)HIST_NCHUNK * HIST_SUB)
+			return -1;
+		c = (unsigned)(idx / HIST_SUB);
+		i = (unsigned)(idx % HIST_SUB);
+		if (h->chunk[c] == NULL &&
+		    (h->chunk[c] = calloc(HIST_SUB, sizeof(uint64_t))) == NULL)
+			return -1;
+		h->chunk[c][i] += cnt;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- runs -- */
+
+int store_last_run(struct store *s, int64_t *id, char *errbuf)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*id = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT max(id) FROM runs", -1, &q,
+			       NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "runs");
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return store_err(s, errbuf, "runs");
+	return 0;
+}
+
+static void col_text(sqlite3_stmt *q, int k, char *buf, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(q, k);
+
+	snprintf(buf, n, "%s", t ? (const char *)t : "");
+}
+
+int store_read_run(struct store *s, int64_t id, struct store_run *run,
+		   char *errbuf)
+{
+	char sql[8192], mode[16];
+	size_t k, off;
+	sqlite3_stmt *q;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	off = (size_t)snprintf(sql, sizeof(sql), "SELECT id, source, filter, "
+		"snaplen, live, ops_mode, slow_ns, interval_ns, retain_ns, "
+		"started, ended, state");
+	for (k = 0; k < store_run_ncols; k++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
+					store_run_cols[k].name);
+	snprintf(sql + off, sizeof(sql) - off, " FROM runs WHERE id = ?");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "runs");
+	sqlite3_bind_int64(q, 1, id);
+	rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		if (rc == SQLITE_DONE) {
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "no run %lld in the "
+				 "database", (long long)id);
+			return -1;
+		}
+		return store_err(s, errbuf, "runs");
+	}
+	run->id = sqlite3_column_int64(q, 0);
+	col_text(q, 1, run->source, sizeof(run->source));
+	col_text(q, 2, run->filter, sizeof(run->filter));
+	run->snaplen = sqlite3_column_int(q, 3);
+	run->live = sqlite3_column_int(q, 4) != 0;
+	col_text(q, 5, mode, sizeof(mode));
+	run->ops_mode = !strcmp(mode, "all") ? STORE_OPS_ALL :
+			!strcmp(mode, "slow") ? STORE_OPS_SLOW : STORE_OPS_NONE;
+	run->slow_ns = sqlite3_column_int64(q, 6);
+	run->interval_ns = sqlite3_column_int64(q, 7);
+	run->retain_ns = sqlite3_column_int64(q, 8);
+	run->started = sqlite3_column_int64(q, 9);
+	run->ended = sqlite3_column_int64(q, 10);
+	col_text(q, 11, run->state, sizeof(run->state));
+	for (k = 0; k < store_run_ncols; k++) {
+		char *p = (char *)run + store_run_cols[k].off;
+		int64_t v = sqlite3_column_int64(q, (int)k + 12);
+
+		if (store_run_cols[k].u32) {
+			uint32_t u = (uint32_t)v;
+
+			memcpy(p, &u, sizeof(u));
+		} else {
+			memcpy(p, &v, sizeof(v));
+		}
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ops -- */
+
+static void col_blob(sqlite3_stmt *q, int k, uint8_t *dst, size_t max,
+		     uint32_t *len)
+{
+	const void *b = sqlite3_column_blob(q, k);
+	size_t n = (size_t)sqlite3_column_bytes(q, k);
+
+	if (n > max)
+		n = max;
+	if (b && n)
+		memcpy(dst, b, n);
+	if (len)
+		*len = (uint32_t)n;
+}
+
+static void col_addr(sqlite3_stmt *q, int k, struct cap_addr *a)
+{
+	store_addr_parse((const char *)sqlite3_column_text(q, k), a);
+}
+
+/* Column order as written by write.c's INSERT INTO ops (run first). */
+static void row_to_op(sqlite3_stmt *q, struct an_op *op)
+{
+	const unsigned char *t;
+	int k = 1;
+
+	memset(op, 0, sizeof(*op));
+	op->call_frame = (uint64_t)sqlite3_column_int64(q, k++);
+	op->reply_frame = (uint64_t)sqlite3_column_int64(q, k++);
+	op->first_call_ns = sqlite3_column_int64(q, k++);
+	op->last_call_ns = sqlite3_column_int64(q, k++);
+	op->reply_ns = sqlite3_column_int64(q, k++);
+	op->lat_first_ns = sqlite3_column_type(q, k) == SQLITE_NULL ? -1 :
+			   sqlite3_column_int64(q, k);
+	k++;
+	op->lat_last_ns = sqlite3_column_type(q, k) == SQLITE_NULL ? -1 :
+			  sqlite3_column_int64(q, k);
+	k++;
+	op->retrans_ivl_first_ns = sqlite3_column_int64(q, k++);
+	op->retrans_ivl_max_ns = sqlite3_column_int64(q, k++);
+	op->retrans = (uint32_t)sqlite3_column_int64(q, k++);
+	op->dup_replies = (uint32_t)sqlite3_column_int64(q, k++);
+	col_addr(q, k++, &op->client);
+	col_addr(q, k++, &op->server);
+	op->client_port = (uint16_t)sqlite3_column_int(q, k++);
+	op->client_port_last = (uint16_t)sqlite3_column_int(q, k++);
+	op->server_port = (uint16_t)sqlite3_column_int(q, k++);
+	t = sqlite3_column_text(q, k++);
+	op->transport = t && !strcmp((const char *)t, "tcp") ? CAP_TCP : CAP_UDP;
+	op->xid = (uint32_t)sqlite3_column_int64(q, k++);
+	op->prog = (uint32_t)sqlite3_column_int64(q, k++);
+	op->vers = (uint32_t)sqlite3_column_int64(q, k++);
+	op->proc = (uint32_t)sqlite3_column_int64(q, k++);
+	k += 2;		/* op, error: derived */
+	op->flags = (uint32_t)sqlite3_column_int64(q, k++);
+	op->have = (uint32_t)sqlite3_column_int64(q, k++);
+	op->uid = (uint32_t)sqlite3_column_int64(q, k++);
+	op->gid = (uint32_t)sqlite3_column_int64(q, k++);
+	col_text(q, k++, op->machine, sizeof(op->machine));
+	col_blob(q, k++, op->fh.data, NFS_FHSIZE_MAX, &op->fh.len);
+	col_blob(q, k++, op->rfh.data, NFS_FHSIZE_MAX, &op->rfh.len);
+	op->export_id = sqlite3_column_int(q, k++);
+	col_text(q, k++, op->path, sizeof(op->path));
+	col_text(q, k++, op->name, sizeof(op->name));
+	op->offset = (uint64_t)sqlite3_column_int64(q, k++);
+	op->count = (uint32_t)sqlite3_column_int64(q, k++);
+	op->rcount = (uint32_t)sqlite3_column_int64(q, k++);
+	op->eof = sqlite3_column_int(q, k++) != 0;
+	op->stable = (uint32_t)sqlite3_column_int64(q, k++);
+	op->committed = (uint32_t)sqlite3_column_int64(q, k++);
+	col_blob(q, k++, op->verf, NFS_VERF_SIZE, NULL);
+	op->reply_stat = (uint32_t)sqlite3_column_int64(q, k++);
+	op->accept_stat = (uint32_t)sqlite3_column_int64(q, k++);
+	op->status = (uint32_t)sqlite3_column_int64(q, k++);
+	op->call_len = (uint32_t)sqlite3_column_int64(q, k++);
+	op->reply_len = (uint32_t)sqlite3_column_int64(q, k++);
+	op->rtmax = (uint32_t)sqlite3_column_int64(q, k++);
+	op->rtpref = (uint32_t)sqlite3_column_int64(q, k++);
+	op->wtmax = (uint32_t)sqlite3_column_int64(q, k++);
+	op->wtpref = (uint32_t)sqlite3_column_int64(q, k++);
+	op->dtpref = (uint32_t)sqlite3_column_int64(q, k++);
+	op->tsize = (uint32_t)sqlite3_column_int64(q, k++);
+}
+
+int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
+		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
+{
+	static const char sql[] = "SELECT run, call_frame, reply_frame, "
+		"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, "
+		"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, "
+		"client, server, client_port, client_port_last, server_port, "
+		"transport, xid, prog, vers, proc, op, error, flags, have, uid, gid, "
+		"machine, fh, rfh, export_id, path, name, file_offset, count, "
+		"rcount, eof, stable, committed, verf, reply_stat, accept_stat, "
+		"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, "
+		"tsize FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
+		"first_call_ns < ?3 ORDER BY id";
+	struct an_op *op = malloc(sizeof(*op));
+	sqlite3_stmt *q = NULL;
+	int64_t from = INT64_MIN, to = INT64_MAX;
+	int rc;
+
+	if (op == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	if (f && f->have_from)
+		from = f->from_rel ? base_ns + f->from_ns : f->from_ns;
+	if (f && f->have_to)
+		to = f->to_rel ? base_ns + f->to_ns : f->to_ns;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		free(op);
+		return store_err(s, errbuf, "ops");
+	}
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int64(q, 2, from);
+	sqlite3_bind_int64(q, 3, to);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		row_to_op(q, op);
+		if (store_filter_match(f, op, base_ns))
+			fn(user, op);
+	}
+	sqlite3_finalize(q);
+	free(op);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, "ops");
+	return 0;
+}
+
+int store_read_exports(struct store *s, int64_t run, struct an_names *names,
+		       char *errbuf)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT server, fh, path FROM exports "
+			       "WHERE run = ? ORDER BY export_id", -1, &q,
+			       NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "exports");
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct cap_addr a;
+		struct nfs_fh fh;
+		char path[AN_PATH_MAX];
+
+		memset(&fh, 0, sizeof(fh));
+		col_addr(q, 0, &a);
+		col_blob(q, 1, fh.data, NFS_FHSIZE_MAX, &fh.len);
+		col_text(q, 2, path, sizeof(path));
+		an_names_export(names, &a, &fh, path);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, "exports");
+	return 0;
+}
+
+/* ---------------------------------------------------------- intervals -- */
+
+#define PROCS_MAX 256
+
+int store_read_intervals(struct store *s, int64_t run,
+			 const struct store_filter *f, int64_t from_ns,
+			 int64_t to_ns, store_cell_fn fn, void *user,
+			 char *errbuf)
+{
+	static const char sql[] = "SELECT prog, vers, proc, client, server, "
+		"calls, answered, unanswered, errors, retrans, dup_replies, bytes, "
+		"data_bytes, lat_count, lat_sum_ns, lat_min_ns, lat_max_ns, "
+		"lat_hist FROM intervals WHERE run = ?1 AND start_ns >= ?2 AND "
+		"start_ns < ?3";
+	struct store_cell *v = calloc(PROCS_MAX, sizeof(*v));
+	uint32_t n = 0, k;
+	sqlite3_stmt *q = NULL;
+	int rc, ret = 0;
+
+	if (v == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		free(v);
+		return store_err(s, errbuf, "intervals");
+	}
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_int64(q, 2, from_ns);
+	sqlite3_bind_int64(q, 3, to_ns);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct store_cell *c = NULL;
+		struct cap_addr cl, sv;
+		struct hist h;
+		uint32_t prog = (uint32_t)sqlite3_column_int64(q, 0);
+		uint32_t vers = (uint32_t)sqlite3_column_int64(q, 1);
+		uint32_t proc = (uint32_t)sqlite3_column_int64(q, 2);
+
+		col_addr(q, 3, &cl);
+		col_addr(q, 4, &sv);
+		if (f && ((f->have_client && !cap_addr_eq(&f->client, &cl)) ||
+			  (f->have_server && !cap_addr_eq(&f->server, &sv))))
+			continue;
+		if (f && f->op[0]) {
+			const char *p = dec_proc_name(prog, vers, proc);
+
+			if (p == NULL || strcasecmp(p, f->op) != 0)
+				continue;
+		}
+		for (k = 0; k < n; k++)
+			if (v[k].prog == prog && v[k].vers == vers &&
+			    v[k].proc == proc)
+				c = &v[k];
+		if (c == NULL) {
+			if (n == PROCS_MAX)
+				continue;
+			c = &v[n++];
+			c->prog = prog;
+			c->vers = vers;
+			c->proc = proc;
+		}
+		c->calls += (uint64_t)sqlite3_column_int64(q, 5);
+		c->answered += (uint64_t)sqlite3_column_int64(q, 6);
+		c->unanswered += (uint64_t)sqlite3_column_int64(q, 7);
+		c->errors += (uint64_t)sqlite3_column_int64(q, 8);
+		c->retrans += (uint64_t)sqlite3_column_int64(q, 9);
+		c->dup_replies += (uint64_t)sqlite3_column_int64(q, 10);
+		c->bytes += (uint64_t)sqlite3_column_int64(q, 11);
+		c->data_bytes += (uint64_t)sqlite3_column_int64(q, 12);
+		hist_init(&h);
+		h.count = (uint64_t)sqlite3_column_int64(q, 13);
+		h.sum = sqlite3_column_double(q, 14);
+		h.min = (uint64_t)sqlite3_column_int64(q, 15);
+		h.max = (uint64_t)sqlite3_column_int64(q, 16);
+		if (store_hist_decode(&h, sqlite3_column_blob(q, 17),
+				      (size_t)sqlite3_column_bytes(q, 17)) < 0) {
+			hist_fini(&h);
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "intervals: bad "
+				 "histogram blob");
+			ret = -1;
+			break;
+		}
+		hist_merge(&c->lat, &h);
+		hist_fini(&h);
+	}
+	sqlite3_finalize(q);
+	if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = store_err(s, errbuf, "intervals");
+	for (k = 0; k < n; k++) {
+		if (ret == 0)
+			fn(user, &v[k]);
+		hist_fini(&v[k].lat);
+	}
+	free(v);
+	return ret;
+}

@@ -1,0 +1,356 @@
+/* schema.c - open/create a store, its schema and version checks; see
+ * store.h.  The schema is the stable interface for SQL users
+ * (doc/store.md): add columns and tables in new versions, never change the
+ * meaning of an existing one. */
+#include "store/store_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define APP_ID 0x6e667363	/* "nfsc": PRAGMA application_id */
+
+#define RS(f) { #f, offsetof(struct store_run, f), false }
+#define CS(f) { #f, offsetof(struct store_run, cs.f), false }
+#define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false }
+#define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false }
+const struct store_col store_run_cols[] = {
+	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
+	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
+	CS(ip_errors), CS(other_proto), CS(udp_msgs), CS(tcp_msgs),
+	CS(ipfrag_packets), CS(ipfrag_reassembled), CS(ipfrag_incomplete),
+	CS(ipfrag_overlaps), CS(ipfrag_evicted), CS(tcp_segments),
+	CS(tcp_not_rpc), CS(tcp_retrans), CS(tcp_ooo), CS(tcp_gaps),
+	CS(tcp_gap_bytes), CS(tcp_resyncs), CS(flows), CS(flows_evicted),
+	CS(flows_expired), CS(ps_recv), CS(ps_drop), CS(ps_ifdrop),
+	DS(msgs), DS(not_rpc), DS(calls), DS(replies), DS(orphan_replies),
+	DS(reply_mismatch), DS(truncated), DS(malformed), DS(xid_evictions),
+	ES(calls), ES(replies), ES(ops), ES(answered), ES(unanswered),
+	ES(unanswered_expired), ES(unanswered_at_end), ES(evicted),
+	ES(retrans), ES(late_retrans), ES(dup_replies), ES(replies_unmatched),
+	ES(misfit_replies), ES(xid_reused), ES(retired_early),
+	ES(names_evicted),
+	{ "eng_pending_peak", offsetof(struct store_run, es.pending_peak), true },
+};
+#undef RS
+#undef CS
+#undef DS
+#undef ES
+const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
+
+static const char schema_sql[] =
+	"CREATE TABLE schema_version(version INTEGER NOT NULL, "
+	"  app TEXT NOT NULL);\n"
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, source TEXT, filter TEXT, "
+	"  snaplen INTEGER, live INTEGER, ops_mode TEXT, slow_ns INTEGER, "
+	"  interval_ns INTEGER, retain_ns INTEGER, started INTEGER, "
+	"  ended INTEGER, state TEXT%s);\n"
+	"CREATE TABLE ops(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, "
+	"  call_frame INTEGER, reply_frame INTEGER, first_call_ns INTEGER, "
+	"  last_call_ns INTEGER, reply_ns INTEGER, lat_first_ns INTEGER, "
+	"  lat_last_ns INTEGER, retrans_ivl_first_ns INTEGER, "
+	"  retrans_ivl_max_ns INTEGER, retrans INTEGER, dup_replies INTEGER, "
+	"  client TEXT, server TEXT, client_port INTEGER, "
+	"  client_port_last INTEGER, server_port INTEGER, transport TEXT, "
+	"  xid INTEGER, prog INTEGER, vers INTEGER, proc INTEGER, op TEXT, "
+	"  error INTEGER, flags INTEGER, have INTEGER, uid INTEGER, "
+	"  gid INTEGER, machine TEXT, fh BLOB, rfh BLOB, export_id INTEGER, "
+	"  path TEXT, name TEXT, file_offset INTEGER, count INTEGER, "
+	"  rcount INTEGER, eof INTEGER, stable INTEGER, committed INTEGER, "
+	"  verf BLOB, reply_stat INTEGER, accept_stat INTEGER, "
+	"  status INTEGER, call_len INTEGER, reply_len INTEGER, "
+	"  rtmax INTEGER, rtpref INTEGER, wtmax INTEGER, wtpref INTEGER, "
+	"  dtpref INTEGER, tsize INTEGER);\n"
+	"CREATE INDEX ops_time ON ops(run, first_call_ns);\n"
+	"CREATE INDEX ops_path ON ops(path) WHERE path <> '';\n"
+	"CREATE INDEX ops_retrans ON ops(run, client) WHERE retrans > 0;\n"
+	"CREATE TABLE intervals(run INTEGER NOT NULL, start_ns INTEGER, "
+	"  prog INTEGER, vers INTEGER, proc INTEGER, op TEXT, client TEXT, "
+	"  server TEXT, calls INTEGER, answered INTEGER, unanswered INTEGER, "
+	"  errors INTEGER, retrans INTEGER, dup_replies INTEGER, "
+	"  bytes INTEGER, data_bytes INTEGER, lat_count INTEGER, "
+	"  lat_sum_ns REAL, lat_min_ns INTEGER, lat_max_ns INTEGER, "
+	"  lat_hist BLOB);\n"
+	"CREATE INDEX intervals_time ON intervals(run, start_ns);\n"
+	"CREATE TABLE sizes(run INTEGER NOT NULL, client TEXT, server TEXT, "
+	"  op TEXT, size INTEGER, calls INTEGER);\n"
+	"CREATE INDEX sizes_run ON sizes(run, client);\n"
+	"CREATE TABLE fsinfo(run INTEGER NOT NULL, server TEXT, "
+	"  rtmax INTEGER, rtpref INTEGER, wtmax INTEGER, wtpref INTEGER, "
+	"  dtpref INTEGER, statfs_tsize INTEGER, write_verifier TEXT, "
+	"  verifier_changes INTEGER);\n"
+	"CREATE TABLE findings(run INTEGER NOT NULL, kind TEXT, "
+	"  start_ns INTEGER, end_ns INTEGER, client TEXT, server TEXT, "
+	"  fh BLOB, path TEXT, count INTEGER, peak_rate REAL, "
+	"  evidence TEXT, meaning TEXT);\n"
+	"CREATE INDEX findings_run ON findings(run, kind);\n"
+	"CREATE TABLE names(run INTEGER NOT NULL, server TEXT, fh BLOB, "
+	"  path TEXT, export_id INTEGER, PRIMARY KEY(run, server, fh));\n"
+	"CREATE TABLE exports(run INTEGER NOT NULL, export_id INTEGER, "
+	"  server TEXT, fh BLOB, path TEXT, PRIMARY KEY(run, export_id));\n"
+	"CREATE TABLE flows(run INTEGER NOT NULL, transport TEXT, src TEXT, "
+	"  sport INTEGER, dst TEXT, dport INTEGER, first_ns INTEGER, "
+	"  last_ns INTEGER, msgs INTEGER, calls INTEGER, replies INTEGER, "
+	"  bytes INTEGER, truncated INTEGER, ipfrag INTEGER, "
+	"  multifrag INTEGER, after_gap INTEGER, holes INTEGER, "
+	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n";
+
+int store_err(struct store *s, char *errbuf, const char *what)
+{
+	int rc = s && s->db ? sqlite3_errcode(s->db) : SQLITE_ERROR;
+	int ext = s && s->db ? sqlite3_extended_errcode(s->db) : rc;
+
+	if (rc == SQLITE_FULL || ext == SQLITE_IOERR_WRITE ||
+	    ext == SQLITE_IOERR_FSYNC)
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: disk full or write "
+			 "error (%s): the last batch was not committed",
+			 what, s->db ? sqlite3_errmsg(s->db) : "");
+	else if (rc == SQLITE_READONLY)
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: database is not "
+			 "writable (%s)", what, sqlite3_errmsg(s->db));
+	else
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: %s", what,
+			 s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	return -1;
+}
+
+int store_exec(struct store *s, const char *sql, char *errbuf)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "sqlite");
+	return 0;
+}
+
+/* Word-at-a-time multiplicative hash (keys are short, fixed-layout). */
+uint64_t store_hash(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, b, n);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return h ^ (h >> 32);
+}
+
+/* Is the file already an nfscope database, and which schema version? */
+static int check_schema(struct store *s, const char *path, int *version,
+			char *errbuf)
+{
+	sqlite3_stmt *q = NULL;
+	int rc, app = 0, ntables = 0;
+
+	*version = 0;
+	rc = sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &q, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		app = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope database "
+			 "(not an sqlite file)", path);
+		return -1;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_err(s, errbuf, path);
+	rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_schema",
+				-1, &q, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		ntables = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_NOTADB) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope database "
+			 "(not an sqlite file)", path);
+		return -1;
+	}
+	if (rc != SQLITE_ROW)
+		return store_err(s, errbuf, path);
+	if (ntables == 0 && app == 0)
+		return 0;	/* empty: ours to create */
+	if (app != APP_ID) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope database "
+			 "(an sqlite file of another application)", path);
+		return -1;
+	}
+	rc = sqlite3_prepare_v2(s->db, "SELECT max(version) FROM schema_version",
+				-1, &q, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		*version = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW || *version <= 0) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope database "
+			 "(no schema version)", path);
+		return -1;
+	}
+	if (*version > STORE_SCHEMA_VERSION) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: written by a newer "
+			 "nfscope (schema version %d, this one reads up to %d)",
+			 path, *version, STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+static int create_schema(struct store *s, char *errbuf)
+{
+	char cols[4096], *sql;
+	size_t k, off = 0;
+	int rc;
+
+	for (k = 0; k < store_run_ncols; k++)
+		off += (size_t)snprintf(cols + off, sizeof(cols) - off,
+					", %s INTEGER", store_run_cols[k].name);
+	sql = sqlite3_mprintf(schema_sql, cols);
+	if (sql == NULL)
+		return store_err(s, errbuf, "schema");
+	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0) {
+		sqlite3_free(sql);
+		return -1;
+	}
+	rc = store_exec(s, sql, errbuf);
+	sqlite3_free(sql);
+	if (rc == 0) {
+		char v[160];
+
+		snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
+			 "'nfscope'); PRAGMA application_id = %d; "
+			 "PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
+			 APP_ID, STORE_SCHEMA_VERSION);
+		rc = store_exec(s, v, errbuf);
+	}
+	if (rc == 0)
+		rc = store_exec(s, "COMMIT", errbuf);
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static void unlink_db(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char p[4096];
+	size_t k;
+
+	for (k = 0; k < sizeof(sfx) / sizeof(sfx[0]); k++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[k]);
+		unlink(p);
+	}
+}
+
+int store_open(const char *path, unsigned flags, struct store **out,
+	       char *errbuf)
+{
+	struct store *s;
+	struct stat st;
+	int rc, version, oflags;
+	bool exists;
+
+	*out = NULL;
+	errbuf[0] = '\0';
+	exists = stat(path, &st) == 0;
+	if (!(flags & STORE_WRITE) && !exists) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not a regular file", path);
+		return -1;
+	}
+	if ((flags & STORE_WRITE) && exists && access(path, W_OK) != 0) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not writable: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	if ((flags & STORE_WRITE) && (flags & STORE_REPLACE) && exists) {
+		unlink_db(path);
+		exists = false;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	s->writable = (flags & STORE_WRITE) != 0;
+	oflags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
+		 SQLITE_OPEN_READONLY;
+	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		int e = s->db ? sqlite3_system_errno(s->db) : 0;
+
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot %s: %s", path,
+			 s->writable ? "create" : "open",
+			 e ? strerror(e) : s->db ? sqlite3_errmsg(s->db) :
+			 "out of memory");
+		store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 0);
+	if (check_schema(s, path, &version, errbuf) < 0)
+		goto fail;
+	if (!s->writable) {
+		if (version == 0) {
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope "
+				 "database (empty)", path);
+			goto fail;
+		}
+		*out = s;
+		return 0;
+	}
+	/* page_size takes effect on a new file only (before WAL): 16 KiB
+	 * pages make the append-mostly inserts ~20% cheaper than 4 KiB */
+	if (store_exec(s, "PRAGMA page_size=16384", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA journal_mode=WAL", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA synchronous=NORMAL", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA cache_size=-32768", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA wal_autocheckpoint=8192", errbuf) < 0)
+		goto fail;
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not writable", path);
+		goto fail;
+	}
+	if (version == 0 && create_schema(s, errbuf) < 0) {
+		if (!exists)
+			unlink_db(path);
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return -1;
+}
+
+void store_close(struct store *s)
+{
+	uint32_t k;
+	int i;
+
+	if (s == NULL)
+		return;
+	store_writer_stop(s);
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (i = 0; i < ST_N; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_finalize(s->upd_run);
+	sqlite3_close(s->db);
+	if (s->cell)
+		for (k = 0; k < s->ncells; k++)
+			hist_fini(&s->cell[k].lat);
+	free(s->cell);
+	free(s->slot);
+	free(s->flow);
+	free(s->name_seen);
+	free(s);
+}

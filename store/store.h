@@ -1,0 +1,183 @@
+/*
+ * store.h - the sqlite store: runs, operations, per-interval aggregates,
+ * transfer sizes, FSINFO, findings, names and flows in one database file.
+ *
+ * Purpose: `nfscope record` writes the analysis of a capture here; `report`,
+ * the dashboard and the sqlite3 shell read it back, also while a recorder is
+ * still writing.  The schema (store/schema.c, doc/store.md) is the stable
+ * interface for SQL users; its version is in table schema_version.
+ *
+ * Writing: one run per recording.  Operations are appended to an open
+ * transaction; store_commit() ends the batch (the caller commits per
+ * interval of capture time, or when store_pending() reaches its batch size)
+ * and starts the next one.  WAL mode, synchronous=NORMAL: a crash (kill -9,
+ * power loss after the WAL was synced by a checkpoint) loses at most the
+ * open batch, never the consistency of the file.  A run reads
+ * state = 'recording' until store_run_end() marks it 'complete' (or
+ * 'interrupted' when a signal stopped the capture): a run left 'recording'
+ * was cut short by a crash and is reported as such.
+ *
+ * Reading: store_read_run() gives a run's metadata and counters;
+ * store_read_ops() replays its operations, in the order the engine
+ * delivered them, into the caller's callback, so figures and findings are
+ * rebuilt by the very code that built them live (identical reports);
+ * store_read_intervals() merges per-interval histograms, so percentiles over
+ * any time range are exact in the engine's sense (analyze/hist.h).
+ *
+ * Errors: every function that touches the file returns 0 or a negative
+ * value and writes a message into the caller's errbuf (STORE_ERRBUF_SIZE):
+ * not writable, disk full (SQLITE_FULL), not an nfscope database, schema
+ * newer than this program.  Nothing here prints or exits.
+ *
+ * Ownership: struct store is owned by the caller (store_open/store_close;
+ * store_close(NULL) is a no-op) and is not thread-safe.  Other processes
+ * may read the same file concurrently (WAL); only one may write.
+ *
+ * Load: store_put_op copies the op into a bounded queue (4096 ops); one
+ * insert thread per store updates its interval cell and steps the prepared
+ * INSERT (when the op is kept), so on two cores storing costs the capture
+ * thread little more than the copy.  No allocation per op except when a
+ * new interval cell, flow or name appears.
+ */
+#ifndef NFSCOPE_STORE_H
+#define NFSCOPE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/figs.h"
+#include "analyze/find.h"
+#include "analyze/hist.h"
+#include "analyze/names.h"
+#include "analyze/ops.h"
+#include "capture/capture.h"
+#include "decode/decode.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_ERRBUF_SIZE 512
+#define STORE_TEXT_MAX 512
+
+/* store_open flags */
+#define STORE_RDONLY  0x0u	/* an existing nfscope database */
+#define STORE_WRITE   0x1u	/* create if missing, else append */
+#define STORE_REPLACE 0x2u	/* with STORE_WRITE: delete an existing file */
+
+enum store_ops_mode { STORE_OPS_ALL = 0, STORE_OPS_SLOW, STORE_OPS_NONE };
+
+/* One row of table runs. */
+struct store_run {
+	int64_t id;			/* set by store_run_begin */
+	char source[STORE_TEXT_MAX];	/* capture file or interface */
+	char filter[STORE_TEXT_MAX];	/* BPF filter ("" none) */
+	int32_t snaplen;		/* live snaplen (0: file) */
+	bool live;
+	enum store_ops_mode ops_mode;
+	int64_t slow_ns;		/* STORE_OPS_SLOW threshold */
+	int64_t interval_ns;		/* width of table intervals' cells */
+	int64_t retain_ns;		/* 0: keep everything */
+	int64_t started, ended;		/* wall clock, unix seconds (0: open) */
+	char state[16];			/* recording | complete | interrupted */
+	int64_t first_ns, last_ns;	/* capture time span of all messages */
+	uint64_t rpc_msgs;		/* messages decoded as RPC */
+	uint64_t ops_stored;		/* rows in ops for this run */
+	struct cap_stats cs;
+	struct dec_stats ds;
+	struct an_stats es;
+};
+
+/* Rows committed so far in this process (cumulative, for logs and tests). */
+struct store_counts {
+	uint64_t batches, ops, intervals, flows, names;
+	uint64_t writer_ns;	/* CPU time of the thread inserting ops */
+};
+
+/* Which operations a report or a query covers (both sources). */
+struct store_filter {
+	bool have_client, have_server;
+	struct cap_addr client, server;
+	char op[32];			/* procedure name, "" any (e.g. READ) */
+	bool have_from, have_to;
+	bool from_rel, to_rel;		/* "+S": seconds after the first message */
+	int64_t from_ns, to_ns;		/* first call in [from, to) */
+};
+
+struct store;
+
+int store_open(const char *path, unsigned flags, struct store **out,
+	       char *errbuf);
+void store_close(struct store *s);
+
+/* ---- writing ---- */
+
+/* Insert run (state 'recording'); sets run->id. */
+int store_run_begin(struct store *s, struct store_run *run, char *errbuf);
+/* A message seen by the capture (flows table; cheap, no I/O). */
+void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
+		   bool rpc_reply);
+/* An operation: into ops (per the run's ops_mode), its interval cell and
+ * names.  names may be NULL. */
+int store_put_op(struct store *s, const struct an_op *op,
+		 const struct an_names *names, char *errbuf);
+/* Rows written in the open batch. */
+uint64_t store_pending(const struct store *s);
+/* End the batch: intervals closed before now_ns (capture time), flows,
+ * names and exports, the run's counters; commit.  now_ns INT64_MAX closes
+ * every interval cell. */
+int store_commit(struct store *s, const struct store_run *run,
+		 const struct an_names *names, int64_t now_ns, char *errbuf);
+/* End of the run: last batch, then sizes, fsinfo, findings (from figs and
+ * find, either may be NULL) and the final counters; run->state is written
+ * as given ("complete" or "interrupted"). */
+int store_run_end(struct store *s, struct store_run *run,
+		  const struct an_names *names, const struct an_figs *figs,
+		  const struct an_find *find, char *errbuf);
+const struct store_counts *store_get_counts(const struct store *s);
+
+/* ---- reading ---- */
+
+/* Number of runs and the id of the last one (0 if none). */
+int store_last_run(struct store *s, int64_t *id, char *errbuf);
+/* Run metadata and counters; -1 (message) if there is no such run. */
+int store_read_run(struct store *s, int64_t id, struct store_run *run,
+		   char *errbuf);
+/* Replay the run's stored operations in delivery order; only those f
+ * matches (f may be NULL).  base_ns resolves "+S" times. */
+int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
+		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf);
+/* Rebuild the export table (ids as recorded) into names. */
+int store_read_exports(struct store *s, int64_t run, struct an_names *names,
+		       char *errbuf);
+
+/* A merged cell of table intervals. */
+struct store_cell {
+	uint32_t prog, vers, proc;
+	uint64_t calls, answered, unanswered, errors, retrans, dup_replies;
+	uint64_t bytes, data_bytes;
+	struct hist lat;		/* from the first transmission */
+};
+typedef void (*store_cell_fn)(void *user, const struct store_cell *c);
+/* Merge the run's interval cells in [from_ns, to_ns) (cell start), per
+ * procedure, restricted by f's client/server/op; one callback per
+ * procedure.  The hist is owned by the store (valid during the call). */
+int store_read_intervals(struct store *s, int64_t run,
+			 const struct store_filter *f, int64_t from_ns,
+			 int64_t to_ns, store_cell_fn fn, void *user,
+			 char *errbuf);
+
+/* ---- helpers shared with ui/ ---- */
+
+/* Does op pass f?  base_ns resolves relative times. */
+bool store_filter_match(const struct store_filter *f, const struct an_op *op,
+			int64_t base_ns);
+/* Parse --from/--to: "SEC[.frac]" since the epoch or "+SEC[.frac]". */
+int store_parse_time(const char *s, int64_t *ns, bool *rel);
+/* Parse an IPv4 or IPv6 address. */
+int store_addr_parse(const char *s, struct cap_addr *a);
+/* Parse a duration "90", "30s", "10m", "2h", "7d" into ns. */
+int store_parse_duration(const char *s, int64_t *ns);
+/* Histogram <-> blob (varint pairs of bucket delta and count). */
+size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n);
+int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * store_int.h - internal to store/: struct store and what schema.c,
+ * write.c and read.c share.  Not a public header.
+ */
+#ifndef NFSCOPE_STORE_INT_H
+#define NFSCOPE_STORE_INT_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+#define CELL_MAX 32768		/* open interval cells (then all are written) */
+#define CELL_SLOTS 65536	/* their hash index */
+#define FLOW_MAX 65536		/* flow directions tracked per run */
+#define NAME_CACHE 65536	/* recently written (server, fh, path) */
+#define HIST_BLOB_MAX (HIST_NCHUNK * HIST_SUB * 20)
+
+/* One open cell of table intervals (key: start, procedure, client, server). */
+struct cell {
+	uint64_t hash;
+	int64_t start_ns;
+	uint32_t prog, vers, proc;
+	struct cap_addr client, server;
+	uint64_t calls, answered, unanswered, errors, retrans, dup_replies;
+	uint64_t bytes, data_bytes;
+	struct hist lat;
+};
+
+/* One flow direction of table flows. */
+struct flow {
+	bool used, dirty;
+	uint64_t hash;
+	uint8_t transport;
+	struct cap_addr src, dst;
+	uint16_t sport, dport;
+	int64_t first_ns, last_ns;
+	uint64_t msgs, calls, replies, bytes, truncated, ipfrag, multifrag;
+	uint64_t after_gap, holes;
+};
+
+#define QUEUE_SLOTS 4096	/* ops handed to the writer thread */
+#define QUEUE_BATCH 512		/* it wakes up for this many (or a drain) */
+
+/* One op on its way to the writer thread (which inserts it into ops and
+ * its names; the reply handle's path is resolved by the producer, whose
+ * names table the writer must not read). */
+struct qop {
+	struct an_op op;
+	bool keep;			/* insert into ops */
+	bool rfh_named;
+	int32_t rfh_export;
+	char rfh_path[AN_PATH_MAX];
+};
+
+#define ADDR_CACHE 256
+#define OP_COLS 52		/* parameters of the INSERT INTO ops */
+
+struct addr_text {
+	bool used;
+	struct cap_addr addr;
+	int len;
+	char text[48];
+};
+
+enum {	/* prepared statements */
+	ST_BEGIN, ST_COMMIT, ST_INS_OP, ST_INS_CELL, ST_UPS_FLOW, ST_UPS_NAME,
+	ST_INS_EXPORT, ST_INS_SIZE, ST_INS_FSINFO, ST_INS_FINDING,
+	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_N
+};
+
+struct store {
+	sqlite3 *db;
+	bool writable;
+	sqlite3_stmt *st[ST_N];		/* owned; prepared lazily */
+	sqlite3_stmt *upd_run;		/* UPDATE runs SET <counters> */
+	/* the run being written */
+	int64_t run;
+	enum store_ops_mode mode;
+	int64_t slow_ns, interval_ns, retain_ns;
+	bool in_txn;
+	uint64_t pending;
+	struct store_counts counts;
+	int64_t max_call_ns;		/* latest first call seen */
+	/* open interval cells: a pool of CELL_MAX (ncells used) and an
+	 * open-addressing index of pool numbers + 1 (0: empty) (both owned) */
+	struct cell *cell;
+	uint32_t ncells;
+	uint32_t *slot;
+	uint64_t cells_dropped;
+	/* flows (owned) */
+	struct flow *flow;
+	uint32_t nflows;
+	uint64_t flows_dropped;
+	/* names written recently: hash of (server, fh, path) (owned) */
+	uint64_t *name_seen;
+	int nexports_written;
+	uint8_t blob[HIST_BLOB_MAX];
+	struct addr_text atext[ADDR_CACHE];	/* writer thread only */
+	int64_t op_val[OP_COLS + 1];		/* ops' bound integers (writer) */
+	bool op_bound[OP_COLS + 1];
+	/*
+	 * The writer thread: store_put_op fills queue slots (producer); the
+	 * thread adds each op to its interval cell (writing cells when the
+	 * pool is full) and binds and steps the INSERTs.  Everything else
+	 * (closing cells, flows, exports, runs, BEGIN/COMMIT) is done by the
+	 * producer after drain() has emptied the queue, so the connection and
+	 * the cells are never used by both threads at once.
+	 * head/tail/stop/flush/werr under mu.
+	 */
+	pthread_t thread;
+	bool thread_up;
+	pthread_mutex_t mu;
+	pthread_cond_t more, space;
+	struct qop *q;			/* QUEUE_SLOTS (owned) */
+	uint64_t head, tail;
+	bool stop, waiting, flush;
+	bool werr;
+	char werrbuf[STORE_ERRBUF_SIZE];
+};
+
+/* errbuf from the database's last error, prefixed with what failed. */
+int store_err(struct store *s, char *errbuf, const char *what);
+/* Prepared statement k (prepared on first use), or NULL (errbuf set). */
+sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf);
+int store_exec(struct store *s, const char *sql, char *errbuf);
+int store_writer_start(struct store *s, char *errbuf);
+/* Step a statement that returns no rows, then reset it. */
+int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
+		   const char *what);
+void store_bind_text(sqlite3_stmt *q, int k, const char *t);
+void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a);
+/* tables.c: dirty flows, new exports, and the end-of-run tables. */
+int store_write_flows(struct store *s, char *errbuf);
+int store_write_exports(struct store *s, const struct an_names *names,
+			char *errbuf);
+int store_write_figs(struct store *s, const struct an_figs *figs,
+		     char *errbuf);
+int store_write_findings(struct store *s, const struct an_find *find,
+			 char *errbuf);
+/* Insert what is queued and end the thread (store_close does it). */
+void store_writer_stop(struct store *s);
+
+/* Column lists of runs' counters: name and offset into struct store_run. */
+struct store_col {
+	const char *name;
+	size_t off;
+	bool u32;
+};
+extern const struct store_col store_run_cols[];
+extern const size_t store_run_ncols;
+
+uint64_t store_hash(uint64_t h, const void *p, size_t n);
+const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			  char *buf, size_t n);
+
+#endif

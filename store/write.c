@@ -1,0 +1,791 @@
+/* write.c - recording into a store: runs, ops, interval cells, flows,
+ * names, and at the end sizes, fsinfo and findings; see store.h. */
+#include "store/store_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HOLD_NS 5000000000LL	/* cells stay open this long past their end
+				   (answered ops are delivered <= 3 s late) */
+
+static const char *const stmt_sql[ST_N] = {
+	[ST_BEGIN] = "BEGIN",
+	[ST_COMMIT] = "COMMIT",
+	[ST_INS_OP] = "INSERT INTO ops(run, call_frame, reply_frame, "
+		"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, "
+		"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, "
+		"client, server, client_port, client_port_last, server_port, "
+		"transport, xid, prog, vers, proc, op, error, flags, have, uid, gid, "
+		"machine, fh, rfh, export_id, path, name, file_offset, count, "
+		"rcount, eof, stable, committed, verf, reply_stat, accept_stat, "
+		"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, "
+		"tsize) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
+		"op, client, server, calls, answered, unanswered, errors, retrans, "
+		"dup_replies, bytes, data_bytes, lat_count, lat_sum_ns, lat_min_ns, "
+		"lat_max_ns, lat_hist) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?)",
+	[ST_UPS_FLOW] = "INSERT OR REPLACE INTO flows(run, transport, src, "
+		"sport, dst, dport, first_ns, last_ns, msgs, calls, replies, bytes, "
+		"truncated, ipfrag, multifrag, after_gap, holes) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_UPS_NAME] = "INSERT OR REPLACE INTO names(run, server, fh, path, "
+		"export_id) VALUES(?,?,?,?,?)",
+	[ST_INS_EXPORT] = "INSERT OR REPLACE INTO exports(run, export_id, "
+		"server, fh, path) VALUES(?,?,?,?,?)",
+	[ST_INS_SIZE] = "INSERT INTO sizes(run, client, server, op, size, "
+		"calls) VALUES(?,?,?,?,?,?)",
+	[ST_INS_FSINFO] = "INSERT INTO fsinfo(run, server, rtmax, rtpref, "
+		"wtmax, wtpref, dtpref, statfs_tsize, write_verifier, "
+		"verifier_changes) VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_FINDING] = "INSERT INTO findings(run, kind, start_ns, end_ns, "
+		"client, server, fh, path, count, peak_rate, evidence, meaning) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_RETAIN_OPS] = "DELETE FROM ops WHERE run = ?1 AND first_call_ns < ?2",
+	[ST_RETAIN_CELLS] = "DELETE FROM intervals WHERE run = ?1 AND "
+		"start_ns < ?2",
+	[ST_RETAIN_RUNS] = "DELETE FROM runs WHERE id <> ?1 AND last_ns < ?2",
+};
+
+sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf)
+{
+	if (s->st[k] == NULL &&
+	    sqlite3_prepare_v3(s->db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->st[k], NULL) != SQLITE_OK) {
+		store_err(s, errbuf, "prepare");
+		return NULL;
+	}
+	return s->st[k];
+}
+
+/* Step a statement that returns no rows, then reset it. */
+int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
+		   const char *what)
+{
+	int rc = sqlite3_step(q);
+
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, what);
+	return 0;
+}
+
+const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			  char *buf, size_t n)
+{
+	const char *p = dec_proc_name(prog, vers, proc);
+
+	if (p)
+		return p;
+	snprintf(buf, n, "proc%u", proc);
+	return buf;
+}
+
+void store_bind_text(sqlite3_stmt *q, int k, const char *t)
+{
+	sqlite3_bind_text(q, k, t, -1, SQLITE_TRANSIENT);
+}
+
+void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a)
+{
+	char b[64];
+
+	store_bind_text(q, k, cap_addr_str(a, b, sizeof(b)));
+}
+
+/* The writer's addresses: a small direct-mapped cache of their text. */
+static void bind_addr_cached(struct store *s, sqlite3_stmt *q, int k,
+			     const struct cap_addr *a)
+{
+	struct addr_text *e = &s->atext[(a->a[3] ^ a->a[15] ^ a->a[14] ^
+					 ((uint32_t)a->a[2] << 2)) % ADDR_CACHE];
+
+	if (!e->used || !cap_addr_eq(&e->addr, a)) {
+		e->used = true;
+		e->addr = *a;
+		cap_addr_str(a, e->text, sizeof(e->text));
+		e->len = (int)strlen(e->text);
+	}
+	/* copied: the other address of the row may take the same entry */
+	sqlite3_bind_text(q, k, e->text, e->len, SQLITE_TRANSIENT);
+}
+
+static int begin(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q;
+
+	if (s->in_txn)
+		return 0;
+	q = store_stmt(s, ST_BEGIN, errbuf);
+	if (q == NULL || store_run_stmt(s, q, errbuf, "begin") < 0)
+		return -1;
+	s->in_txn = true;
+	return 0;
+}
+
+static const char *mode_name(enum store_ops_mode m)
+{
+	return m == STORE_OPS_ALL ? "all" : m == STORE_OPS_SLOW ? "slow" : "none";
+}
+
+int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
+{
+	sqlite3_stmt *q = NULL;
+	char sql[8192];
+	size_t k, off;
+	int rc;
+
+	if (!s->writable) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "store opened read-only");
+		return -1;
+	}
+	if (s->cell == NULL) {
+		s->cell = calloc(CELL_MAX, sizeof(*s->cell));
+		s->slot = calloc(CELL_SLOTS, sizeof(*s->slot));
+		s->flow = calloc(FLOW_MAX, sizeof(*s->flow));
+		s->name_seen = calloc(NAME_CACHE, sizeof(*s->name_seen));
+		if (!s->cell || !s->slot || !s->flow || !s->name_seen) {
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+			return -1;
+		}
+	}
+	run->started = (int64_t)time(NULL);
+	run->ended = 0;
+	snprintf(run->state, sizeof(run->state), "recording");
+	rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs(source, filter, "
+		"snaplen, live, ops_mode, slow_ns, interval_ns, retain_ns, "
+		"started, state) VALUES(?,?,?,?,?,?,?,?,?,?)", -1, &q, NULL);
+	if (rc != SQLITE_OK)
+		return store_err(s, errbuf, "runs");
+	store_bind_text(q, 1, run->source);
+	store_bind_text(q, 2, run->filter);
+	sqlite3_bind_int(q, 3, run->snaplen);
+	sqlite3_bind_int(q, 4, run->live);
+	store_bind_text(q, 5, mode_name(run->ops_mode));
+	sqlite3_bind_int64(q, 6, run->slow_ns);
+	sqlite3_bind_int64(q, 7, run->interval_ns);
+	sqlite3_bind_int64(q, 8, run->retain_ns);
+	sqlite3_bind_int64(q, 9, run->started);
+	store_bind_text(q, 10, run->state);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, "runs");
+	run->id = sqlite3_last_insert_rowid(s->db);
+	s->run = run->id;
+	s->mode = run->ops_mode;
+	s->slow_ns = run->slow_ns;
+	s->interval_ns = run->interval_ns > 0 ? run->interval_ns : 10000000000LL;
+	s->retain_ns = run->retain_ns;
+	/* the counters' UPDATE, built from the column list */
+	off = (size_t)snprintf(sql, sizeof(sql), "UPDATE runs SET ended = ?1, "
+			       "state = ?2");
+	for (k = 0; k < store_run_ncols; k++)
+		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s = ?%zu",
+					store_run_cols[k].name, k + 4);
+	snprintf(sql + off, sizeof(sql) - off, " WHERE id = ?3");
+	sqlite3_finalize(s->upd_run);
+	s->upd_run = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &s->upd_run, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "runs");
+	if (begin(s, errbuf) < 0)
+		return -1;
+	return store_writer_start(s, errbuf);
+}
+
+/* ------------------------------------------------------------- cells -- */
+
+static int write_cell(struct store *s, struct cell *c, char *errbuf)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_INS_CELL, errbuf);
+	char b[32];
+	size_t n;
+
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, s->run);
+	sqlite3_bind_int64(q, 2, c->start_ns);
+	sqlite3_bind_int64(q, 3, c->prog);
+	sqlite3_bind_int64(q, 4, c->vers);
+	sqlite3_bind_int64(q, 5, c->proc);
+	store_bind_text(q, 6, store_op_name(c->prog, c->vers, c->proc, b, sizeof(b)));
+	store_bind_addr(q, 7, &c->client);
+	store_bind_addr(q, 8, &c->server);
+	sqlite3_bind_int64(q, 9, (int64_t)c->calls);
+	sqlite3_bind_int64(q, 10, (int64_t)c->answered);
+	sqlite3_bind_int64(q, 11, (int64_t)c->unanswered);
+	sqlite3_bind_int64(q, 12, (int64_t)c->errors);
+	sqlite3_bind_int64(q, 13, (int64_t)c->retrans);
+	sqlite3_bind_int64(q, 14, (int64_t)c->dup_replies);
+	sqlite3_bind_int64(q, 15, (int64_t)c->bytes);
+	sqlite3_bind_int64(q, 16, (int64_t)c->data_bytes);
+	sqlite3_bind_int64(q, 17, (int64_t)c->lat.count);
+	sqlite3_bind_double(q, 18, c->lat.sum);
+	if (c->lat.count) {
+		sqlite3_bind_int64(q, 19, (int64_t)c->lat.min);
+		sqlite3_bind_int64(q, 20, (int64_t)c->lat.max);
+	} else {
+		sqlite3_bind_null(q, 19);
+		sqlite3_bind_null(q, 20);
+	}
+	n = store_hist_encode(&c->lat, s->blob, sizeof(s->blob));
+	sqlite3_bind_blob(q, 21, s->blob, (int)n, SQLITE_STATIC);
+	if (store_run_stmt(s, q, errbuf, "intervals") < 0)
+		return -1;
+	s->counts.intervals++;
+	return 0;
+}
+
+/* Slot of the index for key (h its hash): holding it, or empty. */
+static uint32_t *cell_slot(struct store *s, uint64_t h, const struct cell *key)
+{
+	uint32_t i, *x = NULL;
+
+	for (i = 0; i < CELL_SLOTS; i++) {
+		const struct cell *c;
+
+		x = &s->slot[(uint32_t)(h + i) & (CELL_SLOTS - 1)];
+		if (*x == 0)
+			return x;
+		c = &s->cell[*x - 1];
+		if (c->hash == h && c->start_ns == key->start_ns &&
+		    c->proc == key->proc && c->prog == key->prog &&
+		    c->vers == key->vers && cap_addr_eq(&c->client, &key->client) &&
+		    cap_addr_eq(&c->server, &key->server))
+			return x;
+	}
+	return x;	/* not reached: at most CELL_MAX < CELL_SLOTS cells */
+}
+
+/* Write and drop the cells that ended HOLD_NS before now_ns (all for
+ * INT64_MAX); the open ones move down the pool and are indexed again. */
+static int flush_cells(struct store *s, int64_t now_ns, char *errbuf)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < s->ncells; k++) {
+		struct cell *c = &s->cell[k];
+
+		if (now_ns == INT64_MAX ||
+		    c->start_ns + s->interval_ns + HOLD_NS <= now_ns) {
+			if (write_cell(s, c, errbuf) < 0)
+				return -1;
+			hist_fini(&c->lat);
+		} else {
+			s->cell[n++] = *c;
+		}
+	}
+	s->ncells = n;
+	memset(s->slot, 0, CELL_SLOTS * sizeof(*s->slot));
+	for (k = 0; k < n; k++)
+		*cell_slot(s, s->cell[k].hash, &s->cell[k]) = k + 1;
+	return 0;
+}
+
+/* As analyze/figs.c counts them: READ bytes returned, WRITE bytes sent. */
+static uint64_t data_bytes(const struct an_op *op)
+{
+	bool nfs = op->prog == PROG_NFS;
+	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
+	bool wr = nfs && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE);
+
+	if (!(op->flags & AN_OP_ANSWERED) || an_op_is_error(op))
+		return 0;
+	if (rd)
+		return (op->have & AN_HAVE_RCOUNT) ? op->rcount : 0;
+	if (wr)
+		return (op->have & AN_HAVE_RCOUNT) ? op->rcount :
+		       (op->have & AN_HAVE_COUNT) ? op->count : 0;
+	return 0;
+}
+
+static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
+{
+	struct cell key, *c;
+	uint32_t *x;
+	int64_t t = op->first_call_ns, w = s->interval_ns;
+	uint64_t h = 1469598103934665603ull;
+
+	memset(&key, 0, sizeof(key));
+	key.start_ns = (t >= 0 ? t / w : (t - w + 1) / w) * w;
+	key.prog = op->prog;
+	key.vers = op->vers;
+	key.proc = op->proc;
+	key.client = op->client;
+	key.server = op->server;
+	h = store_hash(h, &key.start_ns, sizeof(key.start_ns));
+	h = store_hash(h, &key.prog, 12);
+	h = store_hash(h, &key.client, sizeof(key.client));
+	h = store_hash(h, &key.server, sizeof(key.server));
+	if (s->ncells >= CELL_MAX && flush_cells(s, INT64_MAX, errbuf) < 0)
+		return -1;	/* the caller drained the writer first */
+	x = cell_slot(s, h, &key);
+	if (*x == 0) {
+		c = &s->cell[s->ncells++];
+		*c = key;
+		c->hash = h;
+		*x = s->ncells;
+	}
+	c = &s->cell[*x - 1];
+	c->calls++;
+	if (op->flags & AN_OP_ANSWERED) {
+		c->answered++;
+		hist_add(&c->lat, (uint64_t)op->lat_first_ns);
+	} else {
+		c->unanswered++;
+	}
+	c->errors += an_op_is_error(op);
+	c->retrans += op->retrans;
+	c->dup_replies += op->dup_replies;
+	c->bytes += (uint64_t)op->call_len + op->reply_len;
+	c->data_bytes += data_bytes(op);
+	return 0;
+}
+
+/* ------------------------------------------------------------- names -- */
+
+static int put_name(struct store *s, const struct cap_addr *server,
+		    const struct nfs_fh *fh, const char *path, int export_id,
+		    char *errbuf)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint64_t *slot;
+	sqlite3_stmt *q;
+
+	h = store_hash(h, server, sizeof(*server));
+	h = store_hash(h, fh->data, fh->len);
+	h = store_hash(h, path, strlen(path));
+	h |= 1;
+	slot = &s->name_seen[h & (NAME_CACHE - 1)];
+	if (*slot == h)
+		return 0;
+	q = store_stmt(s, ST_UPS_NAME, errbuf);
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, s->run);
+	store_bind_addr(q, 2, server);
+	sqlite3_bind_blob(q, 3, fh->data, (int)fh->len, SQLITE_STATIC);
+	store_bind_text(q, 4, path);
+	sqlite3_bind_int(q, 5, export_id);
+	if (store_run_stmt(s, q, errbuf, "names") < 0)
+		return -1;
+	*slot = h;
+	s->counts.names++;
+	return 0;
+}
+
+/* --------------------------------------------------------------- ops -- */
+
+static bool keep_op(const struct store *s, const struct an_op *op)
+{
+	if (s->mode == STORE_OPS_ALL)
+		return true;
+	if (s->mode == STORE_OPS_NONE)
+		return false;
+	return !(op->flags & AN_OP_ANSWERED) || op->lat_first_ns > s->slow_ns ||
+	       op->retrans > 0 || an_op_is_error(op);
+}
+
+/*
+ * ops' integer columns: sqlite keeps a statement's bindings across
+ * sqlite3_reset, and most columns repeat from one op to the next (0s, the
+ * run, ports, procedure), so a value equal to the one bound is not bound
+ * again.  Writer thread only.
+ */
+static void bind_i64(struct store *s, sqlite3_stmt *q, int k, int64_t v)
+{
+	if (s->op_bound[k] && s->op_val[k] == v)
+		return;
+	sqlite3_bind_int64(q, k, v);
+	s->op_val[k] = v;
+	s->op_bound[k] = true;
+}
+
+static void bind_null(struct store *s, sqlite3_stmt *q, int k)
+{
+	sqlite3_bind_null(q, k);
+	s->op_bound[k] = false;
+}
+
+static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_INS_OP, errbuf);
+	bool ans = (op->flags & AN_OP_ANSWERED) != 0;
+	const char *opn;
+	char b[32];
+	int k = 1;
+
+	if (q == NULL)
+		return -1;
+	bind_i64(s, q, k++, s->run);
+	bind_i64(s, q, k++, (int64_t)op->call_frame);
+	bind_i64(s, q, k++, (int64_t)op->reply_frame);
+	bind_i64(s, q, k++, op->first_call_ns);
+	bind_i64(s, q, k++, op->last_call_ns);
+	if (ans) {
+		bind_i64(s, q, k++, op->reply_ns);
+		bind_i64(s, q, k++, op->lat_first_ns);
+		bind_i64(s, q, k++, op->lat_last_ns);
+	} else {
+		bind_null(s, q, k++);
+		bind_null(s, q, k++);
+		bind_null(s, q, k++);
+	}
+	bind_i64(s, q, k++, op->retrans_ivl_first_ns);
+	bind_i64(s, q, k++, op->retrans_ivl_max_ns);
+	bind_i64(s, q, k++, op->retrans);
+	bind_i64(s, q, k++, op->dup_replies);
+	bind_addr_cached(s, q, k++, &op->client);
+	bind_addr_cached(s, q, k++, &op->server);
+	bind_i64(s, q, k++, op->client_port);
+	bind_i64(s, q, k++, op->client_port_last);
+	bind_i64(s, q, k++, op->server_port);
+	sqlite3_bind_text(q, k++, op->transport == CAP_TCP ? "tcp" : "udp", -1,
+			  SQLITE_STATIC);
+	bind_i64(s, q, k++, op->xid);
+	bind_i64(s, q, k++, op->prog);
+	bind_i64(s, q, k++, op->vers);
+	bind_i64(s, q, k++, op->proc);
+	opn = dec_proc_name(op->prog, op->vers, op->proc);
+	if (opn)	/* a static string */
+		sqlite3_bind_text(q, k++, opn, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_text(q, k++, store_op_name(op->prog, op->vers,
+				  op->proc, b, sizeof(b)), -1, SQLITE_TRANSIENT);
+	bind_i64(s, q, k++, an_op_is_error(op));
+	bind_i64(s, q, k++, op->flags);
+	bind_i64(s, q, k++, op->have);
+	bind_i64(s, q, k++, op->uid);
+	bind_i64(s, q, k++, op->gid);
+	sqlite3_bind_text(q, k++, op->machine, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(q, k++, op->fh.data, (int)op->fh.len, SQLITE_STATIC);
+	sqlite3_bind_blob(q, k++, op->rfh.data, (int)op->rfh.len, SQLITE_STATIC);
+	bind_i64(s, q, k++, op->export_id);
+	sqlite3_bind_text(q, k++, op->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, k++, op->name, -1, SQLITE_STATIC);
+	bind_i64(s, q, k++, (int64_t)op->offset);
+	bind_i64(s, q, k++, op->count);
+	bind_i64(s, q, k++, op->rcount);
+	bind_i64(s, q, k++, op->eof);
+	bind_i64(s, q, k++, op->stable);
+	bind_i64(s, q, k++, op->committed);
+	if (op->have & AN_HAVE_VERF)
+		sqlite3_bind_blob(q, k++, op->verf, NFS_VERF_SIZE, SQLITE_STATIC);
+	else
+		bind_null(s, q, k++);
+	bind_i64(s, q, k++, op->reply_stat);
+	bind_i64(s, q, k++, op->accept_stat);
+	bind_i64(s, q, k++, op->status);
+	bind_i64(s, q, k++, op->call_len);
+	bind_i64(s, q, k++, op->reply_len);
+	bind_i64(s, q, k++, op->rtmax);
+	bind_i64(s, q, k++, op->rtpref);
+	bind_i64(s, q, k++, op->wtmax);
+	bind_i64(s, q, k++, op->wtpref);
+	bind_i64(s, q, k++, op->dtpref);
+	bind_i64(s, q, k++, op->tsize);
+	if (store_run_stmt(s, q, errbuf, "ops") < 0)
+		return -1;
+	s->counts.ops++;
+	return 0;
+}
+
+/* The writer thread: insert queued ops (and their names). */
+static void *writer(void *arg)
+{
+	struct store *s = arg;
+	char err[STORE_ERRBUF_SIZE];
+	struct timespec t0, t1;
+	uint64_t h, t, k;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (s->tail - s->head < QUEUE_BATCH && !s->stop &&
+		       !(s->flush && s->head != s->tail)) {
+			s->waiting = true;
+			pthread_cond_wait(&s->more, &s->mu);
+			s->waiting = false;
+		}
+		if (s->head == s->tail) {
+			if (s->stop)
+				break;
+			continue;
+		}
+		h = s->head;
+		t = s->tail;
+		pthread_mutex_unlock(&s->mu);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		for (k = h; k < t && !s->werr; k++) {
+			struct qop *x = &s->q[k % QUEUE_SLOTS];
+			const struct an_op *op = &x->op;
+			int rc = 0;
+
+			rc = add_cell(s, op, err);
+			if (rc == 0 && x->keep)
+				rc = insert_op(s, op, err);
+			if (rc == 0 && (op->have & AN_HAVE_PATH) && op->fh.len)
+				rc = put_name(s, &op->server, &op->fh, op->path,
+					      op->export_id, err);
+			if (rc == 0 && x->rfh_named)
+				rc = put_name(s, &op->server, &op->rfh,
+					      x->rfh_path, x->rfh_export, err);
+			if (rc < 0) {
+				pthread_mutex_lock(&s->mu);
+				s->werr = true;
+				memcpy(s->werrbuf, err, sizeof(err));
+				pthread_mutex_unlock(&s->mu);
+			}
+		}
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		pthread_mutex_lock(&s->mu);
+		s->counts.writer_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) *
+			1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		s->head = t;
+		pthread_cond_signal(&s->space);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int store_writer_start(struct store *s, char *errbuf)
+{
+	if (s->thread_up)
+		return 0;
+	s->q = malloc(QUEUE_SLOTS * sizeof(*s->q));
+	if (s->q == NULL || pthread_mutex_init(&s->mu, NULL) != 0) {
+		free(s->q);
+		s->q = NULL;
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	pthread_cond_init(&s->more, NULL);
+	pthread_cond_init(&s->space, NULL);
+	if (pthread_create(&s->thread, NULL, writer, s) != 0) {
+		pthread_cond_destroy(&s->more);
+		pthread_cond_destroy(&s->space);
+		pthread_mutex_destroy(&s->mu);
+		free(s->q);
+		s->q = NULL;
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "cannot start the writer "
+			 "thread");
+		return -1;
+	}
+	s->thread_up = true;
+	return 0;
+}
+
+void store_writer_stop(struct store *s)
+{
+	if (!s->thread_up)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_cond_signal(&s->more);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->more);
+	pthread_cond_destroy(&s->space);
+	pthread_mutex_destroy(&s->mu);
+	free(s->q);
+	s->q = NULL;
+	s->thread_up = false;
+}
+
+/* Wait until the writer has inserted everything queued; its error, if
+ * any, into errbuf. */
+static int drain(struct store *s, char *errbuf)
+{
+	bool bad;
+
+	if (!s->thread_up)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	s->flush = true;
+	pthread_cond_signal(&s->more);
+	while (s->head != s->tail && !s->werr)
+		pthread_cond_wait(&s->space, &s->mu);
+	while (s->head != s->tail)	/* it skips the rest after an error */
+		pthread_cond_wait(&s->space, &s->mu);
+	s->flush = false;
+	bad = s->werr;
+	if (bad)
+		memcpy(errbuf, s->werrbuf, STORE_ERRBUF_SIZE);
+	pthread_mutex_unlock(&s->mu);
+	return bad ? -1 : 0;
+}
+
+int store_put_op(struct store *s, const struct an_op *op,
+		 const struct an_names *names, char *errbuf)
+{
+	struct qop *x;
+	bool keep = keep_op(s, op), rfh_named = false;
+	const char *p = NULL;
+	int e = -1;
+
+	if (!s->thread_up) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "no run begun");
+		return -1;
+	}
+	if (op->first_call_ns > s->max_call_ns)
+		s->max_call_ns = op->first_call_ns;
+	if (names && (op->have & AN_HAVE_RFH) && op->rfh.len &&
+	    an_names_get(names, &op->server, &op->rfh, &p, &e) && p[0])
+		rfh_named = true;
+	pthread_mutex_lock(&s->mu);
+	while (s->tail - s->head >= QUEUE_SLOTS && !s->werr)
+		pthread_cond_wait(&s->space, &s->mu);
+	if (s->werr) {
+		memcpy(errbuf, s->werrbuf, STORE_ERRBUF_SIZE);
+		pthread_mutex_unlock(&s->mu);
+		return -1;
+	}
+	pthread_mutex_unlock(&s->mu);
+	x = &s->q[s->tail % QUEUE_SLOTS];	/* the producer's until tail++ */
+	memcpy(&x->op, op, sizeof(*op));
+	x->keep = keep;
+	x->rfh_named = rfh_named;
+	if (rfh_named) {
+		x->rfh_export = e;
+		snprintf(x->rfh_path, sizeof(x->rfh_path), "%s", p);
+	}
+	s->pending += keep;
+	pthread_mutex_lock(&s->mu);
+	s->tail++;
+	if (s->waiting && s->tail - s->head >= QUEUE_BATCH)
+		pthread_cond_signal(&s->more);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
+uint64_t store_pending(const struct store *s)
+{
+	return s->pending;
+}
+
+const struct store_counts *store_get_counts(const struct store *s)
+{
+	return &s->counts;
+}
+
+/* ------------------------------------------------------------ commit -- */
+
+static int write_run(struct store *s, const struct store_run *run,
+		     char *errbuf)
+{
+	sqlite3_stmt *q = s->upd_run;
+	struct store_run r = *run;
+	size_t k;
+
+	r.ops_stored = s->counts.ops;
+	run = &r;
+
+	sqlite3_bind_int64(q, 1, run->ended);
+	store_bind_text(q, 2, run->state);
+	sqlite3_bind_int64(q, 3, s->run);
+	for (k = 0; k < store_run_ncols; k++) {
+		const char *p = (const char *)run + store_run_cols[k].off;
+		int64_t v;
+
+		if (store_run_cols[k].u32) {
+			uint32_t u;
+
+			memcpy(&u, p, sizeof(u));
+			v = u;
+		} else {
+			memcpy(&v, p, sizeof(v));
+		}
+		sqlite3_bind_int64(q, (int)k + 4, v);
+	}
+	return store_run_stmt(s, q, errbuf, "runs");
+}
+
+static int retain(struct store *s, char *errbuf)
+{
+	int64_t cut = s->max_call_ns - s->retain_ns;
+	static const char *const tabs[] = { "ops", "intervals", "sizes",
+		"fsinfo", "findings", "names", "exports", "flows" };
+	int k, i;
+	char sql[256];
+
+	for (k = ST_RETAIN_OPS; k <= ST_RETAIN_CELLS; k++) {
+		sqlite3_stmt *q = store_stmt(s, k, errbuf);
+
+		if (q == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, s->run);
+		sqlite3_bind_int64(q, 2, cut);
+		if (store_run_stmt(s, q, errbuf, "retain") < 0)
+			return -1;
+	}
+	for (i = 0; i < (int)(sizeof(tabs) / sizeof(tabs[0])); i++) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run IN (SELECT "
+			 "id FROM runs WHERE id <> %" PRId64 " AND last_ns < %"
+			 PRId64 ")", tabs[i], s->run, cut);
+		if (store_exec(s, sql, errbuf) < 0)
+			return -1;
+	}
+	{
+		sqlite3_stmt *q = store_stmt(s, ST_RETAIN_RUNS, errbuf);
+
+		if (q == NULL)
+			return -1;
+		sqlite3_bind_int64(q, 1, s->run);
+		sqlite3_bind_int64(q, 2, cut);
+		return store_run_stmt(s, q, errbuf, "retain");
+	}
+}
+
+static int batch_end(struct store *s, const struct store_run *run,
+		     const struct an_names *names, int64_t now_ns, char *errbuf)
+{
+	if (drain(s, errbuf) < 0 || begin(s, errbuf) < 0 ||
+	    flush_cells(s, now_ns, errbuf) < 0 ||
+	    store_write_flows(s, errbuf) < 0 || store_write_exports(s, names, errbuf) < 0)
+		return -1;
+	if (s->retain_ns > 0 && s->max_call_ns > s->retain_ns &&
+	    retain(s, errbuf) < 0)
+		return -1;
+	return write_run(s, run, errbuf);
+}
+
+static int commit(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_COMMIT, errbuf);
+
+	if (q == NULL || store_run_stmt(s, q, errbuf, "commit") < 0)
+		return -1;
+	s->in_txn = false;
+	s->pending = 0;
+	s->counts.batches++;
+	return 0;
+}
+
+int store_commit(struct store *s, const struct store_run *run,
+		 const struct an_names *names, int64_t now_ns, char *errbuf)
+{
+	if (batch_end(s, run, names, now_ns, errbuf) < 0 || commit(s, errbuf) < 0)
+		return -1;
+	return begin(s, errbuf);
+}
+
+/* -------------------------------------------------------------- end -- */
+
+int store_run_end(struct store *s, struct store_run *run,
+		  const struct an_names *names, const struct an_figs *figs,
+		  const struct an_find *find, char *errbuf)
+{
+	run->ended = (int64_t)time(NULL);
+	if (batch_end(s, run, names, INT64_MAX, errbuf) < 0)
+		return -1;
+	if (figs && store_write_figs(s, figs, errbuf) < 0)
+		return -1;
+	if (find && store_write_findings(s, find, errbuf) < 0)
+		return -1;
+	if (commit(s, errbuf) < 0)
+		return -1;
+	return store_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)", errbuf);
+}

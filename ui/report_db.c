@@ -1,0 +1,118 @@
+/* report_db.c - `nfscope report OUT.db`: a stored run as the report's
+ * source.  The run's operations are replayed, in the order the engine
+ * delivered them, through the same figures and findings code as a live
+ * report, and its counters replace the capture's: the report is the one
+ * `report -r FILE` printed for that capture, figure for figure. */
+#include "ui/report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool rep_is_store(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	char b[16];
+	FILE *f;
+	bool yes;
+
+	if (path == NULL || !strcmp(path, "-") || (f = fopen(path, "rb")) == NULL)
+		return false;
+	yes = fread(b, 1, sizeof(b), f) == sizeof(b) &&
+	      memcmp(b, magic, sizeof(b)) == 0;
+	fclose(f);
+	return yes;
+}
+
+int rep_store_load(struct rep *r, const char *path, int64_t run_id,
+		   struct store_run *run, struct an_names **names,
+		   an_op_fn fn)
+{
+	char err[STORE_ERRBUF_SIZE];
+	struct store *s = NULL;
+	int rc = -1;
+
+	*names = NULL;
+	if (store_open(path, STORE_RDONLY, &s, err) < 0)
+		goto fail;
+	if (run_id == 0) {
+		if (store_last_run(s, &run_id, err) < 0)
+			goto fail;
+		if (run_id == 0) {
+			snprintf(err, sizeof(err), "%s: no run recorded yet", path);
+			goto fail;
+		}
+	}
+	if (store_read_run(s, run_id, run, err) < 0)
+		goto fail;
+	if (run->ops_mode != STORE_OPS_ALL) {
+		snprintf(err, sizeof(err), "%s: run %" PRId64 " was recorded "
+			 "with --ops %s: a report needs every operation "
+			 "(--ops all); its per-interval figures are in table "
+			 "intervals (doc/store.md)", path, run->id,
+			 run->ops_mode == STORE_OPS_SLOW ? "slow" : "none");
+		goto fail;
+	}
+	if (strcmp(run->state, "recording") == 0)
+		fprintf(stderr, "nfscope report: warning: run %" PRId64 " of %s "
+			"is incomplete (still recording, or the recorder was "
+			"killed): the report covers the batches committed so "
+			"far\n", run->id, path);
+	*names = an_names_new(0);
+	if (*names == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (store_read_exports(s, run->id, *names, err) < 0)
+		goto fail;
+	r->source = run->source;
+	r->first_ns = run->first_ns;
+	r->last_ns = run->last_ns;
+	r->rpc_msgs = run->rpc_msgs;
+	r->cs = run->cs;
+	r->ds = &run->ds;
+	r->es = &run->es;
+	r->names = *names;
+	if (store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
+			   run->first_ns, fn, r, err) < 0)
+		goto fail;
+	rc = 0;
+fail:
+	if (rc < 0)
+		fprintf(stderr, "nfscope report: %s\n", err);
+	store_close(s);
+	return rc;
+}
+
+int rep_store_list(const char *path, FILE *out)
+{
+	char err[STORE_ERRBUF_SIZE];
+	struct store *s = NULL;
+	struct store_run *run = malloc(sizeof(*run));
+	int64_t last = 0, id;
+	int rc = -1;
+
+	if (run == NULL || store_open(path, STORE_RDONLY, &s, err) < 0 ||
+	    store_last_run(s, &last, err) < 0)
+		goto out;
+	fprintf(out, "%5s %-12s %-6s %12s %12s %10s %10s  %s\n", "run", "state",
+		"ops", "first", "last", "packets", "ops", "source");
+	for (id = 1; id <= last; id++) {
+		if (store_read_run(s, id, run, err) < 0)
+			continue;	/* deleted by --retain */
+		fprintf(out, "%5" PRId64 " %-12s %-6s %12.3f %12.3f %10" PRIu64
+			" %10" PRIu64 "  %s\n", run->id, run->state,
+			run->ops_mode == STORE_OPS_ALL ? "all" :
+			run->ops_mode == STORE_OPS_SLOW ? "slow" : "none",
+			(double)run->first_ns / 1e9, (double)run->last_ns / 1e9,
+			run->cs.packets, run->ops_stored, run->source);
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "nfscope report: %s\n", err);
+	store_close(s);
+	free(run);
+	return rc;
+}
