@@ -312,7 +312,7 @@ bool an_op_is_error(const struct an_op *op)
 	return (op->have & AN_HAVE_STATUS) && op->status != 0;
 }
 
-static uint64_t data_bytes(const struct an_op *op)
+uint64_t an_op_data_bytes(const struct an_op *op)
 {
 	bool nfs = op->prog == PROG_NFS;
 	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
@@ -820,7 +820,7 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 
 void an_figs_add(struct an_figs *f, const struct an_op *op)
 {
-	uint64_t db = data_bytes(op);
+	uint64_t db = an_op_data_bytes(op);
 	int64_t last = op->reply_ns > op->last_call_ns ? op->reply_ns :
 		       op->last_call_ns;
 	struct an_figs_totals *t = &f->tot;

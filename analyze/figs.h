@@ -169,5 +169,8 @@ const struct an_figs_totals *an_figs_totals(const struct an_figs *f);
 
 /* Is op an error (RPC not successful or status != 0)? */
 bool an_op_is_error(const struct an_op *op);
+/* Data bytes an op moved: READ bytes returned, WRITE bytes written (0 for
+ * errors, unanswered ops and every other procedure). */
+uint64_t an_op_data_bytes(const struct an_op *op);
 
 #endif

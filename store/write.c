@@ -286,23 +286,6 @@ static int flush_cells(struct store *s, int64_t now_ns, char *errbuf)
 	return 0;
 }
 
-/* As analyze/figs.c counts them: READ bytes returned, WRITE bytes sent. */
-static uint64_t data_bytes(const struct an_op *op)
-{
-	bool nfs = op->prog == PROG_NFS;
-	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
-	bool wr = nfs && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE);
-
-	if (!(op->flags & AN_OP_ANSWERED) || an_op_is_error(op))
-		return 0;
-	if (rd)
-		return (op->have & AN_HAVE_RCOUNT) ? op->rcount : 0;
-	if (wr)
-		return (op->have & AN_HAVE_RCOUNT) ? op->rcount :
-		       (op->have & AN_HAVE_COUNT) ? op->count : 0;
-	return 0;
-}
-
 static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 {
 	struct cell key, *c;
@@ -342,7 +325,7 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 	c->retrans += op->retrans;
 	c->dup_replies += op->dup_replies;
 	c->bytes += (uint64_t)op->call_len + op->reply_len;
-	c->data_bytes += data_bytes(op);
+	c->data_bytes += an_op_data_bytes(op);
 	return 0;
 }
 
