@@ -348,15 +348,8 @@ static void row_to_op(sqlite3_stmt *q, struct an_op *op)
 int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
 {
-	static const char sql[] = "SELECT run, call_frame, reply_frame, "
-		"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, "
-		"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, "
-		"client, server, client_port, client_port_last, server_port, "
-		"transport, xid, prog, vers, proc, op, error, flags, have, uid, gid, "
-		"machine, fh, rfh, export_id, path, name, file_offset, count, "
-		"rcount, eof, stable, committed, verf, reply_stat, accept_stat, "
-		"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, "
-		"tsize FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
+	static const char sql[] = "SELECT " STORE_OPS_COLUMNS
+		" FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
 		"first_call_ns < ?3 ORDER BY id";
 	struct an_op *op = malloc(sizeof(*op));
 	sqlite3_stmt *q = NULL;

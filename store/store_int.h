@@ -154,4 +154,17 @@ uint64_t store_hash(uint64_t h, const void *p, size_t n);
 const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 			  char *buf, size_t n);
 
+
+/* The ops table's columns in the order the writer binds them and the reader
+ * reads them back: one list, so the two cannot drift apart. */
+#define STORE_OPS_COLUMNS "run, call_frame, reply_frame, " \
+	"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, " \
+	"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, " \
+	"client, server, client_port, client_port_last, server_port, " \
+	"transport, xid, prog, vers, proc, op, error, flags, have, uid, gid, " \
+	"machine, fh, rfh, export_id, path, name, file_offset, count, " \
+	"rcount, eof, stable, committed, verf, reply_stat, accept_stat, " \
+	"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, " \
+	"tsize"
+
 #endif

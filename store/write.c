@@ -14,15 +14,8 @@
 static const char *const stmt_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
-	[ST_INS_OP] = "INSERT INTO ops(run, call_frame, reply_frame, "
-		"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, "
-		"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, "
-		"client, server, client_port, client_port_last, server_port, "
-		"transport, xid, prog, vers, proc, op, error, flags, have, uid, gid, "
-		"machine, fh, rfh, export_id, path, name, file_offset, count, "
-		"rcount, eof, stable, committed, verf, reply_stat, accept_stat, "
-		"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, "
-		"tsize) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	[ST_INS_OP] = "INSERT INTO ops(" STORE_OPS_COLUMNS ")"
+		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
 		"op, client, server, calls, answered, unanswered, errors, retrans, "
