@@ -102,6 +102,12 @@ struct cap_config {
 	/* both */
 	const char *filter;	/* BPF filter in tcpdump syntax, NULL: none */
 	uint64_t count;		/* stop after this many packets, 0: no limit */
+	int64_t duration_ns;	/* stop after this long, 0: no limit.  Live:
+				   wall time from the first read; offline:
+				   capture time from the first packet (a
+				   packet at first + duration or later is
+				   not read), so a file gives the same
+				   answer every time */
 	/* budgets (0: defaults) */
 	size_t frag_mem_max;	/* bytes held by IP fragment reassembly */
 	uint32_t frag_timeout_ms;
@@ -145,8 +151,19 @@ struct cap_stats {
 	uint64_t flows;		/* flow directions followed in total */
 	uint64_t flows_evicted;	/* flow directions dropped for the budget */
 	uint64_t flows_expired;	/* flow directions dropped for idleness */
-	/* pcap_stats (live only) */
+	/* pcap_stats (live only), kept in 64 bits across the 32-bit wrap */
 	uint64_t ps_recv, ps_drop, ps_ifdrop;
+};
+
+/*
+ * Packets lost before they reached us (pcap_stats ps_drop: the kernel's
+ * buffer was full; ps_ifdrop: the interface dropped them) between two
+ * samples.  Times are wall clock (CLOCK_REALTIME, ns), which is the clock
+ * live packets are stamped with, so a span can be laid over capture times.
+ */
+struct cap_drop_span {
+	int64_t start_ns, end_ns;	/* previous sample (or open), this one */
+	uint64_t drop, ifdrop;		/* packets lost in between */
 };
 
 /* ---- the pipe ---- */
@@ -185,7 +202,10 @@ struct cap_source *cap_open_offline(const char *path,
 				    const struct cap_config *cfg,
 				    char *errbuf);
 /* Open a live interface with pcap_create/pcap_activate.  Activation
- * warnings are written to warnbuf (empty string if none). */
+ * warnings are written to warnbuf (empty string if none).  On failure
+ * errno is EPERM when the cause is missing privilege (libpcap's
+ * PCAP_ERROR_PERM_DENIED, e.g. no CAP_NET_RAW), so the caller can say how
+ * to get it; otherwise 0. */
 struct cap_source *cap_open_live(const char *iface,
 				 const struct cap_config *cfg,
 				 char *errbuf, char *warnbuf);
@@ -203,8 +223,14 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
  * error.  Does not flush. */
 int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
 	     char *errbuf);
-/* Fill ps_recv/ps_drop/ps_ifdrop in st (live only; offline leaves them). */
+/* Fill ps_recv/ps_drop/ps_ifdrop in st with the totals so far (live only;
+ * offline leaves them).  Does not take a cap_source_drops() sample. */
 void cap_source_stats(struct cap_source *s, struct cap_stats *st);
+/* Sample pcap_stats now.  Returns 1 and fills *span if packets were dropped
+ * since the previous sample (or the open), 0 if not (always 0 offline). */
+int cap_source_drops(struct cap_source *s, struct cap_drop_span *span);
+/* Has the source stopped for good (end of file, count or duration)? */
+bool cap_source_done(const struct cap_source *s);
 int cap_source_linktype(const struct cap_source *s);
 int cap_source_snaplen(const struct cap_source *s);
 /* Selectable fd for live capture, -1 if none. */

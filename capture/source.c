@@ -16,6 +16,7 @@
 
 #include <pcap/pcap.h>
 #include <poll.h>
+#include <time.h>
 
 #include "capture/capture.h"
 
@@ -32,7 +33,24 @@ struct cap_source {
 	uint64_t seen;
 	uint64_t file_size;
 	struct cap_pipe *pipe;	/* borrowed during cap_run/cap_step */
+	/* --duration: offline by capture time, live by wall time */
+	int64_t duration_ns;
+	int64_t first_ts_ns;	/* offline: first packet's time */
+	int64_t deadline_ns;	/* live: CLOCK_MONOTONIC, set at first read */
+	bool done;		/* stopped for good (file end, count, duration) */
+	/* pcap_stats samples: libpcap's counters are 32 bits and wrap */
+	uint32_t last_recv, last_drop, last_ifdrop;
+	uint64_t recv, drop, ifdrop;
+	int64_t last_sample_ns;	/* CLOCK_REALTIME */
 };
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int apply_filter(pcap_t *pc, const char *filter, bpf_u_int32 mask,
 			char *errbuf)
@@ -71,6 +89,8 @@ static struct cap_source *source_new(pcap_t *pc, const struct cap_config *cfg,
 	s->live = live;
 	s->linktype = pcap_datalink(pc);
 	s->count = cfg ? cfg->count : 0;
+	s->duration_ns = cfg ? cfg->duration_ns : 0;
+	s->last_sample_ns = clock_ns(CLOCK_REALTIME);
 	s->nano = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO;
 	if (!cap_linktype_ok(s->linktype, errbuf)) {
 		cap_close(s);
@@ -116,6 +136,8 @@ static int live_fail(pcap_t *pc, const char *iface, const char *what,
 	snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s: %s (%s)", iface, what,
 		 pcap_statustostr(rc), pcap_geterr(pc));
 	pcap_close(pc);
+	/* the caller explains how to get the privilege (see capture.h) */
+	errno = rc == PCAP_ERROR_PERM_DENIED ? EPERM : 0;
 	return -1;
 }
 
@@ -130,6 +152,7 @@ struct cap_source *cap_open_live(const char *iface,
 	int rc;
 
 	errbuf[0] = '\0';
+	errno = 0;
 	if (warnbuf)
 		warnbuf[0] = '\0';
 	if (!cfg) {
@@ -187,8 +210,10 @@ struct cap_source *cap_open_live(const char *iface,
 		mask = PCAP_NETMASK_UNKNOWN;
 	if (apply_filter(pc, cfg->filter, mask, errbuf) < 0) {
 		pcap_close(pc);
+		errno = 0;
 		return NULL;
 	}
+	errno = 0;
 	return source_new(pc, cfg, true, errbuf);
 }
 
@@ -213,6 +238,15 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 	pkt.caplen = h->caplen;
 	pkt.len = h->len;
 	pkt.data = bytes;
+	if (s->duration_ns && !s->live) {
+		if (s->seen == 0)
+			s->first_ts_ns = pkt.ts_ns;
+		else if (pkt.ts_ns - s->first_ts_ns >= s->duration_ns) {
+			s->done = true;	/* this packet is past the end */
+			pcap_breakloop(s->pc);
+			return;
+		}
+	}
 	s->seen++;
 	cap_pipe_feed(s->pipe, &pkt);
 }
@@ -234,6 +268,8 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 {
 	int n;
 
+	if (s->done)
+		return 0;
 	if (s->count) {
 		if (s->seen >= s->count)
 			return 0;
@@ -252,6 +288,27 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 	return n;
 }
 
+/* Live --duration: is the wall-time deadline (set at the first read)
+ * past?  Milliseconds left in *left_ms (for poll), -1 without a limit. */
+static bool deadline_passed(struct cap_source *s, int *left_ms)
+{
+	int64_t now, left;
+
+	*left_ms = -1;
+	if (!s->live || !s->duration_ns)
+		return s->done;
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (s->deadline_ns == 0)
+		s->deadline_ns = now + s->duration_ns;
+	left = s->deadline_ns - now;
+	if (left <= 0)
+		s->done = true;
+	else
+		*left_ms = (int)(left / 1000000 + 1 < 100 ? left / 1000000 + 1
+							  : 100);
+	return s->done;
+}
+
 int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 	    volatile sig_atomic_t *stop, char *errbuf)
 {
@@ -266,9 +323,13 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 	if (s->live)
 		fd = pcap_get_selectable_fd(s->pc);
 	for (;;) {
+		int left;
+
 		if (stop && *stop)
 			break;
 		if (s->count && s->seen >= s->count)
+			break;
+		if (deadline_passed(s, &left))
 			break;
 		n = dispatch(s, pipe, BATCH, errbuf);
 		if (n < 0) {
@@ -276,12 +337,12 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 			break;
 		}
 		if (n == 0 && !s->live)
-			break;	/* end of file */
+			break;	/* end of file (or of --duration) */
 		if (n == 0) {
 			struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 			if (fd >= 0)
-				(void)poll(&pfd, 1, 100);
+				(void)poll(&pfd, 1, left >= 0 ? left : 100);
 			else
 				(void)poll(NULL, 0, 10);
 		}
@@ -294,21 +355,51 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
 	     char *errbuf)
 {
-	int n;
+	int n, left;
 
 	if (max_packets <= 0)
 		max_packets = 1;
 	if (s->count && s->seen >= s->count)
 		return 0;
+	if (deadline_passed(s, &left))
+		return 0;
 	set_nonblock(s, true);
 	n = dispatch(s, pipe, max_packets, errbuf);
 	if (n < 0)
 		return -1;
-	if (n == 0 && !s->live)
+	if (n == 0 && !s->live) {
+		s->done = true;
 		return 0;
+	}
 	if (s->count && s->seen >= s->count)
 		return 0;
-	return 1;
+	return s->done ? 0 : 1;
+}
+
+int cap_source_drops(struct cap_source *s, struct cap_drop_span *span)
+{
+	struct pcap_stat ps;
+	uint32_t d, i;
+	int64_t now;
+
+	if (!s->live || pcap_stats(s->pc, &ps) != 0)
+		return 0;
+	now = clock_ns(CLOCK_REALTIME);
+	/* unsigned 32-bit differences survive one wrap between samples */
+	d = (uint32_t)ps.ps_drop - s->last_drop;
+	i = (uint32_t)ps.ps_ifdrop - s->last_ifdrop;
+	s->recv += (uint32_t)ps.ps_recv - s->last_recv;
+	s->drop += d;
+	s->ifdrop += i;
+	s->last_recv = ps.ps_recv;
+	s->last_drop = ps.ps_drop;
+	s->last_ifdrop = ps.ps_ifdrop;
+	span->start_ns = s->last_sample_ns;
+	span->end_ns = now;
+	span->drop = d;
+	span->ifdrop = i;
+	s->last_sample_ns = now;
+	return d || i;
 }
 
 void cap_source_stats(struct cap_source *s, struct cap_stats *st)
@@ -317,9 +408,17 @@ void cap_source_stats(struct cap_source *s, struct cap_stats *st)
 
 	if (!s->live || pcap_stats(s->pc, &ps) != 0)
 		return;
-	st->ps_recv = ps.ps_recv;
-	st->ps_drop = ps.ps_drop;
-	st->ps_ifdrop = ps.ps_ifdrop;
+	/* totals so far without taking a sample: the next
+	 * cap_source_drops() still reports what happened since the last */
+	st->ps_recv = s->recv + (uint32_t)((uint32_t)ps.ps_recv - s->last_recv);
+	st->ps_drop = s->drop + (uint32_t)((uint32_t)ps.ps_drop - s->last_drop);
+	st->ps_ifdrop = s->ifdrop +
+			(uint32_t)((uint32_t)ps.ps_ifdrop - s->last_ifdrop);
+}
+
+bool cap_source_done(const struct cap_source *s)
+{
+	return s->done || (s->count && s->seen >= s->count);
 }
 
 int cap_source_linktype(const struct cap_source *s)

@@ -282,10 +282,11 @@ static void col_addr(sqlite3_stmt *q, int k, struct cap_addr *a)
 }
 
 /* Column order as written by write.c's INSERT INTO ops (run first). */
-static void row_to_op(sqlite3_stmt *q, struct an_op *op)
+/* Column k0 is ops.run, the first of STORE_OPS_COLUMNS. */
+static void row_to_op_at(sqlite3_stmt *q, int k0, struct an_op *op)
 {
 	const unsigned char *t;
-	int k = 1;
+	int k = k0 + 1;
 
 	memset(op, 0, sizeof(*op));
 	op->call_frame = (uint64_t)sqlite3_column_int64(q, k++);
@@ -345,34 +346,32 @@ static void row_to_op(sqlite3_stmt *q, struct an_op *op)
 	op->tsize = (uint32_t)sqlite3_column_int64(q, k++);
 }
 
-int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
-		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
+/*
+ * Run an ops query with three integer parameters; every row (column 0 is
+ * ops.id) that f matches goes to fn.  *last_id gets the last id read.
+ */
+static int ops_query(struct store *s, const char *sql, int64_t a, int64_t b,
+		     int64_t c, const struct store_filter *f, int64_t base_ns,
+		     an_op_fn fn, void *user, int64_t *last_id, char *errbuf)
 {
-	static const char sql[] = "SELECT " STORE_OPS_COLUMNS
-		" FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
-		"first_call_ns < ?3 ORDER BY id";
 	struct an_op *op = malloc(sizeof(*op));
 	sqlite3_stmt *q = NULL;
-	int64_t from = INT64_MIN, to = INT64_MAX;
 	int rc;
 
 	if (op == NULL) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
 		return -1;
 	}
-	if (f && f->have_from)
-		from = f->from_rel ? base_ns + f->from_ns : f->from_ns;
-	if (f && f->have_to)
-		to = f->to_rel ? base_ns + f->to_ns : f->to_ns;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) {
 		free(op);
 		return store_err(s, errbuf, "ops");
 	}
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int64(q, 2, from);
-	sqlite3_bind_int64(q, 3, to);
+	sqlite3_bind_int64(q, 1, a);
+	sqlite3_bind_int64(q, 2, b);
+	sqlite3_bind_int64(q, 3, c);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		row_to_op(q, op);
+		*last_id = sqlite3_column_int64(q, 0);
+		row_to_op_at(q, 1, op);
 		if (store_filter_match(f, op, base_ns))
 			fn(user, op);
 	}
@@ -381,6 +380,22 @@ int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
 	if (rc != SQLITE_DONE)
 		return store_err(s, errbuf, "ops");
 	return 0;
+}
+
+int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
+		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
+{
+	static const char sql[] = "SELECT id, " STORE_OPS_COLUMNS
+		" FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
+		"first_call_ns < ?3 ORDER BY id";
+	int64_t from = INT64_MIN, to = INT64_MAX, last;
+
+	if (f && f->have_from)
+		from = f->from_rel ? base_ns + f->from_ns : f->from_ns;
+	if (f && f->have_to)
+		to = f->to_rel ? base_ns + f->to_ns : f->to_ns;
+	return ops_query(s, sql, run, from, to, f, base_ns, fn, user, &last,
+			 errbuf);
 }
 
 int store_read_exports(struct store *s, int64_t run, struct an_names *names,
@@ -408,6 +423,43 @@ int store_read_exports(struct store *s, int64_t run, struct an_names *names,
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return store_err(s, errbuf, "exports");
+	return 0;
+}
+
+int store_read_drops(struct store *s, int64_t run, store_drop_fn fn,
+		     void *user, char *errbuf)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	/* a schema 1 file opened read-only has no table drops: no spans */
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_schema WHERE "
+				"type = 'table' AND name = 'drops'", -1, &q, NULL);
+	if (rc != SQLITE_OK)
+		return store_err(s, errbuf, "drops");
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return store_err(s, errbuf, "drops");
+	if (sqlite3_prepare_v2(s->db, "SELECT start_ns, end_ns, ps_drop, "
+			       "ps_ifdrop FROM drops WHERE run = ? ORDER BY "
+			       "start_ns", -1, &q, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "drops");
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct cap_drop_span sp;
+
+		sp.start_ns = sqlite3_column_int64(q, 0);
+		sp.end_ns = sqlite3_column_int64(q, 1);
+		sp.drop = (uint64_t)sqlite3_column_int64(q, 2);
+		sp.ifdrop = (uint64_t)sqlite3_column_int64(q, 3);
+		fn(user, &sp);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, "drops");
 	return 0;
 }
 

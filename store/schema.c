@@ -41,6 +41,15 @@ const struct store_col store_run_cols[] = {
 #undef ES
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
+/* Version 2.  Spans of live capture in which the kernel (ps_drop) or the
+ * interface (ps_ifdrop) lost packets: what was recorded for that time is
+ * incomplete. */
+#define DROPS_SQL \
+	"CREATE TABLE IF NOT EXISTS drops(run INTEGER NOT NULL, " \
+	"  start_ns INTEGER, end_ns INTEGER, ps_drop INTEGER, " \
+	"  ps_ifdrop INTEGER);\n" \
+	"CREATE INDEX IF NOT EXISTS drops_run ON drops(run, start_ns);\n"
+
 static const char schema_sql[] =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL, "
 	"  app TEXT NOT NULL);\n"
@@ -96,7 +105,8 @@ static const char schema_sql[] =
 	"  last_ns INTEGER, msgs INTEGER, calls INTEGER, replies INTEGER, "
 	"  bytes INTEGER, truncated INTEGER, ipfrag INTEGER, "
 	"  multifrag INTEGER, after_gap INTEGER, holes INTEGER, "
-	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n";
+	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n"
+	DROPS_SQL;
 
 int store_err(struct store *s, char *errbuf, const char *what)
 {
@@ -201,6 +211,16 @@ static int check_schema(struct store *s, const char *path, int *version,
 	return 0;
 }
 
+/* Commit a transaction whose statements gave rc, or roll it back. */
+static int end_tx(struct store *s, int rc, char *errbuf)
+{
+	if (rc == 0)
+		rc = store_exec(s, "COMMIT", errbuf);
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 static int create_schema(struct store *s, char *errbuf)
 {
 	char cols[4096], *sql;
@@ -228,11 +248,27 @@ static int create_schema(struct store *s, char *errbuf)
 			 APP_ID, STORE_SCHEMA_VERSION);
 		rc = store_exec(s, v, errbuf);
 	}
+	return end_tx(s, rc, errbuf);
+}
+
+/* An older schema opened for writing: add what it lacks, in one
+ * transaction (the meaning of existing tables never changes). */
+static int migrate(struct store *s, int version, char *errbuf)
+{
+	char v[128];
+	int rc;
+
+	if (version >= STORE_SCHEMA_VERSION)
+		return 0;
+	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0)
+		return -1;
+	rc = store_exec(s, DROPS_SQL, errbuf);	/* 1 -> 2 */
+	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
+		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
+		 STORE_SCHEMA_VERSION);
 	if (rc == 0)
-		rc = store_exec(s, "COMMIT", errbuf);
-	if (rc < 0)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+		rc = store_exec(s, v, errbuf);
+	return end_tx(s, rc, errbuf);
 }
 
 static void unlink_db(const char *path)
@@ -324,6 +360,8 @@ int store_open(const char *path, unsigned flags, struct store **out,
 			unlink_db(path);
 		goto fail;
 	}
+	if (version > 0 && migrate(s, version, errbuf) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:

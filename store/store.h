@@ -54,7 +54,7 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2	/* 2: table drops (1 is migrated on write) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 
@@ -133,6 +133,9 @@ int store_run_end(struct store *s, struct store_run *run,
 		  const struct an_names *names, const struct an_figs *figs,
 		  const struct an_find *find, char *errbuf);
 const struct store_counts *store_get_counts(const struct store *s);
+/* Packets the capture lost in a span (live): a row of table drops, written
+ * with the next batch.  Kept in memory until then (touching spans merged). */
+void store_put_drop(struct store *s, const struct cap_drop_span *sp);
 
 /* ---- reading ---- */
 
@@ -145,6 +148,11 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
  * matches (f may be NULL).  base_ns resolves "+S" times. */
 int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf);
+/* The run's rows of table drops, in time order (none in a schema 1
+ * database, which had no such table). */
+typedef void (*store_drop_fn)(void *user, const struct cap_drop_span *sp);
+int store_read_drops(struct store *s, int64_t run, store_drop_fn fn,
+		     void *user, char *errbuf);
 /* Rebuild the export table (ids as recorded) into names. */
 int store_read_exports(struct store *s, int64_t run, struct an_names *names,
 		       char *errbuf);

@@ -63,10 +63,12 @@ struct addr_text {
 	char text[48];
 };
 
+#define DROP_QUEUE 64	/* drop spans held until the next commit */
+
 enum {	/* prepared statements */
 	ST_BEGIN, ST_COMMIT, ST_INS_OP, ST_INS_CELL, ST_UPS_FLOW, ST_UPS_NAME,
 	ST_INS_EXPORT, ST_INS_SIZE, ST_INS_FSINFO, ST_INS_FINDING,
-	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_N
+	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_INS_DROP, ST_N
 };
 
 struct store {
@@ -95,6 +97,9 @@ struct store {
 	/* names written recently: hash of (server, fh, path) (owned) */
 	uint64_t *name_seen;
 	int nexports_written;
+	/* drop spans not yet written (producer thread only) */
+	struct cap_drop_span drop_q[DROP_QUEUE];
+	uint32_t ndrop_q;
 	uint8_t blob[HIST_BLOB_MAX];
 	struct addr_text atext[ADDR_CACHE];	/* writer thread only */
 	int64_t op_val[OP_COLS + 1];		/* ops' bound integers (writer) */

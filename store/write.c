@@ -42,6 +42,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_RETAIN_CELLS] = "DELETE FROM intervals WHERE run = ?1 AND "
 		"start_ns < ?2",
 	[ST_RETAIN_RUNS] = "DELETE FROM runs WHERE id <> ?1 AND last_ns < ?2",
+	[ST_INS_DROP] = "INSERT INTO drops(run, start_ns, end_ns, ps_drop, "
+		"ps_ifdrop) VALUES(?,?,?,?,?)",
 };
 
 sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf)
@@ -683,7 +685,7 @@ static int retain(struct store *s, char *errbuf)
 {
 	int64_t cut = s->max_call_ns - s->retain_ns;
 	static const char *const tabs[] = { "ops", "intervals", "sizes",
-		"fsinfo", "findings", "names", "exports", "flows" };
+		"fsinfo", "findings", "names", "exports", "flows", "drops" };
 	int k, i;
 	char sql[256];
 
@@ -715,11 +717,49 @@ static int retain(struct store *s, char *errbuf)
 	}
 }
 
+void store_put_drop(struct store *s, const struct cap_drop_span *sp)
+{
+	struct cap_drop_span *last = s->ndrop_q ? &s->drop_q[s->ndrop_q - 1]
+						: NULL;
+
+	if (last && (sp->start_ns <= last->end_ns || s->ndrop_q == DROP_QUEUE)) {
+		if (sp->end_ns > last->end_ns)
+			last->end_ns = sp->end_ns;
+		last->drop += sp->drop;
+		last->ifdrop += sp->ifdrop;
+		return;
+	}
+	s->drop_q[s->ndrop_q++] = *sp;
+}
+
+static int write_drops(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q;
+	uint32_t k;
+
+	if (s->ndrop_q == 0)
+		return 0;
+	q = store_stmt(s, ST_INS_DROP, errbuf);
+	if (q == NULL)
+		return -1;
+	for (k = 0; k < s->ndrop_q; k++) {
+		sqlite3_bind_int64(q, 1, s->run);
+		sqlite3_bind_int64(q, 2, s->drop_q[k].start_ns);
+		sqlite3_bind_int64(q, 3, s->drop_q[k].end_ns);
+		sqlite3_bind_int64(q, 4, (int64_t)s->drop_q[k].drop);
+		sqlite3_bind_int64(q, 5, (int64_t)s->drop_q[k].ifdrop);
+		if (store_run_stmt(s, q, errbuf, "drops") < 0)
+			return -1;
+	}
+	s->ndrop_q = 0;
+	return 0;
+}
+
 static int batch_end(struct store *s, const struct store_run *run,
 		     const struct an_names *names, int64_t now_ns, char *errbuf)
 {
 	if (drain(s, errbuf) < 0 || begin(s, errbuf) < 0 ||
-	    flush_cells(s, now_ns, errbuf) < 0 ||
+	    flush_cells(s, now_ns, errbuf) < 0 || write_drops(s, errbuf) < 0 ||
 	    store_write_flows(s, errbuf) < 0 || store_write_exports(s, names, errbuf) < 0)
 		return -1;
 	if (s->retain_ns > 0 && s->max_call_ns > s->retain_ns &&

@@ -1,17 +1,30 @@
-/* cli.c - shared capture options; see cli.h. */
+/* cli.c - shared capture options, privileges, signals and the read loop;
+ * see cli.h. */
 #include "ui/cli.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SNAPLEN_MAX 262144	/* libpcap's MAXIMUM_SNAPLEN; tcpdump's -s 0 */
 
 volatile sig_atomic_t ui_stop;
+volatile sig_atomic_t ui_hup;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	ui_stop = 1;
+	if (sig == SIGHUP)
+		ui_hup = 1;
+	else
+		ui_stop = 1;
 }
 
 void ui_install_signals(void)
@@ -23,6 +36,18 @@ void ui_install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a hangup (terminal gone, or a log rotator's habit) must not lose
+	 * a run: nfscope keeps no file it could reopen, so it only says so */
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void ui_check_hup(const char *who)
+{
+	if (!ui_hup)
+		return;
+	ui_hup = 0;
+	fprintf(stderr, "nfscope %s: SIGHUP ignored: nothing to reopen, the "
+		"run goes on (SIGINT or SIGTERM end it)\n", who);
 }
 
 void ui_src_opts_init(struct ui_src_opts *o)
@@ -55,6 +80,63 @@ bool ui_parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+/* A budget option: lo..hi entries (or bytes). */
+static int budget(const char *name, const char *arg, uint64_t lo, uint64_t hi,
+		  uint64_t *v)
+{
+	if (ui_parse_u64(arg, v) && *v >= lo && *v <= hi)
+		return 1;
+	fprintf(stderr, "nfscope: bad --%s '%s' (%" PRIu64 "..%" PRIu64 ")\n",
+		name, arg, lo, hi);
+	return -1;
+}
+
+static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
+{
+	uint64_t v;
+	double secs;
+	char *end;
+
+	switch (opt) {
+	case UI_OPT_DURATION:
+		secs = strtod(arg, &end);
+		if (end == arg || *end || !(secs > 0 && secs <= 1e7)) {
+			fprintf(stderr, "nfscope: bad --duration '%s' "
+				"(seconds, > 0)\n", arg);
+			return -1;
+		}
+		o->cfg.duration_ns = (int64_t)(secs * 1e9);
+		return 1;
+	case UI_OPT_XID_MAX:
+		if (budget("xid-max", arg, 16, 1u << 24, &v) < 0)
+			return -1;
+		o->an.xid_max = (uint32_t)v;
+		return 1;
+	case UI_OPT_DEC_XID_MAX:
+		if (budget("dec-xid-max", arg, 16, 1u << 24, &v) < 0)
+			return -1;
+		o->dec.xid_max = (uint32_t)v;
+		return 1;
+	case UI_OPT_FLOWS_MAX:
+		if (budget("flows-max", arg, 16, 1u << 22, &v) < 0)
+			return -1;
+		o->cfg.flows_max = (uint32_t)v;
+		return 1;
+	case UI_OPT_FRAG_MEM:
+		if (budget("frag-mem", arg, 65536, 1ull << 32, &v) < 0)
+			return -1;
+		o->cfg.frag_mem_max = (size_t)v;
+		return 1;
+	case UI_OPT_NAMES_MAX:
+		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
+			return -1;
+		o->an.names_max = (uint32_t)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 {
 	uint64_t v;
@@ -70,11 +152,12 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 		o->cfg.filter = arg;
 		return 1;
 	case 's':
-		if (!ui_parse_u64(arg, &v) || v > 262144) {
-			fprintf(stderr, "nfscope: bad snaplen '%s' (0..262144)\n", arg);
+		if (!ui_parse_u64(arg, &v) || v > SNAPLEN_MAX) {
+			fprintf(stderr, "nfscope: bad snaplen '%s' (0..262144; "
+				"0: 262144)\n", arg);
 			return -1;
 		}
-		o->cfg.snaplen = (int)v;
+		o->cfg.snaplen = v ? (int)v : SNAPLEN_MAX;
 		o->snaplen_set = true;
 		return 1;
 	case 'c':
@@ -94,9 +177,36 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 	case 'p':
 		o->cfg.promisc = false;
 		return 1;
+	case 'Z':
+		if (!*arg) {
+			fprintf(stderr, "nfscope: -Z needs a user name\n");
+			return -1;
+		}
+		o->user = arg;
+		return 1;
 	default:
-		return 0;
+		return long_opt(o, opt, arg);
 	}
+}
+
+/* Live capture was refused for want of privilege: say which and how. */
+static void perm_hint(const char *iface)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		snprintf(exe, sizeof(exe), "nfscope");
+	else
+		exe[n] = '\0';
+	fprintf(stderr, "nfscope: capturing on %s needs the CAP_NET_RAW "
+		"capability (and CAP_NET_ADMIN for some interface settings), "
+		"which this process (uid %u) lacks.\n"
+		"nfscope: run it as root (sudo), or give the program the two "
+		"capabilities once:\n"
+		"nfscope:     sudo setcap cap_net_raw,cap_net_admin=eip %s\n"
+		"nfscope: (or read a capture file with -r)\n", iface,
+		(unsigned)geteuid(), exe);
 }
 
 struct cap_source *ui_open_source(struct ui_src_opts *o)
@@ -120,10 +230,173 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 	}
 	s = cap_open_live(o->iface, &o->cfg, err, warn);
 	if (!s) {
-		fprintf(stderr, "nfscope: %s: %s\n", o->iface, err);
+		bool perm = errno == EPERM;
+		size_t n = strlen(o->iface);
+
+		/* most of libpcap's messages name the interface already */
+		if (strncmp(err, o->iface, n) == 0 && err[n] == ':')
+			fprintf(stderr, "nfscope: %s\n", err);
+		else
+			fprintf(stderr, "nfscope: %s: %s\n", o->iface, err);
+		if (perm)
+			perm_hint(o->iface);
 		return NULL;
 	}
 	if (warn[0])
 		fprintf(stderr, "nfscope: warning: %s: %s\n", o->iface, warn);
 	return s;
+}
+
+/*
+ * -Z: tcpdump's order (initgroups, setgid, setuid), each checked, then a
+ * check that root cannot be regained.  The capture socket stays open; what
+ * the run creates later (record's database) belongs to the user.
+ */
+int ui_after_open(struct ui_src_opts *o)
+{
+	struct passwd *pw;
+
+	if (o->user == NULL)
+		return 0;
+	errno = 0;
+	pw = getpwnam(o->user);
+	if (pw == NULL) {
+		fprintf(stderr, "nfscope: -Z %s: %s\n", o->user,
+			errno ? strerror(errno) : "no such user");
+		return -1;
+	}
+	if (geteuid() == pw->pw_uid && getuid() == pw->pw_uid)
+		return 0;	/* already that user: nothing to drop */
+	if (geteuid() != 0) {
+		fprintf(stderr, "nfscope: -Z %s: changing user needs root (this "
+			"process runs as uid %u)\n", o->user,
+			(unsigned)geteuid());
+		return -1;
+	}
+	if (initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+	    setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+		fprintf(stderr, "nfscope: -Z %s: cannot become uid %u gid %u: "
+			"%s\n", o->user, (unsigned)pw->pw_uid,
+			(unsigned)pw->pw_gid, strerror(errno));
+		return -1;
+	}
+	if (pw->pw_uid != 0 && setuid(0) == 0) {
+		fprintf(stderr, "nfscope: -Z %s: root privileges could be "
+			"regained; stopping\n", o->user);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- drops -- */
+
+void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp)
+{
+	struct cap_drop_span *last = d->n ? &d->span[d->n - 1] : NULL;
+
+	d->drop += sp->drop;
+	d->ifdrop += sp->ifdrop;
+	if (last && (sp->start_ns <= last->end_ns || d->n == UI_DROP_SPANS)) {
+		if (sp->end_ns > last->end_ns)
+			last->end_ns = sp->end_ns;
+		last->drop += sp->drop;
+		last->ifdrop += sp->ifdrop;
+		return;
+	}
+	d->span[d->n++] = *sp;
+}
+
+bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
+		      int64_t end_ns)
+{
+	uint32_t k;
+
+	for (k = 0; k < d->n; k++)
+		if (d->span[k].start_ns < end_ns && d->span[k].end_ns > start_ns)
+			return true;
+	return false;
+}
+
+/* -------------------------------------------------------------- loop -- */
+
+double ui_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int64_t ui_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sample_drops(struct cap_source *src, const struct ui_run_hooks *h)
+{
+	struct cap_drop_span sp;
+
+	if (cap_source_drops(src, &sp) && h->drops)
+		h->drops(h->user, &sp);
+}
+
+static void progress(struct cap_source *src, struct cap_pipe *pipe,
+		     double t0, double t)
+{
+	uint64_t done, total, pk = cap_pipe_stats(pipe)->packets;
+
+	cap_source_progress(src, &done, &total);
+	fprintf(stderr, "\r%5.1f%%  %" PRIu64 " packets  %.0f pkt/s  %.1f s ",
+		total ? 100.0 * (double)done / (double)total : 0.0, pk,
+		t > t0 ? (double)pk / (t - t0) : 0.0, t - t0);
+}
+
+int ui_run(struct cap_source *src, struct cap_pipe *pipe,
+	   const struct ui_run_hooks *h)
+{
+	char err[CAP_ERRBUF_SIZE] = "";
+	bool live = cap_source_fd(src) >= 0;
+	double t0 = ui_mono_s(), last = t0;
+	int rc = 0, fd = cap_source_fd(src);
+
+	while (!ui_stop) {
+		uint64_t before = cap_pipe_stats(pipe)->packets;
+		double t;
+
+		rc = cap_step(src, pipe, live ? 4096 : 65536, err);
+		if (rc < 0) {
+			fprintf(stderr, "nfscope %s: %s\n", h->who, err);
+			break;
+		}
+		if (rc == 0)
+			break;
+		ui_check_hup(h->who);
+		if (live && cap_pipe_stats(pipe)->packets == before) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			(void)poll(&pfd, 1, 100);
+		}
+		t = ui_mono_s();
+		if (t - last < (live ? 1.0 : 0.5))
+			continue;
+		last = t;
+		if (!live) {
+			if (h->progress)
+				progress(src, pipe, t0, t);
+			continue;
+		}
+		sample_drops(src, h);
+		if (h->tick)
+			h->tick(h->user, ui_wall_ns());
+	}
+	if (h->progress && !live)
+		fputs("\r\033[K", stderr);
+	ui_check_hup(h->who);
+	cap_pipe_flush(pipe);
+	if (live)
+		sample_drops(src, h);
+	return rc < 0 ? -1 : 0;
 }

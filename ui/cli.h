@@ -1,49 +1,178 @@
 /*
- * cli.h - command-line options shared by the subcommands that read packets
- * (dump now; report, record and top later), and opening their source.
+ * cli.h - options shared by every subcommand that reads packets (dump,
+ * report, record, top), opening their source, dropping privileges, the
+ * read loop, signals and capture drops.
  *
  * Options (tcpdump's letters where tcpdump has one):
  *   -r FILE     read a pcap/pcapng file ("-" = stdin)
  *   -i IFACE    capture live ("any" = all interfaces, Linux cooked)
- *   -f FILTER   BPF filter, tcpdump syntax
- *   -s SNAPLEN  live snapshot length (default CAP_DEFAULT_SNAPLEN)
+ *   -f FILTER   BPF filter, tcpdump syntax.  Default: none, every packet is
+ *               examined: RPC is recognised by content, MOUNT/NLM/portmap
+ *               use other ports than 2049, and IP fragments after the first
+ *               carry no ports at all ("port 2049" would lose them)
+ *   -s SNAPLEN  live snapshot length (default CAP_DEFAULT_SNAPLEN; 0 = 262144)
  *   -c COUNT    stop after COUNT packets
  *   -B KIB      live capture buffer size in KiB
  *   -p          do not put the interface in promiscuous mode
- * The only process-wide mutable state is the stop flag set by signals.
+ *   -Z USER     after opening the source, become USER (setgroups, setgid,
+ *               setuid): output files are created afterwards, as USER
+ *   --duration S      stop after S seconds (live: wall time; a file:
+ *                     capture time from its first packet)
+ *   --xid-max N       calls the analysis holds awaiting their reply
+ *   --dec-xid-max N   calls the decoder remembers to decode replies
+ *   --flows-max N     TCP flow directions followed
+ *   --frag-mem BYTES  memory for IP fragment reassembly (k/m/g suffixes)
+ *   --names-max N     file handle -> path names learned
+ *
+ * How a subcommand uses them (ui/dump.c is the shortest example):
+ *
+ *	static const struct option longopts[] = {
+ *		UI_SRC_LONGOPTS,
+ *		{ "json", no_argument, NULL, 'J' },	(its own: < 0x100)
+ *		{ NULL, 0, NULL, 0 },
+ *	};
+ *	ui_src_opts_init(&so);
+ *	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "h",
+ *				  longopts, NULL)) != -1) {
+ *		(its own options first, then)
+ *		rc = ui_src_opt(&so, opt, optarg);  1 taken, 0 not ours, -1 bad
+ *	}
+ *	src = ui_open_source(&so);		opens the device (needs root)
+ *	if (!src || ui_after_open(&so) < 0)	-Z: privileges dropped here
+ *		return 1;
+ *	(now open output files: they belong to the -Z user)
+ *	so.cfg.probe = dec_probe_start; so.cfg.resync_probe = dec_probe_resync;
+ *	dec = dec_new(&so.dec); eng = an_new(&so.an, ...);
+ *	pipe = cap_pipe_new(&so.cfg, ...);
+ *	ui_install_signals();
+ *	ui_run(src, pipe, &hooks);   or an own event loop: cap_step(), poll
+ *				      cap_source_fd(), ui_check_hup() and
+ *				      cap_source_drops() about once a second
+ *
+ * The only process-wide mutable state is the flags set by signals.
  */
 #ifndef NFSCOPE_CLI_H
 #define NFSCOPE_CLI_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/ops.h"
 #include "capture/capture.h"
+#include "decode/decode.h"
 
 struct ui_src_opts {
 	const char *file;
 	const char *iface;
-	struct cap_config cfg;
+	const char *user;		/* -Z */
+	struct cap_config cfg;		/* capture options and budgets */
+	struct dec_config dec;		/* --dec-xid-max */
+	struct an_config an;		/* --xid-max, --names-max */
 	bool snaplen_set;
 };
 
-extern volatile sig_atomic_t ui_stop;
+/* Long options of ui_src_opt (codes >= 0x100: they clash with no letter). */
+enum {
+	UI_OPT_DURATION = 0x100,
+	UI_OPT_XID_MAX,
+	UI_OPT_DEC_XID_MAX,
+	UI_OPT_FLOWS_MAX,
+	UI_OPT_FRAG_MEM,
+	UI_OPT_NAMES_MAX,
+};
+
+#define UI_SRC_LONGOPTS \
+	{ "duration", required_argument, NULL, UI_OPT_DURATION }, \
+	{ "xid-max", required_argument, NULL, UI_OPT_XID_MAX }, \
+	{ "dec-xid-max", required_argument, NULL, UI_OPT_DEC_XID_MAX }, \
+	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
+	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
+	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }
+
+/* The getopt letters ui_src_opt handles, for building optstrings. */
+#define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
+
+#define UI_STR_(x) #x
+#define UI_STR(x) UI_STR_(x)
+/* One line per option, for usage texts. */
+#define UI_SRC_USAGE \
+	"source: -r FILE | -i IFACE ('any': all interfaces)\n" \
+	"  -f FILTER    BPF filter (default none: RPC is found by content,\n" \
+	"               on any port, and IP fragments carry no ports)\n" \
+	"  -s SNAPLEN   live snapshot length (default " \
+	UI_STR(CAP_DEFAULT_SNAPLEN) ": RPC, NFS headers\n" \
+	"               and credentials; READ/WRITE data is skipped; 0: 262144)\n" \
+	"  -B KIB       live capture buffer   -p  not promiscuous\n" \
+	"  -c COUNT     stop after COUNT packets\n" \
+	"  --duration S stop after S seconds (live: wall time; file: capture\n" \
+	"               time from its first packet)\n" \
+	"  -Z USER      drop root privileges to USER once the source is open\n" \
+	"               (output files are created afterwards, as USER)\n" \
+	"budgets (evictions are counted in every output):\n" \
+	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
+	"  --frag-mem BYTES (16m) --names-max N (32768)\n"
+
+extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
+extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */
 
 void ui_src_opts_init(struct ui_src_opts *o);
 /*
- * Handle one option letter shared by packet-reading subcommands.  Returns 1
- * if it was one (arg consumed), 0 if not, -1 on a bad value (message on
- * stderr).
+ * Handle one option shared by packet-reading subcommands (a letter of
+ * UI_SRC_OPTSTRING or a code of UI_SRC_LONGOPTS).  Returns 1 if it was
+ * one (arg consumed), 0 if not, -1 on a bad value (message on stderr).
  */
 int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg);
-/* The getopt letters ui_src_opt handles, for building optstrings. */
-#define UI_SRC_OPTSTRING "r:i:f:s:c:B:p"
-/* Open the source the options name; prints errors/warnings to stderr. */
+/* Open the source the options name; prints errors/warnings to stderr
+ * (missing privilege: which capability, and how to get it). */
 struct cap_source *ui_open_source(struct ui_src_opts *o);
-/* Install SIGINT/SIGTERM handlers setting ui_stop. */
+/* Call right after ui_open_source: with -Z, become that user (groups, gid,
+ * uid; for good).  Returns 0, or -1 with a message on stderr. */
+int ui_after_open(struct ui_src_opts *o);
+/* Install SIGINT/SIGTERM (set ui_stop) and SIGHUP (set ui_hup) handlers. */
 void ui_install_signals(void);
+/* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */
+void ui_check_hup(const char *who);
+/* Clocks: monotonic seconds (intervals); wall time in ns (capture time). */
+double ui_mono_s(void);
+int64_t ui_wall_ns(void);
 /* Parse an unsigned number with an optional k/m/g suffix. */
 bool ui_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * Capture drops seen in a run: spans merged when they touch (samples come
+ * every second, so a stretch of drops is one span), at most UI_DROP_SPANS
+ * (then the last one grows).  Plain values: zero it to start.
+ */
+#define UI_DROP_SPANS 256
+struct ui_drops {
+	struct cap_drop_span span[UI_DROP_SPANS];
+	uint32_t n;
+	uint64_t drop, ifdrop;		/* totals over the spans */
+};
+void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp);
+/* Does [start_ns, end_ns) overlap a span with drops? */
+bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
+		      int64_t end_ns);
+
+/* What ui_run calls besides feeding the pipe (any may be NULL). */
+struct ui_run_hooks {
+	void *user;
+	const char *who;	/* subcommand, for messages */
+	/* live, about once a second (wall clock, ns): expire, commit */
+	void (*tick)(void *user, int64_t now_ns);
+	/* live: packets dropped between two samples (once a second and at
+	 * the end) */
+	void (*drops)(void *user, const struct cap_drop_span *sp);
+	bool progress;		/* a file, stderr a terminal: progress line */
+};
+/*
+ * Read the source into pipe until end of file, -c, --duration or ui_stop;
+ * live, wait in poll() when idle and call the hooks.  The pipe is flushed
+ * at the end.  Returns 0, or -1 after a read error (message on stderr).
+ */
+int ui_run(struct cap_source *src, struct cap_pipe *pipe,
+	   const struct ui_run_hooks *h);
 
 #endif

@@ -14,6 +14,7 @@ struct dump_ctx {
 	FILE *out;
 	bool json;
 	uint64_t rpc_msgs;
+	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
 static void on_msg(void *user, const struct cap_msg *m)
@@ -27,6 +28,36 @@ static void on_msg(void *user, const struct cap_msg *m)
 		dump_json_msg(x->out, m, x->msg);
 	else
 		dump_text_msg(x->out, m, x->msg);
+}
+
+/* Live: the kernel or the interface dropped packets; messages in that span
+ * may be missing, so say it where the messages are. */
+static void on_drops(void *user, const struct cap_drop_span *sp)
+{
+	struct dump_ctx *x = user;
+
+	ui_drops_add(&x->drops, sp);
+	if (x->json) {
+		struct jw w;
+
+		jw_init(&w, x->out);
+		jw_obj(&w, NULL);
+		jw_obj(&w, "drops");
+		jw_time(&w, "start", (uint64_t)(sp->start_ns / 1000000000),
+			(uint32_t)(sp->start_ns % 1000000000));
+		jw_time(&w, "end", (uint64_t)(sp->end_ns / 1000000000),
+			(uint32_t)(sp->end_ns % 1000000000));
+		jw_u64(&w, "ps_drop", sp->drop);
+		jw_u64(&w, "ps_ifdrop", sp->ifdrop);
+		jw_end_obj(&w);
+		jw_end_obj(&w);
+		jw_newline(&w);
+		return;
+	}
+	fprintf(x->out, "# %" PRIu64 " packets dropped by the kernel, %" PRIu64
+		" by the interface between %.6f and %.6f: messages of that "
+		"span may be missing\n", sp->drop, sp->ifdrop,
+		(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
 }
 
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
@@ -56,10 +87,12 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "tcp_retrans", cs->tcp_retrans);
 		jw_u64(&w, "tcp_not_rpc", cs->tcp_not_rpc);
 		jw_u64(&w, "flows_evicted", cs->flows_evicted);
+		jw_u64(&w, "ipfrag_evicted", cs->ipfrag_evicted);
 		jw_u64(&w, "xid_evictions", ds->xid_evictions);
 		jw_u64(&w, "ps_recv", cs->ps_recv);
 		jw_u64(&w, "ps_drop", cs->ps_drop);
 		jw_u64(&w, "ps_ifdrop", cs->ps_ifdrop);
+		jw_u64(&w, "drop_spans", x->drops.n);
 		jw_end_obj(&w);
 		jw_end_obj(&w);
 		jw_newline(&w);
@@ -71,22 +104,28 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		" not RPC, %" PRIu64 " malformed), %" PRIu64 " orphan replies, %"
 		PRIu64 " replies not fitting their call, %" PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
 		PRIu64 " TCP gaps, %" PRIu64 " dropped by kernel, %" PRIu64
-		" dropped by interface\n",
+		" dropped by interface, evicted for budgets: %" PRIu64
+		" TCP flows, %" PRIu64 " IP fragment trains, %" PRIu64
+		" pending xids\n",
 		cs->packets, x->rpc_msgs, ds->calls, ds->replies, undecodable,
 		ds->not_rpc, ds->malformed, ds->orphan_replies,
 		ds->reply_mismatch, ds->truncated,
-		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop);
+		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
+		cs->flows_evicted, cs->ipfrag_evicted, ds->xid_evictions);
 }
 
 static void dump_usage(FILE *f)
 {
 	fputs("usage: nfscope dump [-r FILE | -i IFACE] [-f FILTER] [-s SNAPLEN] "
-	      "[-c COUNT] [-B KIB] [-p] [--json]\n", f);
+	      "[-c COUNT] [-B KIB] [-p] [-Z USER]\n"
+	      "                    [--duration S] [budgets] [--json]\n"
+	      UI_SRC_USAGE, f);
 }
 
 int ui_dump_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		UI_SRC_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -96,7 +135,7 @@ int ui_dump_main(int argc, char **argv)
 	struct cap_source *src;
 	struct cap_pipe *pipe;
 	struct cap_stats cs;
-	char err[CAP_ERRBUF_SIZE] = "";
+	struct ui_run_hooks hooks = { .who = "dump", .drops = on_drops };
 	int opt, rc;
 
 	memset(&x, 0, sizeof(x));
@@ -124,11 +163,18 @@ int ui_dump_main(int argc, char **argv)
 		dump_usage(stderr);
 		return 2;
 	}
+	/* before the capture opens: a signal from then on ends the run
+	 * cleanly (or, SIGHUP, is ignored) instead of killing it */
+	ui_install_signals();
 	src = ui_open_source(&so);
 	if (!src)
 		return 1;
+	if (ui_after_open(&so) < 0) {
+		cap_close(src);
+		return 1;
+	}
 	x.out = stdout;
-	x.dec = dec_new(NULL);
+	x.dec = dec_new(&so.dec);
 	x.msg = malloc(sizeof(*x.msg));
 	so.cfg.probe = dec_probe_start;
 	so.cfg.resync_probe = dec_probe_resync;
@@ -144,10 +190,8 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (so.iface)	/* live: each message as it comes, even on a pipe */
 		setvbuf(stdout, NULL, _IOLBF, 0);
-	ui_install_signals();
-	rc = cap_run(src, pipe, &ui_stop, err);
-	if (rc < 0)
-		fprintf(stderr, "nfscope: %s\n", err);
+	hooks.user = &x;
+	rc = ui_run(src, pipe, &hooks);
 	cs = *cap_pipe_stats(pipe);
 	cap_source_stats(src, &cs);
 	print_summary(&x, &cs, dec_get_stats(x.dec));

@@ -14,7 +14,14 @@ static void usage(FILE *f)
 	      "  report  operations, latency, sizes, retransmits, findings\n"
 	      "  record  write the analysis into an sqlite database (-w OUT.db)\n"
 	      "  version print the version\n"
-	      "Run 'nfscope <command> --help' for a command's options.\n", f);
+	      "Run 'nfscope <command> --help' for a command's options.\n"
+	      "dump, report and record read packets with the same options:\n"
+	      "  -r FILE | -i IFACE [-f FILTER] [-s SNAPLEN] [-B KIB] [-p] "
+	      "[-c COUNT] [--duration S] [-Z USER]\n"
+	      "  budgets: --xid-max --dec-xid-max --flows-max --frag-mem "
+	      "--names-max\n"
+	      "Live capture needs CAP_NET_RAW (root, or setcap "
+	      "cap_net_raw,cap_net_admin=eip on the program).\n", f);
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@ struct rec {
 	struct an_figs *figs;
 	struct an_find *find;
 	struct cap_pipe *pipe;
+	struct cap_source *src;
 	uint64_t batch_rows;
 	int64_t next_commit_ns;		/* capture time of the next commit */
 	int64_t now_ns;			/* latest message time */
@@ -32,8 +32,17 @@ struct rec {
 static void fill_counters(struct rec *r)
 {
 	r->run.cs = *cap_pipe_stats(r->pipe);
+	cap_source_stats(r->src, &r->run.cs);	/* drops so far (live) */
 	r->run.ds = *dec_get_stats(r->dec);
 	r->run.es = *an_get_stats(r->eng);
+}
+
+/* Entries dropped for memory budgets so far (as the report counts them). */
+static uint64_t evictions(const struct rec *r)
+{
+	return r->run.cs.flows_evicted + r->run.cs.ipfrag_evicted +
+	       r->run.ds.xid_evictions + r->run.es.evicted +
+	       r->run.es.names_evicted;
 }
 
 static void log_commit(const struct rec *r)
@@ -44,8 +53,10 @@ static void log_commit(const struct rec *r)
 		return;
 	fprintf(stderr, "nfscope record: batch %" PRIu64 " committed: ops %"
 		PRIu64 " intervals %" PRIu64 " flows %" PRIu64 " names %"
-		PRIu64 "\n", c->batches, c->ops, c->intervals, c->flows,
-		c->names);
+		PRIu64 " dropped by kernel %" PRIu64 " by interface %" PRIu64
+		" evicted %" PRIu64 "\n", c->batches, c->ops, c->intervals,
+		c->flows, c->names, r->run.cs.ps_drop, r->run.cs.ps_ifdrop,
+		evictions(r));
 }
 
 static void rec_commit(struct rec *r, int64_t now_ns)
@@ -104,60 +115,43 @@ static void on_msg(void *user, const struct cap_msg *m)
 	an_feed(r->eng, m, r->msg);
 }
 
-static double wall_s(void)
+/* Live, every second: age out unanswered calls, commit the batch. */
+static void on_tick(void *user, int64_t now_ns)
 {
-	struct timespec ts;
+	struct rec *r = user;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	an_tick(r->eng, now_ns);
+	rec_commit(r, r->now_ns);
 }
 
-/* Read the source; live: poll when idle and commit every second. */
-static int rec_loop(struct rec *r, struct cap_source *src, bool live)
+/* Live: the capture lost packets; stored with the next batch (table
+ * drops) so every reader knows that span is incomplete. */
+static void on_drops(void *user, const struct cap_drop_span *sp)
 {
-	char err[CAP_ERRBUF_SIZE] = "";
-	double last = wall_s();
-	int rc, fd = live ? cap_source_fd(src) : -1;
+	struct rec *r = user;
 
-	while (!ui_stop) {
-		uint64_t before = cap_pipe_stats(r->pipe)->packets;
-
-		rc = cap_step(src, r->pipe, 4096, err);
-		if (rc < 0) {
-			fprintf(stderr, "nfscope: %s\n", err);
-			return -1;
-		}
-		if (rc == 0)
-			break;
-		if (!live)
-			continue;
-		if (cap_pipe_stats(r->pipe)->packets == before && fd >= 0) {
-			struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-			(void)poll(&pfd, 1, 100);
-		}
-		if (wall_s() - last >= 1.0) {
-			struct timespec ts;
-
-			last = wall_s();
-			clock_gettime(CLOCK_REALTIME, &ts);
-			an_tick(r->eng, (int64_t)ts.tv_sec * 1000000000LL +
-				ts.tv_nsec);
-			rec_commit(r, r->now_ns);
-		}
-	}
-	cap_pipe_flush(r->pipe);
-	return 0;
+	store_put_drop(r->st, sp);
+	if (!r->quiet)
+		fprintf(stderr, "nfscope record: %" PRIu64 " packets dropped by "
+			"the kernel, %" PRIu64 " by the interface between %.6f "
+			"and %.6f: what is recorded for that span is "
+			"incomplete\n", sp->drop, sp->ifdrop,
+			(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
 }
 
 static void record_usage(FILE *f)
 {
 	fputs("usage: nfscope record [-r FILE | -i IFACE] [-f FILTER] "
-	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p]\n"
+	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
+	      "                      [--duration S] [budgets]\n"
 	      "                      -w OUT.db [--ops all|slow:MS|none] "
 	      "[--interval SECONDS]\n"
 	      "                      [--retain DURATION] [--batch ROWS] "
-	      "[--force] [--quiet]\n", f);
+	      "[--force] [--quiet]\n"
+	      "-w OUT.db is created after -Z has dropped privileges: USER must "
+	      "be able to write it.\n"
+	      "SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
+	      "logged and ignored.\n" UI_SRC_USAGE, f);
 }
 
 static int parse_ops(const char *s, struct store_run *run)
@@ -187,6 +181,7 @@ static int parse_ops(const char *s, struct store_run *run)
 int ui_record_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		UI_SRC_LONGOPTS,
 		{ "ops", required_argument, NULL, 'O' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "retain", required_argument, NULL, 'R' },
@@ -277,27 +272,41 @@ int ui_record_main(int argc, char **argv)
 		record_usage(stderr);
 		return 2;
 	}
+	/*
+	 * The capture device first (it needs root), then -Z, then the
+	 * database, as tcpdump does with -w: the file and its -wal/-shm then
+	 * belong to the user who can later open, checkpoint and delete them,
+	 * and root never writes where that user could point it.
+	 */
+	ui_install_signals();	/* before the capture opens (see dump.c) */
 	src = ui_open_source(&so);
 	if (!src)
 		return 1;
-	if (store_open(out, STORE_WRITE | (force ? STORE_REPLACE : 0), &r.st,
-		       r.err) < 0) {
-		fprintf(stderr, "nfscope record: %s\n", r.err);
+	if (ui_after_open(&so) < 0) {
 		cap_close(src);
 		return 1;
 	}
+	if (store_open(out, STORE_WRITE | (force ? STORE_REPLACE : 0), &r.st,
+		       r.err) < 0) {
+		fprintf(stderr, "nfscope record: %s%s%s%s\n", r.err,
+			so.user ? " (as -Z user " : "", so.user ? so.user : "",
+			so.user ? ")" : "");
+		cap_close(src);
+		return 1;
+	}
+	r.src = src;
 	snprintf(r.run.source, sizeof(r.run.source), "%s",
 		 so.file ? so.file : so.iface);
 	snprintf(r.run.filter, sizeof(r.run.filter), "%s",
 		 so.cfg.filter ? so.cfg.filter : "");
 	r.run.live = so.iface != NULL;
 	r.run.snaplen = so.iface ? cap_source_snaplen(src) : 0;
-	r.dec = dec_new(NULL);
+	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;
 	so.cfg.resync_probe = dec_probe_resync;
 	so.cfg.probe_user = r.dec;
-	r.eng = an_new(NULL, on_op, &r);
+	r.eng = an_new(&so.an, on_op, &r);
 	r.figs = an_figs_new(NULL);
 	r.find = an_find_new(NULL);
 	rc = 1;
@@ -311,13 +320,16 @@ int ui_record_main(int argc, char **argv)
 		fprintf(stderr, "nfscope record: %s\n", r.err);
 		goto out;
 	}
-	ui_install_signals();
-	if (rec_loop(&r, src, so.iface != NULL) < 0 && !r.failed)
-		goto out;
+	{
+		struct ui_run_hooks h = { .user = &r, .who = "record",
+			.tick = on_tick, .drops = on_drops };
+
+		if (ui_run(src, r.pipe, &h) < 0 && !r.failed)
+			goto out;
+	}
 	if (!r.failed) {
 		an_flush(r.eng);
 		fill_counters(&r);
-		cap_source_stats(src, &r.run.cs);
 		an_find_finish(r.find, r.figs, r.run.cs.ipfrag_incomplete);
 		snprintf(r.run.state, sizeof(r.run.state), "%s",
 			 ui_stop ? "interrupted" : "complete");

@@ -39,49 +39,33 @@ static void on_msg(void *user, const struct cap_msg *m)
 	an_feed(r->eng, m, r->msg);
 }
 
-static double now_s(void)
+static void on_tick(void *user, int64_t now_ns)
 {
-	struct timespec ts;
+	struct rep *r = user;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	an_tick(r->eng, now_ns);	/* live: unanswered calls age out */
 }
 
-/* Read everything; a progress line on stderr when it is a terminal. */
-static int rep_run(struct rep *r, struct cap_source *src,
-		   struct cap_pipe *pipe, bool offline)
+static void on_drops(void *user, const struct cap_drop_span *sp)
 {
-	char err[CAP_ERRBUF_SIZE] = "";
-	bool tty = offline && isatty(2);
-	double t0 = now_s(), last = t0;
-	uint64_t done, total;
-	int rc;
+	struct rep *r = user;
 
-	if (!tty) {
-		rc = cap_run(src, pipe, &ui_stop, err);
-	} else {
-		while ((rc = cap_step(src, pipe, 65536, err)) == 1 && !ui_stop) {
-			double t = now_s();
-
-			if (t - last < 0.5)
-				continue;
-			last = t;
-			cap_source_progress(src, &done, &total);
-			fprintf(stderr, "\r%5.1f%%  %" PRIu64 " packets  %.0f pkt/s"
-				"  %.1f s ", total ? 100.0 * (double)done /
-				(double)total : 0.0, cap_pipe_stats(pipe)->packets,
-				(double)cap_pipe_stats(pipe)->packets / (t - t0),
-				t - t0);
-		}
-		cap_pipe_flush(pipe);
-		fputs("\r\033[K", stderr);
-	}
-	if (rc < 0)
-		fprintf(stderr, "nfscope: %s\n", err);
-	return rc < 0 ? -1 : 0;
+	ui_drops_add(&r->drops, sp);
 }
 
 /* ----------------------------------------------------------- helpers -- */
+
+uint64_t rep_evictions(const struct rep *r)
+{
+	return r->cs.flows_evicted + r->cs.ipfrag_evicted +
+	       r->ds->xid_evictions + r->es->evicted + r->es->names_evicted;
+}
+
+bool rep_complete(const struct rep *r)
+{
+	return r->cs.ps_drop == 0 && r->cs.ps_ifdrop == 0 &&
+	       rep_evictions(r) == 0;
+}
 
 double rep_duration_s(const struct rep *r)
 {
@@ -551,12 +535,44 @@ static void text_intervals(const struct rep *r)
 		double s = (double)r->interval_ns / 1e9;
 
 		fprintf(r->out, "%-18.6f %9" PRIu64 " %9.1f %6" PRIu64 " %8"
-			PRIu64 " %10.3f %10.3f %12.0f\n",
+			PRIu64 " %10.3f %10.3f %12.0f%s\n",
 			(double)v->start_ns / 1e9, v->calls,
 			(double)v->calls / s, v->errors, v->retrans,
 			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
-			ms(v->lat_max_ns), (double)v->bytes / s);
+			ms(v->lat_max_ns), (double)v->bytes / s,
+			ui_drops_overlap(&r->drops, v->start_ns, v->start_ns +
+					 r->interval_ns) ? "  incomplete (drops)" : "");
 	}
+}
+
+/* Said first, and plainly: which figures are incomplete and why. */
+static void text_incomplete(const struct rep *r)
+{
+	uint32_t k;
+
+	if (r->cs.ps_drop || r->cs.ps_ifdrop) {
+		fprintf(r->out, "INCOMPLETE: %" PRIu64 " packets dropped by the "
+			"kernel, %" PRIu64 " by the interface%s\n", r->cs.ps_drop,
+			r->cs.ps_ifdrop, r->drops.n ? ", between:" :
+			" (time not recorded)");
+		for (k = 0; k < r->drops.n; k++)
+			fprintf(r->out, "  %.6f .. %.6f  (%.3f s): %" PRIu64
+				" + %" PRIu64 "\n",
+				(double)r->drops.span[k].start_ns / 1e9,
+				(double)r->drops.span[k].end_ns / 1e9,
+				(double)(r->drops.span[k].end_ns -
+					 r->drops.span[k].start_ns) / 1e9,
+				r->drops.span[k].drop, r->drops.span[k].ifdrop);
+		fprintf(r->out, "  operations of that time may be missing or "
+			"shown unanswered; counts and rates there are too low "
+			"(a larger -B buffer, a smaller -s or a -f filter helps)\n");
+	}
+	if (rep_evictions(r))
+		fprintf(r->out, "INCOMPLETE: %" PRIu64 " entries evicted for "
+			"memory budgets (see Capture health): some operations "
+			"or paths are missing (raise --xid-max, --dec-xid-max, "
+			"--flows-max, --frag-mem or --names-max)\n",
+			rep_evictions(r));
 }
 
 static void rep_text(const struct rep *r)
@@ -569,6 +585,7 @@ static void rep_text(const struct rep *r)
 		" unanswered, %" PRIu64 " errors), %.1f ops/s\n", r->source,
 		r->cs.packets, d, t->ops, t->answered, t->unanswered, t->errors,
 		d > 0 ? (double)t->ops / d : 0.0);
+	text_incomplete(r);
 	text_ops(r);
 	text_sizes(r);
 	text_writes(r);
@@ -649,7 +666,8 @@ static void list_thresholds(FILE *f)
 static void report_usage(FILE *f)
 {
 	fputs("usage: nfscope report [-r FILE | -i IFACE] [-f FILTER] "
-	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p]\n"
+	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
+	      "                      [--duration S] [budgets]\n"
 	      "       nfscope report OUT.db [--run N | --runs]   (a database "
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
@@ -659,7 +677,7 @@ static void report_usage(FILE *f)
 	      "                      [--interval SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
-	      "findings, servers, intervals\n", f);
+	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
 }
 
 /* --from/--to (time of the first call), --client/--server, --op. */
@@ -671,7 +689,7 @@ static int parse_filter(struct store_filter *f, int opt, const char *arg)
 		if (f->have_from)
 			return 0;
 		break;
-	case 'Z':
+	case 'E':
 		f->have_to = store_parse_time(arg, &f->to_ns, &f->to_rel) == 0;
 		if (f->have_to)
 			return 0;
@@ -733,6 +751,7 @@ static int parse_by(const char *s, enum an_group *g)
 int ui_report_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		UI_SRC_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'Y' },
@@ -743,7 +762,7 @@ int ui_report_main(int argc, char **argv)
 		{ "run", required_argument, NULL, 'U' },
 		{ "runs", no_argument, NULL, 'W' },
 		{ "from", required_argument, NULL, 'A' },
-		{ "to", required_argument, NULL, 'Z' },
+		{ "to", required_argument, NULL, 'E' },
 		{ "client", required_argument, NULL, 'K' },
 		{ "server", required_argument, NULL, 'V' },
 		{ "op", required_argument, NULL, 'P' },
@@ -826,7 +845,7 @@ int ui_report_main(int argc, char **argv)
 			list_runs = true;
 			continue;
 		case 'A':
-		case 'Z':
+		case 'E':
 		case 'K':
 		case 'V':
 		case 'P':
@@ -876,18 +895,23 @@ int ui_report_main(int argc, char **argv)
 			"(nfscope report OUT.db --run N)\n");
 		return 2;
 	}
+	ui_install_signals();	/* before the capture opens (see dump.c) */
 	if (!db && !(src = ui_open_source(&so)))
 		return 1;
+	if (ui_after_open(&so) < 0) {
+		cap_close(src);
+		return 1;
+	}
 	r.source = so.file ? so.file : so.iface;
 	r.out = stdout;
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
-	r.dec = dec_new(NULL);
+	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;
 	so.cfg.resync_probe = dec_probe_resync;
 	so.cfg.probe_user = r.dec;
-	r.eng = an_new(NULL, on_op, &r);
+	r.eng = an_new(&so.an, on_op, &r);
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);
 	if (r.dec && r.msg && r.eng && r.figs && r.find)
@@ -901,8 +925,12 @@ int ui_report_main(int argc, char **argv)
 		if (rep_store_load(&r, db, run_id, &run, &names, on_op) < 0)
 			goto out;
 	} else {
-		ui_install_signals();
-		if (rep_run(&r, src, pipe, so.file != NULL) < 0)
+		struct ui_run_hooks h = {
+			.user = &r, .who = "report", .tick = on_tick,
+			.drops = on_drops, .progress = so.file && isatty(2),
+		};
+
+		if (ui_run(src, pipe, &h) < 0)
 			goto out;
 		an_flush(r.eng);
 		r.cs = *cap_pipe_stats(pipe);

@@ -17,6 +17,7 @@
 #include "analyze/ops.h"
 #include "decode/decode.h"
 #include "store/store.h"
+#include "ui/cli.h"
 
 struct rep {
 	const char *source;
@@ -39,12 +40,18 @@ struct rep {
 	const struct an_names *names;
 	struct store_filter filt;	/* --client --server --op --from --to */
 	bool filtered;
+	struct ui_drops drops;		/* spans with capture drops (live) */
 };
 
 /* Sorted rows of one group: an array of pointers (caller frees). */
 const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
 				      uint32_t *n);
 double rep_duration_s(const struct rep *r);
+/* Entries dropped for a memory budget (flows, fragment trains, pending
+ * xids in decoder and engine, names): each may have cost an op or a path. */
+uint64_t rep_evictions(const struct rep *r);
+/* Are the figures whole: no capture drops and no budget evictions? */
+bool rep_complete(const struct rep *r);
 /* Name of a row's key: address, export path, file path or handle hash. */
 const char *rep_row_key(const struct rep *r, const struct an_row *row,
 			char *buf, size_t n);

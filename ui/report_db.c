@@ -25,6 +25,13 @@ bool rep_is_store(const char *path)
 	return yes;
 }
 
+static void on_drop(void *user, const struct cap_drop_span *sp)
+{
+	struct rep *r = user;
+
+	ui_drops_add(&r->drops, sp);
+}
+
 int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		   struct store_run *run, struct an_names **names,
 		   an_op_fn fn)
@@ -64,7 +71,8 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	if (store_read_exports(s, run->id, *names, err) < 0)
+	if (store_read_exports(s, run->id, *names, err) < 0 ||
+	    store_read_drops(s, run->id, on_drop, r, err) < 0)
 		goto fail;
 	r->source = run->source;
 	r->first_ns = run->first_ns;

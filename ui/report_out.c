@@ -312,6 +312,31 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_end_obj(w);
 }
 
+/* Whether the figures are whole, and if not why and for which time. */
+static void j_incomplete(struct jw *w, const struct rep *r)
+{
+	uint32_t k;
+
+	jw_bool(w, "complete", rep_complete(r));
+	jw_obj(w, "incomplete");
+	jw_u64(w, "ps_drop", r->cs.ps_drop);
+	jw_u64(w, "ps_ifdrop", r->cs.ps_ifdrop);
+	jw_u64(w, "evictions", rep_evictions(r));
+	jw_arr(w, "drop_spans");
+	for (k = 0; k < r->drops.n; k++) {
+		const struct cap_drop_span *sp = &r->drops.span[k];
+
+		jw_obj(w, NULL);
+		j_time(w, "start", sp->start_ns);
+		j_time(w, "end", sp->end_ns);
+		jw_u64(w, "ps_drop", sp->drop);
+		jw_u64(w, "ps_ifdrop", sp->ifdrop);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_end_obj(w);
+}
+
 static void j_intervals(struct jw *w, const struct rep *r)
 {
 	uint32_t k;
@@ -333,6 +358,8 @@ static void j_intervals(struct jw *w, const struct rep *r)
 		jw_dbl(w, "latency_avg_ms", v->answered ? v->lat_sum_ns /
 		       (double)v->answered / 1e6 : 0, 3);
 		jw_dbl(w, "latency_max_ms", ms(v->lat_max_ns), 3);
+		jw_bool(w, "incomplete", ui_drops_overlap(&r->drops,
+			v->start_ns, v->start_ns + r->interval_ns));
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -349,6 +376,7 @@ void rep_json(const struct rep *r)
 	j_time(&w, "first", r->first_ns);
 	j_time(&w, "last", r->last_ns);
 	jw_dbl(&w, "duration_s", rep_duration_s(r), 6);
+	j_incomplete(&w, r);
 	jw_obj(&w, "totals");
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);
@@ -539,18 +567,31 @@ static void csv_intervals(const struct rep *r)
 	uint32_t k;
 
 	fputs("start,calls,answered,unanswered,errors,retrans,dup_replies,"
-	      "bytes,data_bytes,lat_avg_ms,lat_max_ms\n", r->out);
+	      "bytes,data_bytes,lat_avg_ms,lat_max_ms,incomplete\n", r->out);
 	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
 		const struct an_interval *v = an_figs_interval(r->figs, k);
 
 		fprintf(r->out, "%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%.3f,%.3f\n", (double)v->start_ns / 1e9, v->calls,
+			",%.3f,%.3f,%d\n", (double)v->start_ns / 1e9, v->calls,
 			v->answered, v->unanswered, v->errors, v->retrans,
 			v->dup_replies, v->bytes, v->data_bytes,
 			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
-			ms(v->lat_max_ns));
+			ms(v->lat_max_ns), ui_drops_overlap(&r->drops,
+			v->start_ns, v->start_ns + r->interval_ns));
 	}
+}
+
+static void csv_drops(const struct rep *r)
+{
+	uint32_t k;
+
+	fputs("start,end,ps_drop,ps_ifdrop\n", r->out);
+	for (k = 0; k < r->drops.n; k++)
+		fprintf(r->out, "%.6f,%.6f,%" PRIu64 ",%" PRIu64 "\n",
+			(double)r->drops.span[k].start_ns / 1e9,
+			(double)r->drops.span[k].end_ns / 1e9,
+			r->drops.span[k].drop, r->drops.span[k].ifdrop);
 }
 
 int rep_csv(const struct rep *r, const char *table)
@@ -562,7 +603,7 @@ int rep_csv(const struct rep *r, const char *table)
 		{ "ops", csv_ops }, { "sizes", csv_sizes },
 		{ "writes", csv_writes }, { "retrans", csv_retrans },
 		{ "findings", csv_findings }, { "servers", csv_servers },
-		{ "intervals", csv_intervals },
+		{ "intervals", csv_intervals }, { "drops", csv_drops },
 	};
 	size_t k;
 

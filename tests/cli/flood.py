@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Memory stays within the budgets under floods, and evictions are counted.
+
+Three generator captures, each far beyond a small budget:
+  xid    60000 calls never answered, all outstanding at once (1 client)
+  flows  3000 TCP connections (6000 directions)
+  frags  3000 32 KiB UDP READ/WRITE messages, each missing one IP fragment
+
+For each, peak RSS (wait4's ru_maxrss) of nfscope with small budgets must
+stay under   base + the budgets' cost + slack,   where base is the same
+command's peak RSS on a 128-packet capture and the cost per entry is the
+documented upper bound (README, Budgets).  Evictions must match what the
+generator's own record implies.  A control run with budgets 32 times larger
+must exceed the xid and frags bounds: the bound would catch a budget that is
+not enforced.
+
+Under a sanitizer (5th argument other than 'none') memory is the
+sanitizer's (shadow, quarantine of freed blocks): only evictions are checked.
+
+usage: flood.py NFSCOPE NFSGEN SAMPLE_PCAP WORKDIR [B_SANITIZE]
+"""
+import json
+import os
+import subprocess
+import sys
+
+NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
+RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
+KIB = 1024
+# documented upper bounds of memory per budget unit (bytes)
+XID_ENTRY = 1100      # analysis: pending call (struct an_op + links)
+DEC_ENTRY = 256       # decoder: remembered call
+FLOW_ENTRY = 512      # TCP flow direction (without its record buffers)
+SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
+fails = checks = 0
+
+
+def check(cond, what, rss=False):
+    global fails, checks
+    if rss and not RSS:
+        return
+    checks += 1
+    if not cond:
+        fails += 1
+        print('FAILED:', what)
+
+
+# ru_maxrss counts a child's memory before exec too, and a fork (or vfork)
+# of this script holds the truth files it has read: measure through a small
+# fresh interpreter that only spawns nfscope and reports wait4's figure.
+WRAP = """import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, st, ru = os.wait4(pid, 0)
+open(sys.argv[1], 'w').write('%d %d' % (ru.ru_maxrss, os.waitstatus_to_exitcode(st)))
+"""
+
+
+def peak(args):
+    """(peak RSS in bytes, stdout) of one nfscope run."""
+    res = os.path.join(WORK, 'rss')
+    p = subprocess.run([sys.executable, '-c', WRAP, res, NFSCOPE] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    with open(res) as f:
+        rss, rc = map(int, f.read().split())
+    check(rc == 0, 'nfscope %s: exit %s' % (' '.join(args), rc))
+    return rss * KIB, p.stdout.decode()
+
+
+def gen(name, *args):
+    pcap = os.path.join(WORK, name + '.pcap')
+    subprocess.run([NFSGEN, '-o', pcap, '--seed', '3'] + list(args),
+                   check=True, capture_output=True)
+    return pcap
+
+
+def truth_lines(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def bounded(cmd, pcap, budgets, cost, what):
+    base, _ = peak(cmd + ['-r', SAMPLE] + budgets)
+    rss, out = peak(cmd + ['-r', pcap] + budgets)
+    bound = base + cost + SLACK
+    check(rss <= bound, '%s: peak RSS %d KiB over the bound %d KiB (base %d KiB '
+          '+ budgets %d KiB + slack)' % (what, rss // KIB, bound // KIB,
+                                          base // KIB, cost // KIB), rss=True)
+    print('%s: peak RSS %d KiB, bound %d KiB' % (what, rss // KIB, bound // KIB))
+    return out, bound
+
+
+def flood_xid():
+    n = 60000
+    ops = os.path.join(WORK, 'xid.ops')
+    pcap = gen('xid', '--scenario', 'mixed', '--unanswered', '1', '--count',
+               str(n), '--rate', '1000000', '--size', '1024', '--transport',
+               'udp', '--clients', '1', '--servers', '1', '--ops-truth', ops)
+    truth = truth_lines(ops)
+    check(len(truth) == n and not any(o['answered'] for o in truth),
+          'generator: %d unanswered calls' % n)
+    xid_max, dec_max = 1024, 1024
+    budgets = ['--xid-max', str(xid_max), '--dec-xid-max', str(dec_max)]
+    cost = xid_max * XID_ENTRY + dec_max * DEC_ENTRY
+    out, bound = bounded(['report', '--json'], pcap, budgets, cost, 'xid flood')
+    rep = json.loads(out)
+    e, d = rep['engine'], rep['decode']
+    check(e['ops'] == n, 'every call is an op: %d of %d' % (e['ops'], n))
+    # at most xid_max are held: the rest were evicted, the held flushed at end
+    check(e['evicted'] == n - e['unanswered_at_end'] and
+          e['unanswered_at_end'] <= xid_max and e['xid_peak'] <= xid_max,
+          'engine evictions %d, at end %d, peak %d (budget %d)' % (
+              e['evicted'], e['unanswered_at_end'], e['xid_peak'], xid_max))
+    check(d['xid_evictions'] >= n - dec_max,
+          'decoder evictions %d >= %d' % (d['xid_evictions'], n - dec_max))
+    check(rep['complete'] is False and rep['incomplete']['evictions'] >=
+          e['evicted'] + d['xid_evictions'], 'report says incomplete (evictions)')
+    text = subprocess.run([NFSCOPE, 'report', '-r', pcap] + budgets,
+                          capture_output=True, text=True).stdout
+    check('INCOMPLETE: %d entries evicted' % rep['incomplete']['evictions'] in text,
+          'text report says INCOMPLETE with the evictions')
+    big = ['--xid-max', str(32 * xid_max), '--dec-xid-max', str(32 * dec_max)]
+    rss, _ = peak(['report', '--json', '-r', pcap] + big)
+    check(rss > bound, 'control: 32x the xid budget must exceed the bound '
+          '(%d KiB <= %d KiB: the test could not fail)' % (rss // KIB, bound // KIB),
+          rss=True)
+
+
+def flood_flows():
+    truth = os.path.join(WORK, 'flows.truth')
+    pcap = gen('flows', '--transport', 'tcp', '--clients', '3000', '--servers',
+               '1', '--mix', 'meta', '--count', '12000', '--acks', '0', '-t', truth)
+    dirs = {(m['src'], m['sport'], m['dst'], m['dport'])
+            for m in truth_lines(truth) if m.get('proto') == 'tcp'}
+    flows_max = 256
+    out, _ = bounded(['dump', '--json'], pcap, ['--flows-max', str(flows_max)],
+                     flows_max * FLOW_ENTRY, 'flow flood')
+    s = [json.loads(l)['summary'] for l in out.splitlines() if '"summary"' in l][0]
+    check(len(dirs) > 20 * flows_max, 'generator: %d TCP directions' % len(dirs))
+    check(s['flows_evicted'] >= len(dirs) - flows_max,
+          'flows evicted %d >= %d directions - budget %d' % (
+              s['flows_evicted'], len(dirs), flows_max))
+
+
+def flood_frags():
+    truth = os.path.join(WORK, 'frag.truth')
+    pcap = gen('frag', '--transport', 'udp', '--clients', '2', '--servers', '1',
+               '--mix', 'data', '--count', '3000', '--lost-frags', '1', '-t', truth)
+    lost = sum(1 for m in truth_lines(truth) if m.get('lost'))
+    mem = 256 * KIB
+    out, bound = bounded(['dump', '--json'], pcap, ['--frag-mem', str(mem)], mem,
+                         'fragment flood')
+    s = [json.loads(l)['summary'] for l in out.splitlines() if '"summary"' in l][0]
+    check(lost > 1000, 'generator: %d messages lost a fragment' % lost)
+    check(s['ipfrag_incomplete'] >= lost and s['ipfrag_evicted'] > 0,
+          'incomplete trains %d >= %d lost, evicted %d > 0' % (
+              s['ipfrag_incomplete'], lost, s['ipfrag_evicted']))
+    rss, _ = peak(['dump', '--json', '-r', pcap, '--frag-mem', str(32 * mem)])
+    check(rss > bound, 'control: 32x the fragment budget must exceed the bound '
+          '(%d KiB <= %d KiB)' % (rss // KIB, bound // KIB), rss=True)
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    if not RSS:
+        print('sanitizer build: peak RSS not checked, evictions are')
+    flood_xid()
+    flood_flows()
+    flood_frags()
+    for f in os.listdir(WORK):
+        os.unlink(os.path.join(WORK, f))
+    print('%d passed, %d failed' % (checks - fails, fails))
+    return 1 if fails else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
