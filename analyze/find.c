@@ -227,7 +227,13 @@ static const struct reval *reval_top(const struct an_find *f,
 	return best;
 }
 
-static void run_close(struct an_find *f, struct subj *s, int d)
+/*
+ * Describe the run of detector d of subject s into o (a zeroed finding).
+ * False if the run does not qualify (too short, too small a share, too few
+ * errors).  Pure: used when a run closes and for runs still going on.
+ */
+static bool run_describe(const struct an_find *f, const struct subj *s,
+			 int d, struct an_finding *o)
 {
 	static const enum an_find_kind storm[] = {
 		AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
@@ -236,21 +242,17 @@ static void run_close(struct an_find *f, struct subj *s, int d)
 		"COMMIT" };
 	static const char *const ename[] = { "JUKEBOX", "STALE", "ACCES",
 		"NOSPC" };
-	struct run *r = &s->run[d];
-	struct an_finding *o;
+	const struct run *r = &s->run[d];
 	char a[64];
 	double share;
 
-	if (!r->active)
-		return;
-	r->active = false;
 	if (d <= D_COMMIT) {
 		share = r->total ? (double)r->count / (double)r->total : 0;
 		if (r->hot_secs < f->cfg.storm_min_s ||
 		    (d != D_COMMIT && share < f->cfg.storm_share))
-			return;
-		if ((o = emit(f, storm[d])) == NULL)
-			return;
+			return false;
+		o->kind = storm[d];
+		o->meaning = meanings[storm[d]];
 		o->have_client = true;
 		o->client = s->addr;
 		o->start_ns = r->start * 1000000000;
@@ -280,13 +282,13 @@ static void run_close(struct an_find *f, struct subj *s, int d)
 					 f->cfg.reval_ms);
 			}
 		}
-		return;
+		return true;
 	}
 	if (d >= D_JUKEBOX && d <= D_NOSPC) {
 		if (r->count < f->cfg.error_min)
-			return;
-		if ((o = emit(f, AN_F_ERROR_BURST)) == NULL)
-			return;
+			return false;
+		o->kind = AN_F_ERROR_BURST;
+		o->meaning = meanings[AN_F_ERROR_BURST];
 		o->have_server = true;
 		o->server = s->addr;
 		o->start_ns = r->start * 1000000000;
@@ -297,7 +299,46 @@ static void run_close(struct an_find *f, struct subj *s, int d)
 			 "server %s: %" PRIu64 " %s errors over %" PRId64
 			 " s (peak %u/s)", astr(&s->addr, a), r->count,
 			 ename[d - D_JUKEBOX], r->last_hot - r->start + 1, r->peak);
+		return true;
 	}
+	return false;
+}
+
+static void run_close(struct an_find *f, struct subj *s, int d)
+{
+	struct an_finding tmp, *o;
+
+	if (!s->run[d].active)
+		return;
+	s->run[d].active = false;
+	memset(&tmp, 0, sizeof(tmp));
+	if (!run_describe(f, s, d, &tmp))
+		return;
+	if ((o = an_find_emit(f, tmp.kind)) != NULL)
+		*o = tmp;
+}
+
+size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
+		       size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+	int d;
+
+	for (k = 0; k < AN_FIND_SUBJECTS && n < max; k++) {
+		const struct subj *s = &f->subj[k];
+
+		if (!s->used || !s->started)
+			continue;
+		for (d = 0; d < D_TOTAL && n < max; d++) {
+			if (!s->run[d].active)
+				continue;
+			memset(&out[n], 0, sizeof(out[n]));
+			if (run_describe(f, s, d, &out[n]))
+				n++;
+		}
+	}
+	return n;
 }
 
 static void second_close(struct an_find *f, struct subj *s, int64_t t)
@@ -415,6 +456,21 @@ static void noent_add(struct an_find *f, const struct an_op *op)
 	e->last_ns = op->first_call_ns;
 }
 
+enum an_rx_cause an_retrans_cause(const struct an_op *op)
+{
+	if (!(op->flags & AN_OP_ANSWERED))
+		return AN_RX_NOREPLY;
+	if (op->dup_replies > 0)
+		return AN_RX_SLOW;	/* the server answered twice: slow */
+	if (op->transport == CAP_TCP)
+		return AN_RX_TCP;	/* RPC-level resend on TCP: reconnect */
+	if (op->flags & AN_OP_IPFRAG)
+		return AN_RX_FRAG;	/* fragmented call: a fragment lost */
+	if (op->lat_last_ns * 4 < op->retrans_ivl_max_ns)
+		return AN_RX_LOST;	/* quick answer to the resend */
+	return AN_RX_SLOW;		/* reply after the resend: slow */
+}
+
 static void retrans_add(struct subj *s, const struct an_op *op)
 {
 	int64_t ivl = op->retrans_ivl_first_ns;
@@ -430,18 +486,14 @@ static void retrans_add(struct subj *s, const struct an_op *op)
 	s->ivl_sum += (double)ivl;
 	s->rx_ops++;
 	s->rx += op->retrans;
-	if (!(op->flags & AN_OP_ANSWERED))
-		s->noreply++;
-	else if (op->dup_replies > 0)
-		s->slow++;		/* the server answered twice: slow */
-	else if (op->transport == CAP_TCP)
-		s->tcp++;		/* RPC-level resend on TCP: reconnect */
-	else if (op->flags & AN_OP_IPFRAG)
-		s->frag++;		/* fragmented call: a fragment lost */
-	else if (op->lat_last_ns * 4 < op->retrans_ivl_max_ns)
-		s->lost++;		/* quick answer to the resend */
-	else
-		s->slow++;		/* reply after the resend: slow */
+	switch (an_retrans_cause(op)) {
+	case AN_RX_NOREPLY: s->noreply++; break;
+	case AN_RX_SLOW: s->slow++; break;
+	case AN_RX_TCP: s->tcp++; break;
+	case AN_RX_FRAG: s->frag++; break;
+	case AN_RX_LOST: s->lost++; break;
+	default: break;
+	}
 }
 
 void an_find_add(struct an_find *f, const struct an_op *op)

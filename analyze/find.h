@@ -98,6 +98,26 @@ uint64_t an_find_dropped(const struct an_find *f);
 const char *an_find_kind_name(enum an_find_kind k);
 
 /*
+ * Storms and error bursts still going on (not yet in an_find_get): those
+ * that already qualify, described as they stand (end_ns = the last hot
+ * second so far).  For live views; at most max into out.  Does not change
+ * f.
+ */
+size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
+		       size_t max);
+
+/* The likely cause of a retransmitted op (the retransmit finding's
+ * classification): no reply at all; the server answered twice or only
+ * after the resend (slow); a quick answer to the resend (the first call or
+ * its reply was lost); a fragmented UDP call (a fragment lost); a resend on
+ * TCP (reconnect). */
+enum an_rx_cause {
+	AN_RX_NOREPLY, AN_RX_SLOW, AN_RX_LOST, AN_RX_FRAG, AN_RX_TCP,
+	AN_RX_NCAUSES
+};
+enum an_rx_cause an_retrans_cause(const struct an_op *op);
+
+/*
  * The transfer-size verdict for a client<->server pair, e.g.
  * "READ: 8192 bytes in 97% of calls, never above 8192; server advertises
  * rtmax 8192 -> the server caps reads at 8k; a 32k rsize cannot take

@@ -157,3 +157,19 @@ double hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum / (double)h->count : 0.0;
 }
+
+uint64_t hist_range_count(const struct hist *h, unsigned c, uint64_t *lo,
+			  uint64_t *hi)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	if (c >= HIST_NCHUNK)
+		return 0;
+	*lo = c == 0 ? 0 : (uint64_t)1 << (c + HIST_SUB_BITS - 1);
+	*hi = (uint64_t)1 << (c + HIST_SUB_BITS);
+	if (h->chunk[c])
+		for (i = 0; i < HIST_SUB; i++)
+			n += h->chunk[c][i];
+	return n;
+}

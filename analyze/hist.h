@@ -55,5 +55,10 @@ bool hist_merge(struct hist *dst, const struct hist *src);
 /* Nearest-rank percentile, p in [0, 100]; 0 if empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+/* Values counted in power-of-two range c (0: [0, 128) ns; c >= 1:
+ * [2^(c+6), 2^(c+7)) ns), for drawing a histogram; sets the range's bounds.
+ * c >= HIST_NCHUNK: 0. */
+uint64_t hist_range_count(const struct hist *h, unsigned c, uint64_t *lo,
+			  uint64_t *hi);
 
 #endif

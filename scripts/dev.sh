@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # dev.sh - set up, build and run nfscope on a fresh Debian 12 machine (as root).
 #   scripts/dev.sh deps    install what is missing (apt)
-#   scripts/dev.sh demo    deps + build + the main job on the bundled capture
+#   scripts/dev.sh demo    deps + build + the main job on the bundled capture:
+#                          the dashboard on a terminal, else the report
 #   scripts/dev.sh test    deps + build + the whole test suite
 #   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="meson ninja-build gcc clang pkg-config libpcap-dev libtirpc-dev rpcsvc-proto
-      libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2
+      libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2 tmux
       nfs-ganesha nfs-ganesha-vfs libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
 
 deps() {
@@ -53,10 +54,19 @@ PY
 	return $rc
 }
 
+DEMO=pcaps/lab-demo.pcap
+
+demo() {	# demo DIR: top on a terminal, the report otherwise
+	if [ -t 0 ] && [ -t 1 ]; then
+		exec "$1/ui/nfscope" top -r "$DEMO"
+	fi
+	"$1/ui/nfscope" report -r "$DEMO"
+}
+
 case "${1:-}" in
 deps)	deps ;;
-demo)	deps; setup build
-	./build/nfscope dump -r pcaps/nfsv3-udp-sample.pcap ;;
+demo)	deps; setup build; demo build ;;
+demo-run) demo "${2:-build}" ;;	# no deps/build: for tests/top
 test)	deps; setup build; run_suite build ;;
 asan)	deps; setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

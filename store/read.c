@@ -382,6 +382,18 @@ static int ops_query(struct store *s, const char *sql, int64_t a, int64_t b,
 	return 0;
 }
 
+int store_read_ops_since(struct store *s, int64_t run, int64_t after_id,
+			 uint32_t limit, an_op_fn fn, void *user,
+			 int64_t *last_id, char *errbuf)
+{
+	static const char sql[] = "SELECT id, " STORE_OPS_COLUMNS
+		" FROM ops WHERE run = ?1 AND id > ?2 ORDER BY id LIMIT ?3";
+
+	*last_id = after_id;
+	return ops_query(s, sql, run, after_id, limit ? (int64_t)limit : -1,
+			 NULL, 0, fn, user, last_id, errbuf);
+}
+
 int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
 {

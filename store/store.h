@@ -148,6 +148,12 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
  * matches (f may be NULL).  base_ns resolves "+S" times. */
 int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf);
+/* Follow a run being written: its operations with ops.id > after_id, at
+ * most limit (0: all), in id order; *last_id gets the last id read
+ * (after_id if none). */
+int store_read_ops_since(struct store *s, int64_t run, int64_t after_id,
+			 uint32_t limit, an_op_fn fn, void *user,
+			 int64_t *last_id, char *errbuf);
 /* The run's rows of table drops, in time order (none in a schema 1
  * database, which had no such table). */
 typedef void (*store_drop_fn)(void *user, const struct cap_drop_span *sp);

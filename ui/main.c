@@ -6,6 +6,8 @@
 #include "ui/record.h"
 #include "ui/report.h"
 
+int ui_top_main(int argc, char **argv);
+
 static void usage(FILE *f)
 {
 	fputs("usage: nfscope <command> [options]\n"
@@ -13,9 +15,10 @@ static void usage(FILE *f)
 	      "  dump    one line (or --json object) per RPC message\n"
 	      "  report  operations, latency, sizes, retransmits, findings\n"
 	      "  record  write the analysis into an sqlite database (-w OUT.db)\n"
+	      "  top     the live dashboard (-i IFACE, -r FILE or a database)\n"
 	      "  version print the version\n"
 	      "Run 'nfscope <command> --help' for a command's options.\n"
-	      "dump, report and record read packets with the same options:\n"
+	      "dump, report, record and top read packets with the same options:\n"
 	      "  -r FILE | -i IFACE [-f FILTER] [-s SNAPLEN] [-B KIB] [-p] "
 	      "[-c COUNT] [--duration S] [-Z USER]\n"
 	      "  budgets: --xid-max --dec-xid-max --flows-max --frag-mem "
@@ -36,6 +39,8 @@ int main(int argc, char **argv)
 		return ui_report_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "record"))
 		return ui_record_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "top"))
+		return ui_top_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		puts("nfscope " NFSCOPE_VERSION);
 		return 0;

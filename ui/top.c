@@ -1,0 +1,593 @@
+/*
+ * top.c - `nfscope top`: options, the UI thread's loop and its keys; see
+ * top.h for the threads, top_draw.c for the screen.
+ */
+#include "ui/top.h"
+#include "ui/top_src.h"
+#include "ui/cli.h"
+
+#include <curses.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <time.h>
+#include <unistd.h>
+
+int ui_top_main(int argc, char **argv);
+
+const struct tm_window tm_windows[] = {
+	{ "10s", 10000000000LL }, { "1m", 60000000000LL },
+	{ "5m", 300000000000LL }, { "all", 0 },
+};
+const int tm_nwindows = 4;
+
+const struct tm_key tm_keys[] = {
+	{ "1-7", "show panel: 1 Ops 2 Clients 3 Servers 4 Sizes 5 Retrans "
+	  "6 Findings 7 Latency" },
+	{ "Tab, Right", "next panel" },
+	{ "Shift-Tab, Left", "previous panel" },
+	{ "Up/Down, k/j", "move the selection" },
+	{ "PgUp/PgDn", "move the selection a page" },
+	{ "Home/End, g/G", "first / last row" },
+	{ "< >", "sort by the previous / next column" },
+	{ "r", "reverse the sort order" },
+	{ "/", "filter: client=ADDR server=ADDR op=NAME path=TEXT or a word "
+	  "(ADDR may end in *; empty input clears)" },
+	{ "c", "clear the filters" },
+	{ "Enter", "drill down: procedure -> latency histogram; client or "
+	  "server -> its operations; finding -> its evidence" },
+	{ "Esc, Backspace", "go back" },
+	{ "l", "latency over time of the selected row (panel 7)" },
+	{ "w", "time window: 10 s -> 1 min -> 5 min -> all" },
+	{ "[ ]", "move the window one width earlier / later" },
+	{ "f", "follow the newest data again" },
+	{ "Space, p", "pause the display (capture and recording go on)" },
+	{ "+ -", "replay twice / half as fast (-r without --fast)" },
+	{ "?", "this help" },
+	{ "q", "quit" },
+	{ NULL, NULL },
+};
+
+struct top {
+	struct tm_model m;
+	struct tm_view v;
+	struct tm_ui u;
+	struct tm_worker *w;
+	int refresh_ms;
+};
+
+static void top_usage(FILE *f)
+{
+	int k;
+
+	fputs("usage: nfscope top -r FILE [--speed X | --fast] [-w OUT.db] "
+	      "[capture options]\n"
+	      "       nfscope top -i IFACE [-w OUT.db] [capture options]\n"
+	      "       nfscope top DB.db [--run N]\n"
+	      "options (all sources): [--window 10s|1m|5m|all] [--refresh MS] "
+	      "[--no-color]\n"
+	      "                       [--history OPS]\n"
+	      "  -r FILE        replay a capture at its own pace (--speed X: X "
+	      "times faster,\n"
+	      "                 --fast: as fast as possible), then browse it\n"
+	      "  -i IFACE       capture live\n"
+	      "  -w OUT.db      also record the analysis into OUT.db (as record)\n"
+	      "  DB.db          attach to a database, also one a record process "
+	      "is writing\n"
+	      "  --run N        attach: show run N (default: the last)\n"
+	      "  --window W     initial time window (default 1m)\n"
+	      "  --refresh MS   redraw period, 100..10000 ms (default 500)\n"
+	      "  --no-color     no colours (also: NO_COLOR set)\n"
+	      "  --history OPS  operations kept for browsing (default 1M)\n"
+	      "Needs a terminal; for a text report use 'nfscope report'.\n"
+	      "capture options (-r, -i):\n" UI_SRC_USAGE
+	      "keys:\n", f);
+	for (k = 0; tm_keys[k].key; k++)
+		fprintf(f, "  %-18s %s\n", tm_keys[k].key, tm_keys[k].what);
+}
+
+/* --------------------------------------------------------------- keys -- */
+
+static void push(struct top *t, enum tm_panel to, const struct tm_filter *f)
+{
+	struct tm_ui *u = &t->u;
+
+	if (u->depth == TM_STACK) {
+		snprintf(u->msg, sizeof(u->msg), "drill-down too deep: Esc first");
+		return;
+	}
+	u->stack_filt[u->depth] = u->q.filt;
+	u->stack_panel[u->depth++] = u->panel;
+	u->q.filt = *f;
+	u->panel = to;
+	u->sel[to] = 0;
+	u->first[to] = 0;
+	u->have_sel_key[to] = false;
+}
+
+static void back(struct top *t)
+{
+	struct tm_ui *u = &t->u;
+
+	if (u->detail != TD_NONE) {
+		u->detail = TD_NONE;
+		return;
+	}
+	if (u->depth > 0) {
+		u->depth--;
+		u->q.filt = u->stack_filt[u->depth];
+		u->panel = u->stack_panel[u->depth];
+	}
+}
+
+/* The selected row of a row panel, or NULL. */
+static const struct tm_row *selected(const struct top *t)
+{
+	const struct tm_ui *u = &t->u;
+	int g = tm_panel_group(u->panel), s = u->sel[u->panel];
+
+	if (g < 0 || s < 0 || (uint32_t)s >= t->v.nrows[g])
+		return NULL;
+	return &t->v.rows[g][u->order[g][s]];
+}
+
+static void drill(struct top *t)
+{
+	struct tm_ui *u = &t->u;
+	const struct tm_row *r = selected(t);
+	struct tm_filter f = u->q.filt;
+
+	if (u->panel == TP_OPS && r) {
+		u->detail = TD_HIST;
+		u->detail_key = r->key;
+	} else if (u->panel == TP_CLIENTS && r) {
+		snprintf(f.client, sizeof(f.client), "%s", r->name);
+		push(t, TP_OPS, &f);
+	} else if (u->panel == TP_SERVERS && r) {
+		snprintf(f.server, sizeof(f.server), "%s", r->name);
+		push(t, TP_OPS, &f);
+	} else if (u->panel == TP_FINDINGS && t->v.nfindings) {
+		u->detail = TD_EVIDENCE;
+	}
+}
+
+static void select_latency(struct top *t)
+{
+	struct tm_ui *u = &t->u;
+	const struct tm_row *r = selected(t);
+
+	if (r) {
+		u->q.sel_group = tm_panel_group(u->panel);
+		u->q.sel_key = r->key;
+	} else if (u->panel != TP_LATENCY) {
+		u->q.sel_group = -1;
+	}
+	u->panel = TP_LATENCY;
+	u->detail = TD_NONE;
+}
+
+static void move_window(struct top *t, int dir)
+{
+	struct tm_ui *u = &t->u;
+	int64_t w = tm_windows[u->window].ns, end;
+
+	if (w == 0) {
+		snprintf(u->msg, sizeof(u->msg), "window 'all' cannot move: "
+			 "press w for a shorter one");
+		return;
+	}
+	end = (u->q.end_ns ? u->q.end_ns : t->v.to_ns) + dir * w;
+	if (end - w < t->v.first_ns)
+		end = t->v.first_ns + w;
+	u->q.end_ns = dir > 0 && end >= t->v.to_ns && !u->q.end_ns ? 0 : end;
+}
+
+static void set_speed(struct top *t, double f)
+{
+	struct tm_ui *u = &t->u;
+
+	if (t->m.mode != TM_REPLAY || t->m.speed <= 0) {
+		snprintf(u->msg, sizeof(u->msg), "speed applies to a paced "
+			 "replay (-r without --fast)");
+		return;
+	}
+	pthread_mutex_lock(&t->m.mu);
+	t->m.speed *= f;
+	if (t->m.speed > 1e6)
+		t->m.speed = 1e6;
+	if (t->m.speed < 1.0 / 64)
+		t->m.speed = 1.0 / 64;
+	pthread_mutex_unlock(&t->m.mu);
+}
+
+static void prompt_key(struct top *t, int ch)
+{
+	struct tm_ui *u = &t->u;
+	struct tm_filter f;
+	char err[160];
+
+	if (ch == 27) {
+		u->prompting = false;
+	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		u->prompting = false;
+		if (tm_filter_parse(u->prompt, &f, err, sizeof(err)) < 0) {
+			snprintf(u->msg, sizeof(u->msg), "%s", err);
+			return;
+		}
+		u->q.filt = f;
+		memset(u->sel, 0, sizeof(u->sel));
+		memset(u->first, 0, sizeof(u->first));
+		memset(u->have_sel_key, 0, sizeof(u->have_sel_key));
+	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (u->plen)
+			u->prompt[--u->plen] = '\0';
+	} else if (ch >= 32 && ch < 127 && u->plen + 1 < sizeof(u->prompt)) {
+		u->prompt[u->plen++] = (char)ch;
+		u->prompt[u->plen] = '\0';
+	}
+}
+
+static void move_sel(struct top *t, int d, bool abs)
+{
+	struct tm_ui *u = &t->u;
+	int n = (int)tm_rows_shown(u, &t->v, u->panel), s;
+
+	s = abs ? d : u->sel[u->panel] + d;
+	if (s >= n)
+		s = n - 1;
+	if (s < 0)
+		s = 0;
+	u->sel[u->panel] = s;
+	u->have_sel_key[u->panel] = false;
+}
+
+/* Handle one key; false to quit. */
+static bool key(struct top *t, int ch)
+{
+	struct tm_ui *u = &t->u;
+	int page = LINES > 8 ? LINES - 6 : 1;
+	int ncols = u->panel == TP_SERVERS ? 9 : 10;
+
+	u->msg[0] = '\0';
+	if (u->prompting) {
+		prompt_key(t, ch);
+		return true;
+	}
+	if (u->help && ch != KEY_RESIZE) {
+		u->help = false;
+		return ch != 'q';
+	}
+	switch (ch) {
+	case 'q': case 'Q': return false;
+	case '?': u->help = true; break;
+	case '\t': case KEY_RIGHT:
+		u->panel = (enum tm_panel)((u->panel + 1) % TP_N);
+		u->detail = TD_NONE;
+		break;
+	case KEY_BTAB: case KEY_LEFT:
+		u->panel = (enum tm_panel)((u->panel + TP_N - 1) % TP_N);
+		u->detail = TD_NONE;
+		break;
+	case KEY_UP: case 'k': move_sel(t, -1, false); break;
+	case KEY_DOWN: case 'j': move_sel(t, 1, false); break;
+	case KEY_PPAGE: move_sel(t, -page, false); break;
+	case KEY_NPAGE: move_sel(t, page, false); break;
+	case KEY_HOME: case 'g': move_sel(t, 0, true); break;
+	case KEY_END: case 'G': move_sel(t, 1 << 30, true); break;
+	case '<': case '>':
+		if (tm_panel_group(u->panel) < 0) {
+			snprintf(u->msg, sizeof(u->msg), "this panel has a fixed "
+				 "order (newest first)");
+			break;
+		}
+		u->sort_col[u->panel] = (u->sort_col[u->panel] +
+			(ch == '>' ? 1 : ncols - 1)) % ncols;
+		break;
+	case 'r':
+		u->sort_rev[u->panel] = !u->sort_rev[u->panel];
+		break;
+	case '/':
+		u->prompting = true;
+		tm_filter_str(&u->q.filt, u->prompt, sizeof(u->prompt));
+		u->plen = strlen(u->prompt);
+		break;
+	case 'c':
+		memset(&u->q.filt, 0, sizeof(u->q.filt));
+		u->depth = 0;
+		break;
+	case '\n': case '\r': case KEY_ENTER: drill(t); break;
+	case 27: case KEY_BACKSPACE: case 127: case 8: back(t); break;
+	case 'l': select_latency(t); break;
+	case 'w':
+		u->window = (u->window + 1) % tm_nwindows;
+		u->q.width_ns = tm_windows[u->window].ns;
+		if (u->q.width_ns == 0)
+			u->q.end_ns = 0;
+		break;
+	case '[': move_window(t, -1); break;
+	case ']': move_window(t, 1); break;
+	case 'f': u->q.end_ns = 0; break;
+	case ' ': case 'p': u->paused = !u->paused; break;
+	case '+': set_speed(t, 2); break;
+	case '-': set_speed(t, 0.5); break;
+	default:
+		if (ch >= '1' && ch < '1' + TP_N) {
+			u->panel = (enum tm_panel)(ch - '1');
+			u->detail = TD_NONE;
+		}
+		break;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------- the loop -- */
+
+static void rebuild(struct top *t)
+{
+	struct tm_ui *u = &t->u;
+	int g = tm_panel_group(u->panel);
+
+	/* the latency series follows the selection of the row panels */
+	if (g >= 0 && u->have_sel_key[u->panel]) {
+		u->q.sel_group = g;
+		u->q.sel_key = u->sel_key[u->panel];
+	}
+	u->q.buckets = u->panel == TP_RETRANS ? 60 : COLS > 20 ? COLS - 12 : 8;
+	pthread_mutex_lock(&t->m.mu);
+	tm_view_build(&t->v, &t->m, &u->q);
+	pthread_mutex_unlock(&t->m.mu);
+	tm_sort(u, &t->v);
+}
+
+/* The dashboard's terminal is gone: stop (record keeps SIGHUP ignored,
+ * but a dashboard without a terminal has nothing left to do). */
+static void on_hup(int sig)
+{
+	(void)sig;
+	ui_stop = 1;
+}
+
+static void loop(struct top *t)
+{
+	double last = 0;
+	bool dirty = true;
+
+	timeout(t->refresh_ms < 100 ? 100 : t->refresh_ms / 2);
+	while (!ui_stop) {
+		int ch = getch();
+
+		if (ch != ERR) {
+			if (!key(t, ch))
+				break;
+			/* answer a key at once: new order, filter or window */
+			if (t->u.paused)
+				tm_sort(&t->u, &t->v);
+			else
+				last = 0;
+			dirty = true;
+		}
+		if (ch == KEY_RESIZE)
+			dirty = true;
+		/* redraw at most every refresh_ms; keys get an answer at once */
+		if (!t->u.paused && ui_mono_s() - last >= t->refresh_ms / 1000.0) {
+			rebuild(t);
+			last = ui_mono_s();
+			dirty = true;
+		}
+		if (dirty) {
+			tm_draw(&t->u, &t->v);
+			dirty = false;
+		}
+	}
+}
+
+/* A terminal we can draw on?  Otherwise say so and point to report. */
+static bool terminal_ok(void)
+{
+	int err = 0;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "nfscope top: needs a terminal (stdin and stdout "
+			"are not both one); for a text report use 'nfscope "
+			"report' with the same source, e.g. nfscope report -r "
+			"FILE\n");
+		return false;
+	}
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		fprintf(stderr, "nfscope top: cannot use terminal type '%s' "
+			"(TERM); set TERM (e.g. TERM=xterm) or use 'nfscope "
+			"report'\n", getenv("TERM") ? getenv("TERM") : "");
+		return false;
+	}
+	del_curterm(cur_term);	/* initscr sets up its own */
+	cur_term = NULL;
+	return true;
+}
+
+static int parse_window(const char *s)
+{
+	int k;
+
+	for (k = 0; k < tm_nwindows; k++)
+		if (strcmp(s, tm_windows[k].name) == 0)
+			return k;
+	return -1;
+}
+
+int ui_top_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		UI_SRC_LONGOPTS,
+		{ "speed", required_argument, NULL, 'S' },
+		{ "fast", no_argument, NULL, 'F' },
+		{ "run", required_argument, NULL, 'R' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "refresh", required_argument, NULL, 'T' },
+		{ "no-color", no_argument, NULL, 'C' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ui_src_opts so;
+	struct tm_src_cfg cfg;
+	struct cap_source *src = NULL;
+	static struct top t;
+	const char *out = NULL;
+	double speed = 1;
+	bool fast = false, speed_set = false, color = true;
+	uint64_t run = 0, history = 0, v;
+	int opt, rc, window = 1;
+	char *end;
+
+	memset(&t, 0, sizeof(t));
+	t.refresh_ms = 500;
+	ui_src_opts_init(&so);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:h", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'w': out = optarg; continue;
+		case 'S':
+			speed = strtod(optarg, &end);
+			if (*end || !(speed > 0 && speed <= 1e6)) {
+				fprintf(stderr, "nfscope top: bad --speed '%s' "
+					"(> 0)\n", optarg);
+				return 2;
+			}
+			speed_set = true;
+			continue;
+		case 'F': fast = true; continue;
+		case 'R':
+			if (!ui_parse_u64(optarg, &run) || run == 0) {
+				fprintf(stderr, "nfscope top: bad --run '%s'\n",
+					optarg);
+				return 2;
+			}
+			continue;
+		case 'W':
+			if ((window = parse_window(optarg)) < 0) {
+				fprintf(stderr, "nfscope top: bad --window '%s' "
+					"(10s, 1m, 5m or all)\n", optarg);
+				return 2;
+			}
+			continue;
+		case 'T':
+			if (!ui_parse_u64(optarg, &v) || v < 100 || v > 10000) {
+				fprintf(stderr, "nfscope top: bad --refresh '%s' "
+					"(100..10000 ms)\n", optarg);
+				return 2;
+			}
+			t.refresh_ms = (int)v;
+			continue;
+		case 'C': color = false; continue;
+		case 'H':
+			if (!ui_parse_u64(optarg, &history) || history < 1000 ||
+			    history > 100000000) {
+				fprintf(stderr, "nfscope top: bad --history '%s' "
+					"(1000..100M operations)\n", optarg);
+				return 2;
+			}
+			continue;
+		case 'h': top_usage(stdout); return 0;
+		default: break;
+		}
+		rc = ui_src_opt(&so, opt, optarg);
+		if (rc == 1)
+			continue;
+		if (rc == 0)
+			top_usage(stderr);
+		return 2;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	if (optind < argc) {
+		if (optind + 1 < argc || so.file || so.iface || out) {
+			fprintf(stderr, "nfscope top: give one source: -r FILE, "
+				"-i IFACE or a database (and -w only with -r/-i)\n");
+			return 2;
+		}
+		cfg.mode = TM_ATTACH;
+		cfg.db = cfg.source = argv[optind];
+		cfg.run_id = (int64_t)run;
+	} else if (so.file || so.iface) {
+		cfg.mode = so.iface ? TM_LIVE : TM_REPLAY;
+		cfg.source = so.iface ? so.iface : so.file;
+		cfg.speed = fast ? 0 : speed;
+		cfg.filter = so.cfg.filter;
+		cfg.out_db = out;
+	} else {
+		fprintf(stderr, "nfscope top: no source: give -r FILE, -i IFACE "
+			"or a database\n");
+		top_usage(stderr);
+		return 2;
+	}
+	if (fast && speed_set) {
+		fprintf(stderr, "nfscope top: --speed and --fast exclude each "
+			"other\n");
+		return 2;
+	}
+	if (!terminal_ok())
+		return 2;
+	if (cfg.mode != TM_ATTACH) {
+		if ((src = ui_open_source(&so)) == NULL)
+			return 1;
+		if (ui_after_open(&so) < 0) {	/* -Z: before -w creates a file */
+			cap_close(src);
+			return 1;
+		}
+		cfg.src = src;
+		cfg.capcfg = &so.cfg;
+		cfg.deccfg = &so.dec;
+		cfg.ancfg = &so.an;
+	}
+	if (tm_model_init(&t.m, history) < 0 || tm_view_init(&t.v) < 0) {
+		fprintf(stderr, "nfscope top: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	if (tm_worker_start(&t.w, &t.m, &cfg) < 0) {
+		fprintf(stderr, "nfscope top: cannot start the worker\n");
+		rc = 1;
+		goto out;
+	}
+	ui_install_signals();
+	signal(SIGHUP, on_hup);
+	setlocale(LC_ALL, "");
+	initscr();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	t.u.color = color && has_colors() && getenv("NO_COLOR") == NULL;
+	if (t.u.color)
+		tm_colors();
+	t.u.window = window;
+	t.u.sort_col[TP_OPS] = t.u.sort_col[TP_CLIENTS] =
+		t.u.sort_col[TP_SERVERS] = 1;	/* busiest first */
+	t.u.q.width_ns = tm_windows[window].ns;
+	t.u.q.sel_group = -1;
+	loop(&t);
+	endwin();
+	tm_worker_stop(t.w);
+	t.w = NULL;
+	printf("nfscope top: %s: %" PRIu64 " packets, %" PRIu64 " operations%s\n",
+	       cfg.source, t.m.cs.packets, t.m.n, t.m.failed ? "" : "");
+	if (t.m.failed)
+		fprintf(stderr, "nfscope top: %s\n", t.m.err);
+	rc = t.m.failed ? 1 : 0;
+out:
+	tm_worker_stop(t.w);
+	tm_view_fini(&t.v);
+	tm_model_fini(&t.m);
+	free(t.u.order[0]);
+	free(t.u.order[1]);
+	free(t.u.order[2]);
+	cap_close(src);
+	return rc;
+}

@@ -1,0 +1,298 @@
+/*
+ * top.h - `nfscope top`: the ncurses dashboard.  Internal to ui/top*.c.
+ *
+ * Threads and data:
+ *   - the worker (top_src.c) reads the source - a live interface, a capture
+ *     file replayed at its own pace (or faster), or a database another
+ *     process may still be writing - and runs decode -> analyze (and, with
+ *     -w, the store) exactly as `report`/`record` do.  Every operation the
+ *     engine delivers becomes a compact record (struct tm_rec) in a bounded
+ *     history ring; per-second capture counters go to a second ring.
+ *   - the UI thread (top.c, top_draw.c) wakes a few times per second,
+ *     takes the model's mutex only to aggregate the shown time window into
+ *     its own struct tm_view (top_view.c), releases it, and then draws.
+ *     The terminal is written only outside the lock, so a slow terminal
+ *     can delay the picture but never the capture; the worker holds the
+ *     lock for one batch of packets at a time.
+ *
+ * Windows are in capture time.  An answered op is delivered by the engine
+ * answered_keep (3 s) after its reply, so while the input is still running
+ * the shown window ends that much before the capture clock; the header says
+ * which span is shown.  The history keeps the last `history` ops (default
+ * 1M: 48 MB when full, touched as it fills); a window reaching further back
+ * is cut to what is kept, and the header says so.
+ */
+#ifndef NFSCOPE_TOP_H
+#define NFSCOPE_TOP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/figs.h"
+#include "analyze/find.h"
+#include "analyze/ops.h"
+#include "capture/capture.h"
+#include "decode/decode.h"
+
+#define TM_PROCS_MAX 1024
+#define TM_ADDRS_MAX 65536
+#define TM_PATHS_MAX 65536
+#define TM_TICKS 4096		/* seconds of capture counters kept */
+#define TM_ONGOING_MAX 64
+
+/* struct tm_rec.flags */
+#define TM_ERR      0x01
+#define TM_ANSWERED 0x02
+#define TM_READ     0x04
+#define TM_WRITE    0x08
+#define TM_TRUNC    0x10
+#define TM_COMMIT   0x20
+
+/* One delivered operation, as the dashboard needs it. */
+struct tm_rec {
+	int64_t ts_ns;		/* first call */
+	int64_t lat_ns;		/* from the first transmission; -1 none */
+	uint32_t data;		/* data bytes moved (READ/WRITE) */
+	uint32_t size;		/* READ/WRITE count asked (0 otherwise) */
+	uint32_t client, server;	/* address table indexes */
+	uint32_t path;		/* path table index (0: unknown) */
+	uint16_t proc;		/* procedure table index */
+	uint16_t retrans;	/* saturating */
+	uint8_t dup;		/* saturating */
+	uint8_t flags;		/* TM_* */
+	uint8_t cause;		/* enum an_rx_cause if retrans */
+};
+
+struct tm_proc {
+	uint32_t prog, vers, proc;
+	char name[32];
+};
+
+/* Cumulative capture counters at the end of one capture second. */
+struct tm_tick {
+	int64_t sec;
+	uint64_t packets, bytes, frag_lost, tcp_gaps, drops, ifdrops;
+};
+
+enum tm_mode { TM_LIVE, TM_REPLAY, TM_ATTACH };
+
+struct tm_model {
+	pthread_mutex_t mu;
+	/* history of operations */
+	struct tm_rec *ring;
+	uint64_t cap, n;		/* n: ever appended */
+	/* interned keys (index 0 is "none"/"other") */
+	struct tm_proc procs[TM_PROCS_MAX];
+	uint32_t nprocs;
+	struct cap_addr *addrs;
+	char (*addr_str)[48];
+	uint32_t naddrs, *addr_hash;	/* open addressing, 2 x TM_ADDRS_MAX */
+	char **paths;
+	uint32_t npaths, *path_hash;
+	uint64_t keys_dropped;		/* addresses/paths past their tables */
+	/* capture counters per second */
+	struct tm_tick ticks[TM_TICKS];
+	uint64_t nticks;
+	/* the analysis (all of the input so far) */
+	struct an_figs *figs;
+	struct an_find *find;
+	struct cap_stats cs;
+	struct dec_stats ds;
+	struct an_stats es;
+	int64_t first_ns;		/* first message */
+	int64_t clock_ns;		/* capture clock (latest message/tick) */
+	int64_t delivered_ns;		/* ops complete up to here */
+	bool done;			/* input ended (everything delivered) */
+	bool failed;
+	char err[640];
+	/* source description */
+	enum tm_mode mode;
+	char source[256];
+	double speed;			/* replay: 0 = as fast as possible */
+	uint64_t attach_rows;		/* attach: ops rows read */
+	char run_state[16];		/* attach: the run's state */
+};
+
+int tm_model_init(struct tm_model *m, uint64_t history);
+void tm_model_fini(struct tm_model *m);
+/* Worker side, with m->mu held. */
+void tm_model_add(struct tm_model *m, const struct an_op *op);
+void tm_model_tick(struct tm_model *m, int64_t ts_ns,
+		   const struct cap_stats *cs);
+
+/* ---------------------------------------------------------- the view -- */
+
+enum tm_panel {
+	TP_OPS, TP_CLIENTS, TP_SERVERS, TP_SIZES, TP_RETRANS, TP_FINDINGS,
+	TP_LATENCY, TP_N
+};
+
+/* What the user filters on (strings as typed; empty: not set). */
+struct tm_filter {
+	char client[64], server[64], op[32], path[128], any[128];
+};
+
+/* An aggregate row: per procedure, client or server. */
+struct tm_row {
+	uint32_t key;			/* proc or address index */
+	char name[64];
+	uint64_t calls, answered, unanswered, errors;
+	uint64_t retrans, retrans_ops, dups;
+	uint64_t reads, writes, rbytes, wbytes;
+	uint32_t rsize, wsize;		/* majority size (Boyer-Moore) */
+	uint32_t rsize_n, wsize_n;
+	uint32_t rsize_max, wsize_max;
+	uint32_t findings;
+	struct hist lat;
+};
+
+struct tm_size_count {
+	uint32_t size;
+	uint64_t n;
+};
+
+#define TM_SIZES 24
+#define TM_SERIES 512
+#define TM_VERDICTS 8
+
+/* One time bucket of the retransmit and latency series. */
+struct tm_bucket {
+	int64_t start_ns;
+	uint64_t calls, retrans, dups, unanswered, frag_lost, tcp_gaps, drops;
+	uint64_t p50, p99, max;		/* latency of the selection, ns */
+	uint64_t lat_n;
+};
+
+struct tm_view {
+	/* time */
+	int64_t from_ns, to_ns;		/* window shown */
+	double secs;			/* its width, s */
+	bool cut;			/* history did not reach back */
+	int64_t clock_ns, first_ns;
+	bool done;
+	/* header figures over the window */
+	double pkts_s, ops_s, rmb_s, wmb_s;
+	uint64_t drops, ifdrops, ops;
+	uint32_t nclients, nservers;
+	/* rows */
+	struct tm_row *rows[3];		/* procs, clients, servers */
+	uint32_t nrows[3], rows_cap[3];
+	uint64_t total_calls;
+	/* sizes in the window */
+	struct tm_size_count rsizes[TM_SIZES], wsizes[TM_SIZES];
+	uint32_t nrsizes, nwsizes;
+	uint64_t rsizes_other, wsizes_other, nreads, nwrites;
+	char verdict[TM_VERDICTS][400];
+	uint32_t nverdicts;
+	char fsinfo[TM_VERDICTS][160];
+	uint32_t nfsinfo;
+	/* retransmits */
+	uint64_t retrans, retrans_ops, dups, unanswered, frag_lost, tcp_gaps;
+	uint64_t causes[AN_RX_NCAUSES];
+	/* series over the window: retransmits and the selection's latency */
+	struct tm_bucket series[TM_SERIES];
+	uint32_t nseries;
+	int64_t bucket_ns;
+	char sel_name[96];		/* what the latency series is of */
+	struct hist sel_lat;		/* the selection's whole window */
+	struct hist *bucket_lat;	/* TM_SERIES scratch histograms */
+	/* findings, newest first */
+	struct an_finding *findings;
+	uint32_t nfindings, findings_cap, nongoing;
+	/* health */
+	struct cap_stats cs;
+	struct dec_stats ds;
+	struct an_stats es;
+	uint64_t keys_dropped, history, history_n;
+	enum tm_mode mode;
+	char source[256];
+	double speed;
+	bool failed;
+	char err[640];
+	char run_state[16];
+	/* scratch: address index -> row, per group */
+	uint32_t *map[3];
+	uint32_t *gen[3], gen_now;
+	uint8_t *addr_ok, *path_ok, proc_ok[TM_PROCS_MAX];
+};
+
+/* What to compute: window and filters and the latency selection. */
+struct tm_query {
+	int64_t width_ns;		/* 0: everything kept */
+	int64_t end_ns;			/* 0: follow the newest data */
+	struct tm_filter filt;
+	int sel_group;			/* -1 none, 0 proc, 1 client, 2 server */
+	uint32_t sel_key;
+	int buckets;			/* columns of the series */
+};
+
+int tm_view_init(struct tm_view *v);
+void tm_view_fini(struct tm_view *v);
+/* Aggregate; call with m->mu held. */
+void tm_view_build(struct tm_view *v, const struct tm_model *m,
+		   const struct tm_query *q);
+/* Parse "client=A server=B op=READ path=/x word" into f; -1 and a message
+ * in err (n bytes) when a key is unknown. */
+int tm_filter_parse(const char *s, struct tm_filter *f, char *err, size_t n);
+bool tm_filter_empty(const struct tm_filter *f);
+void tm_filter_str(const struct tm_filter *f, char *buf, size_t n);
+
+/* ------------------------------------------------------- the screen -- */
+
+enum tm_detail { TD_NONE, TD_HIST, TD_EVIDENCE };
+
+#define TM_STACK 8
+
+/* What the user looks at (UI thread only). */
+struct tm_ui {
+	enum tm_panel panel;
+	int sort_col[TP_N];
+	bool sort_rev[TP_N];
+	int sel[TP_N], first[TP_N];	/* selected row, first row shown */
+	uint32_t sel_key[TP_N];
+	bool have_sel_key[TP_N];
+	int window;			/* index into tm_windows */
+	bool paused, help, color;
+	struct tm_query q;
+	enum tm_detail detail;
+	uint32_t detail_key;		/* TD_HIST: proc index */
+	struct an_finding detail_find;	/* TD_EVIDENCE */
+	/* drill-down: filters and panels to go back to */
+	struct tm_filter stack_filt[TM_STACK];
+	enum tm_panel stack_panel[TM_STACK];
+	int depth;
+	bool prompting;
+	char prompt[128];
+	size_t plen;
+	char msg[160];			/* one-line message (errors, notes) */
+	/* sorted row order of the current view, per row panel */
+	uint32_t *order[3];
+	uint32_t order_cap[3];
+};
+
+struct tm_window {
+	const char *name;
+	int64_t ns;			/* 0: all */
+};
+extern const struct tm_window tm_windows[];
+extern const int tm_nwindows;
+
+/* Keys, for the help screen and --help: { key, what it does }. */
+struct tm_key {
+	const char *key, *what;
+};
+extern const struct tm_key tm_keys[];
+
+/* top_draw.c: sort the view's rows for the UI and draw everything. */
+void tm_sort(struct tm_ui *u, const struct tm_view *v);
+void tm_draw(struct tm_ui *u, const struct tm_view *v);
+/* Colour pairs (after start_color is possible). */
+void tm_colors(void);
+/* Row group (0 procs, 1 clients, 2 servers) of a panel, -1 if none. */
+int tm_panel_group(enum tm_panel p);
+/* Rows shown by a row panel, in display order. */
+uint32_t tm_rows_shown(const struct tm_ui *u, const struct tm_view *v,
+		       enum tm_panel p);
+
+#endif

@@ -1,0 +1,678 @@
+/* top_view.c - aggregate the dashboard's time window; see top.h. */
+#include "ui/top.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define KEEP_NS 3000000000LL	/* the engine's answered_keep default */
+/* Ops are delivered up to unanswered_ns (60 s) after their first call:
+ * scanning the history from the newest end may stop only this far before
+ * the window. */
+#define LATE_NS 65000000000LL
+
+/* ----------------------------------------------------------- filters -- */
+
+bool tm_filter_empty(const struct tm_filter *f)
+{
+	return !f->client[0] && !f->server[0] && !f->op[0] && !f->path[0] &&
+	       !f->any[0];
+}
+
+void tm_filter_str(const struct tm_filter *f, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+#define ADD(name, v) do { if ((v)[0] && k < n) \
+	k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? " " : "", name, v); \
+	} while (0)
+	ADD("client=", f->client);
+	ADD("server=", f->server);
+	ADD("op=", f->op);
+	ADD("path=", f->path);
+	ADD("", f->any);
+#undef ADD
+}
+
+static int set_field(char *dst, size_t n, const char *v, size_t len,
+		     char *err, size_t en)
+{
+	if (len == 0 || len >= n) {
+		snprintf(err, en, "filter value %s", len ? "too long" : "empty");
+		return -1;
+	}
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+int tm_filter_parse(const char *s, struct tm_filter *f, char *err, size_t n)
+{
+	struct tm_filter nf;
+
+	memset(&nf, 0, sizeof(nf));
+	while (*s) {
+		const char *w, *eq;
+		size_t len;
+		int rc = 0;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		w = s;
+		while (*s && !isspace((unsigned char)*s))
+			s++;
+		len = (size_t)(s - w);
+		eq = memchr(w, '=', len);
+		if (eq == NULL) {
+			rc = set_field(nf.any, sizeof(nf.any), w, len, err, n);
+		} else {
+			size_t kl = (size_t)(eq - w), vl = len - kl - 1;
+
+#define IS(k) (kl == strlen(k) && strncmp(w, k, kl) == 0)
+			if (IS("client") || IS("c"))
+				rc = set_field(nf.client, sizeof(nf.client), eq + 1,
+					       vl, err, n);
+			else if (IS("server") || IS("s"))
+				rc = set_field(nf.server, sizeof(nf.server), eq + 1,
+					       vl, err, n);
+			else if (IS("op") || IS("proc"))
+				rc = set_field(nf.op, sizeof(nf.op), eq + 1, vl,
+					       err, n);
+			else if (IS("path") || IS("p"))
+				rc = set_field(nf.path, sizeof(nf.path), eq + 1,
+					       vl, err, n);
+			else {
+				snprintf(err, n, "unknown filter key '%.*s' (client, "
+					 "server, op, path)", (int)kl, w);
+				rc = -1;
+			}
+#undef IS
+		}
+		if (rc < 0)
+			return -1;
+	}
+	*f = nf;
+	return 0;
+}
+
+/* "10.0.0.1" matches itself; "10.0.0.*" any address starting 10.0.0. */
+static bool addr_match(const char *pat, const char *addr)
+{
+	size_t n = strlen(pat);
+
+	if (n && pat[n - 1] == '*')
+		return strncmp(pat, addr, n - 1) == 0;
+	return strcmp(pat, addr) == 0;
+}
+
+/* "READ" matches "NFSv3 READ" and "NFSv2 READ"; the full name matches. */
+static bool proc_match(const char *pat, const char *name)
+{
+	const char *sp = strchr(name, ' ');
+
+	return strcasecmp(pat, name) == 0 || (sp && strcasecmp(pat, sp + 1) == 0);
+}
+
+static bool icontains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+/* Per-table match marks: addr_ok bit 0 client, 1 server, 2 any;
+ * path_ok bit 0 path, bit 1 any; proc_ok bit 0 op, bit 1 any. */
+static void filter_prepare(struct tm_view *v, const struct tm_model *m,
+			   const struct tm_filter *f)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->naddrs; k++) {
+		const char *a = m->addr_str[k];
+
+		v->addr_ok[k] = (uint8_t)((!f->client[0] || addr_match(f->client, a)) |
+			(!f->server[0] || addr_match(f->server, a)) << 1 |
+			(f->any[0] && icontains(a, f->any)) << 2);
+	}
+	for (k = 0; k < m->npaths; k++) {
+		const char *p = m->paths[k] ? m->paths[k] : "";
+
+		v->path_ok[k] = (uint8_t)((!f->path[0] || (p[0] &&
+					    strstr(p, f->path))) |
+			(f->any[0] && p[0] && icontains(p, f->any)) << 1);
+	}
+	for (k = 0; k < m->nprocs; k++)
+		v->proc_ok[k] = (uint8_t)((!f->op[0] ||
+					   proc_match(f->op, m->procs[k].name)) |
+			(f->any[0] && icontains(m->procs[k].name, f->any)) << 1);
+}
+
+static bool rec_match(const struct tm_view *v, const struct tm_filter *f,
+		      const struct tm_rec *r)
+{
+	uint8_t c = v->addr_ok[r->client], s = v->addr_ok[r->server];
+
+	if (!(c & 1) || !(s & 2) || !(v->path_ok[r->path] & 1) ||
+	    !(v->proc_ok[r->proc] & 1))
+		return false;
+	if (f->any[0] && !(c & 4) && !(s & 4) && !(v->path_ok[r->path] & 2) &&
+	    !(v->proc_ok[r->proc] & 2))
+		return false;
+	return true;
+}
+
+/* ------------------------------------------------------------- rows -- */
+
+int tm_view_init(struct tm_view *v)
+{
+	int g;
+
+	memset(v, 0, sizeof(*v));
+	v->bucket_lat = calloc(TM_SERIES, sizeof(*v->bucket_lat));
+	v->addr_ok = calloc(TM_ADDRS_MAX, 1);
+	v->path_ok = calloc(TM_PATHS_MAX, 1);
+	if (!v->bucket_lat || !v->addr_ok || !v->path_ok)
+		return -1;
+	for (g = 0; g < 3; g++) {
+		v->map[g] = calloc(TM_ADDRS_MAX, sizeof(uint32_t));
+		v->gen[g] = calloc(TM_ADDRS_MAX, sizeof(uint32_t));
+		if (!v->map[g] || !v->gen[g])
+			return -1;
+	}
+	return 0;
+}
+
+void tm_view_fini(struct tm_view *v)
+{
+	uint32_t k;
+	int g;
+
+	for (g = 0; g < 3; g++) {
+		for (k = 0; k < v->rows_cap[g]; k++)
+			hist_fini(&v->rows[g][k].lat);
+		free(v->rows[g]);
+		free(v->map[g]);
+		free(v->gen[g]);
+	}
+	if (v->bucket_lat)
+		for (k = 0; k < TM_SERIES; k++)
+			hist_fini(&v->bucket_lat[k]);
+	hist_fini(&v->sel_lat);
+	free(v->bucket_lat);
+	free(v->addr_ok);
+	free(v->path_ok);
+	free(v->findings);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The row of key in group g (0 procs, 1 clients, 2 servers). */
+static struct tm_row *row_get(struct tm_view *v, int g, uint32_t key,
+			      const char *name)
+{
+	struct tm_row *r;
+
+	if (v->gen[g][key] == v->gen_now)
+		return &v->rows[g][v->map[g][key]];
+	if (v->nrows[g] == v->rows_cap[g]) {
+		uint32_t nc = v->rows_cap[g] ? 2 * v->rows_cap[g] : 64;
+		struct tm_row *nr = realloc(v->rows[g], nc * sizeof(*nr));
+
+		if (nr == NULL)
+			return NULL;
+		memset(nr + v->rows_cap[g], 0,
+		       (nc - v->rows_cap[g]) * sizeof(*nr));
+		v->rows[g] = nr;
+		v->rows_cap[g] = nc;
+	}
+	r = &v->rows[g][v->nrows[g]];
+	{
+		struct hist keep = r->lat;
+
+		memset(r, 0, sizeof(*r));
+		r->lat = keep;
+		hist_clear(&r->lat);
+	}
+	r->key = key;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	v->gen[g][key] = v->gen_now;
+	v->map[g][key] = v->nrows[g]++;
+	return r;
+}
+
+/* Boyer-Moore majority vote: the size most calls use, if one has > 1/2. */
+static void vote(uint32_t *cand, uint32_t *n, uint32_t size)
+{
+	if (*n == 0) {
+		*cand = size;
+		*n = 1;
+	} else if (*cand == size) {
+		(*n)++;
+	} else {
+		(*n)--;
+	}
+}
+
+static void row_add(struct tm_row *w, const struct tm_rec *r)
+{
+	w->calls++;
+	if (r->flags & TM_ANSWERED) {
+		w->answered++;
+		hist_add(&w->lat, (uint64_t)r->lat_ns);
+	} else {
+		w->unanswered++;
+	}
+	if (r->flags & TM_ERR)
+		w->errors++;
+	if (r->retrans) {
+		w->retrans += r->retrans;
+		w->retrans_ops++;
+	}
+	w->dups += r->dup;
+	if (r->flags & TM_READ) {
+		w->reads++;
+		w->rbytes += r->data;
+		if (r->size) {
+			vote(&w->rsize, &w->rsize_n, r->size);
+			if (r->size > w->rsize_max)
+				w->rsize_max = r->size;
+		}
+	}
+	if (r->flags & TM_WRITE) {
+		w->writes++;
+		w->wbytes += r->data;
+		if (r->size) {
+			vote(&w->wsize, &w->wsize_n, r->size);
+			if (r->size > w->wsize_max)
+				w->wsize_max = r->size;
+		}
+	}
+}
+
+static void size_add(struct tm_size_count *s, uint32_t *n, uint64_t *other,
+		     uint32_t size)
+{
+	uint32_t k;
+
+	for (k = 0; k < *n; k++)
+		if (s[k].size == size) {
+			s[k].n++;
+			return;
+		}
+	if (*n == TM_SIZES) {
+		(*other)++;
+		return;
+	}
+	s[*n].size = size;
+	s[(*n)++].n = 1;
+}
+
+static int size_cmp(const void *x, const void *y)
+{
+	const struct tm_size_count *a = x, *b = y;
+
+	if (a->n != b->n)
+		return a->n < b->n ? 1 : -1;
+	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* -------------------------------------------------------- the window -- */
+
+/* Cumulative counters at the end of the last second before t's (with
+ * incl: up to and including t's second); zero if none. */
+static const struct tm_tick *tick_at(const struct tm_model *m, int64_t t,
+				     bool incl)
+{
+	static const struct tm_tick zero;
+	uint64_t lo = m->nticks > TM_TICKS ? m->nticks - TM_TICKS : 0;
+	uint64_t k = m->nticks;
+	int64_t sec = t / 1000000000 + (incl ? 1 : 0);
+
+	while (k > lo) {
+		const struct tm_tick *x = &m->ticks[(k - 1) % TM_TICKS];
+
+		if (x->sec < sec)
+			return x;
+		k--;
+	}
+	return &zero;
+}
+
+static bool sel_match(const struct tm_query *q, const struct tm_rec *r)
+{
+	switch (q->sel_group) {
+	case 0: return r->proc == q->sel_key;
+	case 1: return r->client == q->sel_key;
+	case 2: return r->server == q->sel_key;
+	default: return true;
+	}
+}
+
+static void window(struct tm_view *v, const struct tm_model *m,
+		   const struct tm_query *q)
+{
+	int64_t end;
+
+	if (m->done)
+		end = m->clock_ns + 1;
+	else
+		end = m->clock_ns - KEEP_NS;
+	if (q->end_ns && q->end_ns < end)
+		end = q->end_ns;
+	if (end < m->first_ns)
+		end = m->first_ns;
+	v->to_ns = end;
+	v->from_ns = q->width_ns ? end - q->width_ns : m->first_ns;
+	if (v->from_ns > end)
+		v->from_ns = end;
+	v->secs = (double)(v->to_ns - v->from_ns) / 1e9;
+	if (q->width_ns)
+		v->secs = (double)q->width_ns / 1e9;
+	if (v->secs <= 0)
+		v->secs = 1;
+}
+
+static void series_prepare(struct tm_view *v, const struct tm_query *q)
+{
+	int64_t span = v->to_ns - v->from_ns;
+	uint32_t k, nb = q->buckets > 0 ? (uint32_t)q->buckets : 60;
+
+	if (nb > TM_SERIES)
+		nb = TM_SERIES;
+	v->bucket_ns = span / nb + 1;
+	if (v->bucket_ns < 1000000000LL)
+		v->bucket_ns = 1000000000LL;	/* never below a second */
+	v->nseries = (uint32_t)(span / v->bucket_ns + 1);
+	if (v->nseries > nb)
+		v->nseries = nb;
+	for (k = 0; k < v->nseries; k++) {
+		memset(&v->series[k], 0, sizeof(v->series[k]));
+		v->series[k].start_ns = v->from_ns + (int64_t)k * v->bucket_ns;
+		hist_clear(&v->bucket_lat[k]);
+	}
+	hist_clear(&v->sel_lat);
+}
+
+static void series_ticks(struct tm_view *v, const struct tm_model *m)
+{
+	const struct tm_tick *a = tick_at(m, v->from_ns, false), *b;
+	uint32_t k;
+
+	b = tick_at(m, v->to_ns - 1, true);
+	v->pkts_s = (double)(b->packets - a->packets) / v->secs;
+	v->drops = b->drops - a->drops;
+	v->ifdrops = b->ifdrops - a->ifdrops;
+	v->frag_lost = b->frag_lost - a->frag_lost;
+	v->tcp_gaps = b->tcp_gaps - a->tcp_gaps;
+	for (k = 0; k < v->nseries; k++) {
+		struct tm_bucket *s = &v->series[k];
+		int64_t end = s->start_ns + v->bucket_ns;
+
+		a = tick_at(m, s->start_ns, false);
+		b = tick_at(m, (end < v->to_ns ? end : v->to_ns) - 1, true);
+		s->frag_lost = b->frag_lost - a->frag_lost;
+		s->tcp_gaps = b->tcp_gaps - a->tcp_gaps;
+		s->drops = (b->drops - a->drops) + (b->ifdrops - a->ifdrops);
+	}
+}
+
+static void scan(struct tm_view *v, const struct tm_model *m,
+		 const struct tm_query *q)
+{
+	uint64_t lo = m->n > m->cap ? m->n - m->cap : 0, k;
+	int64_t stop = v->from_ns - LATE_NS;
+	uint64_t rb = 0, wb = 0;
+
+	if (lo > 0 && m->ring[lo % m->cap].ts_ns > v->from_ns)
+		v->cut = true;
+	for (k = m->n; k > lo; k--) {
+		const struct tm_rec *r = &m->ring[(k - 1) % m->cap];
+		struct tm_row *w;
+		uint32_t b;
+
+		if (r->ts_ns < stop)
+			break;
+		if (r->ts_ns < v->from_ns || r->ts_ns >= v->to_ns ||
+		    !rec_match(v, &q->filt, r))
+			continue;
+		v->ops++;
+		if ((w = row_get(v, 0, r->proc, m->procs[r->proc].name)))
+			row_add(w, r);
+		if ((w = row_get(v, 1, r->client, m->addr_str[r->client])))
+			row_add(w, r);
+		if ((w = row_get(v, 2, r->server, m->addr_str[r->server])))
+			row_add(w, r);
+		if (r->flags & TM_READ) {
+			rb += r->data;
+			v->nreads++;
+			if (r->size)
+				size_add(v->rsizes, &v->nrsizes, &v->rsizes_other,
+					 r->size);
+		}
+		if (r->flags & TM_WRITE) {
+			wb += r->data;
+			v->nwrites++;
+			if (r->size)
+				size_add(v->wsizes, &v->nwsizes, &v->wsizes_other,
+					 r->size);
+		}
+		b = (uint32_t)((r->ts_ns - v->from_ns) / v->bucket_ns);
+		if (b >= v->nseries)
+			b = v->nseries - 1;
+		v->series[b].calls++;
+		if (r->retrans) {
+			v->retrans += r->retrans;
+			v->retrans_ops++;
+			v->series[b].retrans += r->retrans;
+			if (r->cause < AN_RX_NCAUSES)
+				v->causes[r->cause]++;
+		}
+		v->dups += r->dup;
+		v->series[b].dups += r->dup;
+		if (!(r->flags & TM_ANSWERED)) {
+			v->unanswered++;
+			v->series[b].unanswered++;
+		} else if (sel_match(q, r)) {
+			hist_add(&v->bucket_lat[b], (uint64_t)r->lat_ns);
+			hist_add(&v->sel_lat, (uint64_t)r->lat_ns);
+		}
+	}
+	v->ops_s = (double)v->ops / v->secs;
+	v->rmb_s = (double)rb / 1e6 / v->secs;
+	v->wmb_s = (double)wb / 1e6 / v->secs;
+	v->nclients = v->nrows[1];
+	v->nservers = v->nrows[2];
+	v->total_calls = v->ops;
+	for (k = 0; k < v->nseries; k++) {
+		struct tm_bucket *s = &v->series[k];
+
+		s->lat_n = v->bucket_lat[k].count;
+		s->p50 = hist_percentile(&v->bucket_lat[k], 50);
+		s->p99 = hist_percentile(&v->bucket_lat[k], 99);
+		s->max = v->bucket_lat[k].max;
+	}
+	qsort(v->rsizes, v->nrsizes, sizeof(v->rsizes[0]), size_cmp);
+	qsort(v->wsizes, v->nwsizes, sizeof(v->wsizes[0]), size_cmp);
+}
+
+/* ---------------------------------------------------------- findings -- */
+
+static bool finding_match(const struct tm_filter *f, const struct an_finding *x)
+{
+	char a[48];
+
+	if (f->client[0] && (!x->have_client ||
+	    !addr_match(f->client, cap_addr_str(&x->client, a, sizeof(a)))))
+		return false;
+	if (f->server[0] && (!x->have_server ||
+	    !addr_match(f->server, cap_addr_str(&x->server, a, sizeof(a)))))
+		return false;
+	if (f->path[0] && !strstr(x->path, f->path))
+		return false;
+	if (f->any[0] && !icontains(x->evidence, f->any))
+		return false;
+	return true;
+}
+
+static int finding_cmp(const void *x, const void *y)
+{
+	const struct an_finding *a = x, *b = y;
+
+	if (a->end_ns != b->end_ns)
+		return a->end_ns < b->end_ns ? 1 : -1;
+	return a->start_ns < b->start_ns ? 1 : a->start_ns > b->start_ns ? -1 : 0;
+}
+
+static void findings(struct tm_view *v, const struct tm_model *m,
+		     const struct tm_filter *f)
+{
+	size_t n = an_find_count(m->find), k, need = n + TM_ONGOING_MAX;
+	uint32_t i;
+
+	if (need > v->findings_cap) {
+		struct an_finding *nf = realloc(v->findings, need * sizeof(*nf));
+
+		if (nf == NULL)
+			return;
+		v->findings = nf;
+		v->findings_cap = (uint32_t)need;
+	}
+	v->nfindings = 0;
+	for (k = 0; k < n; k++) {
+		const struct an_finding *x = an_find_get(m->find, k);
+
+		if (finding_match(f, x))
+			v->findings[v->nfindings++] = *x;
+	}
+	/* storms still going on: shown with their end so far */
+	n = an_find_ongoing(m->find, v->findings + v->nfindings, TM_ONGOING_MAX);
+	v->nongoing = 0;
+	for (k = 0; k < n; k++) {
+		struct an_finding *x = &v->findings[v->nfindings + k];
+
+		if (!finding_match(f, x))
+			continue;
+		v->findings[v->nfindings + v->nongoing++] = *x;
+	}
+	v->nfindings += v->nongoing;
+	qsort(v->findings, v->nfindings, sizeof(v->findings[0]), finding_cmp);
+	/* per client: findings that name it */
+	for (k = 0; k < v->nfindings; k++) {
+		const struct an_finding *x = &v->findings[k];
+
+		if (!x->have_client)
+			continue;
+		for (i = 0; i < v->nrows[1]; i++)
+			if (cap_addr_eq(&m->addrs[v->rows[1][i].key], &x->client))
+				v->rows[1][i].findings++;
+	}
+}
+
+/* ------------------------------------------------- sizes and servers -- */
+
+static void sizes(struct tm_view *v, const struct tm_model *m,
+		  const struct tm_filter *f)
+{
+	uint32_t k, np = an_figs_npairs(m->figs), ns = an_figs_nservers(m->figs);
+	char a[48], b[48];
+
+	v->nverdicts = 0;
+	for (k = 0; k < np && v->nverdicts < TM_VERDICTS; k++) {
+		const struct an_pair *p = an_figs_pair(m->figs, k);
+		const struct an_server *s = an_figs_server_find(m->figs, &p->server);
+		char line[256];
+		int w;
+
+		cap_addr_str(&p->client, a, sizeof(a));
+		cap_addr_str(&p->server, b, sizeof(b));
+		if ((f->client[0] && !addr_match(f->client, a)) ||
+		    (f->server[0] && !addr_match(f->server, b)))
+			continue;
+		for (w = 0; w < 2 && v->nverdicts < TM_VERDICTS; w++) {
+			if ((w ? p->writes : p->reads) == 0)
+				continue;
+			an_size_verdict(p, s, w == 1, 90, line, sizeof(line));
+			snprintf(v->verdict[v->nverdicts++], sizeof(v->verdict[0]),
+				 "%s -> %s  %s", a, b, line);
+		}
+	}
+	v->nfsinfo = 0;
+	for (k = 0; k < ns && v->nfsinfo < TM_VERDICTS; k++) {
+		const struct an_server *s = an_figs_server(m->figs, k);
+		char *o = v->fsinfo[v->nfsinfo];
+		size_t n = sizeof(v->fsinfo[0]);
+
+		cap_addr_str(&s->addr, b, sizeof(b));
+		if (f->server[0] && !addr_match(f->server, b))
+			continue;
+		if (s->have_fsinfo)
+			snprintf(o, n, "%s FSINFO rtmax %u rtpref %u wtmax %u "
+				 "wtpref %u dtpref %u%s", b, s->rtmax, s->rtpref,
+				 s->wtmax, s->wtpref, s->dtpref,
+				 s->have_statfs ? "" : "");
+		else if (s->have_statfs)
+			snprintf(o, n, "%s STATFS (v2) tsize %u", b, s->tsize);
+		else
+			continue;
+		v->nfsinfo++;
+	}
+}
+
+void tm_view_build(struct tm_view *v, const struct tm_model *m,
+		   const struct tm_query *q)
+{
+	int g;
+
+	v->gen_now++;
+	if (v->gen_now == 0) {	/* wrapped: forget every stamp */
+		for (g = 0; g < 3; g++)
+			memset(v->gen[g], 0, TM_ADDRS_MAX * sizeof(uint32_t));
+		v->gen_now = 1;
+	}
+	for (g = 0; g < 3; g++)
+		v->nrows[g] = 0;
+	v->ops = v->nreads = v->nwrites = 0;
+	v->nrsizes = v->nwsizes = 0;
+	v->rsizes_other = v->wsizes_other = 0;
+	v->retrans = v->retrans_ops = v->dups = v->unanswered = 0;
+	memset(v->causes, 0, sizeof(v->causes));
+	v->cut = false;
+	window(v, m, q);
+	series_prepare(v, q);
+	filter_prepare(v, m, &q->filt);
+	series_ticks(v, m);
+	scan(v, m, q);
+	findings(v, m, &q->filt);
+	sizes(v, m, &q->filt);
+	v->sel_name[0] = '\0';
+	if (q->sel_group == 0 && q->sel_key < m->nprocs)
+		snprintf(v->sel_name, sizeof(v->sel_name), "%s",
+			 m->procs[q->sel_key].name);
+	else if ((q->sel_group == 1 || q->sel_group == 2) &&
+		 q->sel_key < m->naddrs)
+		snprintf(v->sel_name, sizeof(v->sel_name), "%s %s",
+			 q->sel_group == 1 ? "client" : "server",
+			 m->addr_str[q->sel_key]);
+	v->clock_ns = m->clock_ns;
+	v->first_ns = m->first_ns;
+	v->done = m->done;
+	v->cs = m->cs;
+	v->ds = m->ds;
+	v->es = m->es;
+	v->keys_dropped = m->keys_dropped;
+	v->history = m->cap;
+	v->history_n = m->n;
+	v->mode = m->mode;
+	snprintf(v->source, sizeof(v->source), "%s", m->source);
+	v->speed = m->speed;
+	v->failed = m->failed;
+	snprintf(v->err, sizeof(v->err), "%s", m->err);
+	snprintf(v->run_state, sizeof(v->run_state), "%s", m->run_state);
+}
