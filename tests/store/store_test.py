@@ -224,12 +224,24 @@ def mode_roundtrip():
 def mode_concurrency():
     pcap, _ = gen("long", "--mix", "meta", "--count", "150000", "--seed", "3")
     db = os.path.join(TMP, "conc.db")
-    w = subprocess.Popen([NFSCOPE, "record", "-r", pcap, "-w", db, "--batch", "2000",
-                          "--interval", "1"], stderr=subprocess.PIPE, text=True)
+    # record reads the capture from a pipe this test fills in 40 pieces,
+    # polling between them: the reads happen while the writer is running
+    # however fast the machine is
+    w = subprocess.Popen([NFSCOPE, "record", "-r", "-", "-w", db, "--batch", "2000",
+                          "--interval", "1"], stdin=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    data = open(pcap, "rb").read()
+    pieces = 40
     last = (0, 0, 0)
     polls = reports = 0
-    errors = []
-    while w.poll() is None or polls < 3:
+    errors, seen = [], set()
+    for k in range(pieces + 3):
+        if k < pieces:
+            w.stdin.write(data[len(data) * k // pieces:len(data) * (k + 1) // pieces])
+            w.stdin.flush()
+        elif k == pieces:
+            w.stdin.close()
+        time.sleep(0.05)
         if os.path.exists(db):
             try:
                 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
@@ -240,31 +252,33 @@ def mode_concurrency():
                      cur.execute("SELECT count(*) FROM ops").fetchone()[0])
                 cur.execute("COMMIT")
                 con.close()
-                polls += 1
+                if k < pieces:
+                    polls += 1
+                    seen.add(n[2])
                 if not all(x >= y for x, y in zip(n, last)):
                     errors.append("counts went down: %s -> %s" % (last, n))
                 last = n
             except sqlite3.Error as e:
                 if "no such table" not in str(e):
                     errors.append("reader: %s" % e)
-            if REPORT_DB and polls % 5 == 2 and w.poll() is None:
+            if REPORT_DB and k % 5 == 2 and k < pieces:
                 r = run([NFSCOPE, "report", db, "--json"])
                 if r.returncode == 0:
                     json.loads(r.stdout)
                     reports += 1
                 elif "no run" not in r.stderr and "not an nfscope" not in r.stderr:
                     errors.append("report while recording: %s" % r.stderr)
-        time.sleep(0.02)
-        if w.poll() is not None and polls >= 3:
-            break
-    err = w.stderr.read()
+    w.wait(120)
+    err = w.stderr.read().decode(errors="replace")
     check(w.returncode == 0, "record rc %s %s" % (w.returncode, err[-300:]))
     check(not errors, "reader errors: %s" % errors[:5])
-    check(polls >= 10, "only %d polls" % polls)
+    check(polls >= 10, "only %d polls while recording" % polls)
     check(reports >= 1 or not REPORT_DB, "no report succeeded while recording")
     con = sqlite3.connect(db)
     final = con.execute("SELECT count(*) FROM ops").fetchone()[0]
     check(final >= last[2], "final ops %d < seen %d" % (final, last[2]))
+    check(len([x for x in seen if 0 < x < final]) >= 3,
+          "readers saw the ops table grow: %s" % sorted(seen))
     print("concurrency: %d polls, %d reports while recording, last seen %s, final ops %d"
           % (polls, reports, last, final))
 
