@@ -112,6 +112,7 @@ struct tm_model {
 	double speed;			/* replay: 0 = as fast as possible */
 	uint64_t attach_rows;		/* attach: ops rows read */
 	char run_state[16];		/* attach: the run's state */
+	char note[160];			/* shown under the header */
 };
 
 int tm_model_init(struct tm_model *m, uint64_t history);
@@ -211,6 +212,7 @@ struct tm_view {
 	bool failed;
 	char err[640];
 	char run_state[16];
+	char note[160];
 	/* scratch: address index -> row, per group */
 	uint32_t *map[3];
 	uint32_t *gen[3], gen_now;

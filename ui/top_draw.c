@@ -807,6 +807,8 @@ void tm_draw(struct tm_ui *u, const struct tm_view *v)
 	draw_header(u, v);
 	if (v->failed)
 		line_at(y0++, pair(u, PAIR_BAD, A_BOLD), " %s", v->err);
+	if (v->note[0])
+		line_at(y0++, pair(u, PAIR_WARN, A_BOLD), " %s", v->note);
 	if (u->help)
 		draw_help(y0, y1);
 	else if (u->detail == TD_HIST)

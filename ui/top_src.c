@@ -55,13 +55,21 @@ static void fail(struct tm_worker *w, const char *what, const char *err)
 
 /* ----------------------------------------------------------- store -- */
 
+/* The run's counters as they stand (live: with pcap_stats' drops). */
+static void run_counters(struct tm_worker *w)
+{
+	w->run.cs = *cap_pipe_stats(w->pipe);
+	if (w->cfg.mode == TM_LIVE)
+		cap_source_stats(w->cfg.src, &w->run.cs);
+	w->run.ds = *dec_get_stats(w->dec);
+	w->run.es = *an_get_stats(w->eng);
+}
+
 static void rec_commit(struct tm_worker *w, int64_t now_ns)
 {
 	if (w->st == NULL)
 		return;
-	w->run.cs = *cap_pipe_stats(w->pipe);
-	w->run.ds = *dec_get_stats(w->dec);
-	w->run.es = *an_get_stats(w->eng);
+	run_counters(w);
 	if (store_commit(w->st, &w->run, an_get_names(w->eng), now_ns,
 			 w->serr) < 0) {
 		fail(w, "recording", w->serr);
@@ -92,11 +100,13 @@ static int rec_begin(struct tm_worker *w)
 
 static void rec_end(struct tm_worker *w)
 {
+	struct cap_drop_span sp;
+
 	if (w->st == NULL)
 		return;
-	w->run.cs = *cap_pipe_stats(w->pipe);
-	w->run.ds = *dec_get_stats(w->dec);
-	w->run.es = *an_get_stats(w->eng);
+	if (w->cfg.mode == TM_LIVE && cap_source_drops(w->cfg.src, &sp) == 1)
+		store_put_drop(w->st, &sp);	/* the last sample */
+	run_counters(w);
 	snprintf(w->run.state, sizeof(w->run.state), "%s",
 		 w->m->done ? "complete" : "interrupted");
 	if (store_run_end(w->st, &w->run, an_get_names(w->eng), w->m->figs,
@@ -218,8 +228,12 @@ static void run_packets(struct tm_worker *w)
 			publish(w, live ? ui_wall_ns() : w->last_ts);
 		if (live && ui_mono_s() - last_tick >= 1.0) {
 			int64_t now = ui_wall_ns();
+			struct cap_drop_span sp;
 
 			last_tick = ui_mono_s();
+			/* packets lost: stored as a span, as record does */
+			if (cap_source_drops(w->cfg.src, &sp) == 1 && w->st)
+				store_put_drop(w->st, &sp);
 			an_tick(w->eng, now);
 			rec_commit(w, w->last_ts);
 		}
@@ -297,6 +311,11 @@ static void run_attach(struct tm_worker *w)
 		w->m->es = run.es;
 		snprintf(w->m->run_state, sizeof(w->m->run_state), "%s",
 			 run.state);
+		if (run.ops_mode != STORE_OPS_ALL)	/* say what is missing */
+			snprintf(w->m->note, sizeof(w->m->note), "run recorded "
+				 "with --ops %s: only the operations stored are "
+				 "shown", run.ops_mode == STORE_OPS_NONE ? "none" :
+				 "slow");
 		tm_model_tick(w->m, run.last_ns, &run.cs);
 		/* a finished run: everything it has is read */
 		if (!more && strcmp(run.state, "recording") != 0 && !w->m->done) {

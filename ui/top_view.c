@@ -675,4 +675,5 @@ void tm_view_build(struct tm_view *v, const struct tm_model *m,
 	v->failed = m->failed;
 	snprintf(v->err, sizeof(v->err), "%s", m->err);
 	snprintf(v->run_state, sizeof(v->run_state), "%s", m->run_state);
+	snprintf(v->note, sizeof(v->note), "%s", m->note);
 }

@@ -53,8 +53,16 @@ def tmux(*args, check=True):
 def start(cmd, x=110, y=36):
     tmux('kill-server', check=False)
     env = ' '.join(['TERM=xterm-256color', 'TZ=UTC', 'LC_ALL=C.UTF-8'])
-    tmux('new-session', '-d', '-s', SESSION, '-x', str(x), '-y', str(y),
-         'env %s %s; echo "[exit $?]"; sleep 600' % (env, cmd))
+    # the old server may still be shutting down: try again for a while
+    for _ in range(50):
+        p = subprocess.run(['tmux', '-L', SOCK, 'new-session', '-d', '-s',
+                            SESSION, '-x', str(x), '-y', str(y),
+                            'env %s %s; echo "[exit $?]"; sleep 600' %
+                            (env, cmd)], capture_output=True, text=True)
+        if p.returncode == 0:
+            return
+        time.sleep(0.1)
+    fail('tmux new-session: ' + p.stderr)
 
 
 def screen():
@@ -456,6 +464,15 @@ def check_attach():
     for name, c in table(s, 'PROCEDURE'):
         ok(int(c[0]) == want[name]['n'], 'attach %s count' % name)
     wait_text('run complete')
+    # a run stored with --ops slow: the screen says only stored ops are shown
+    slow = os.path.join(WORK, 'slow.db')
+    subprocess.run([NFSCOPE, 'record', '-r', pcap, '-w', slow, '--ops',
+                    'slow:10', '--force', '--quiet'], check=True)
+    start('%s top %s --window all --refresh 200' % (NFSCOPE, slow))
+    s = wait_text('run recorded with --ops slow')
+    s = wait_for(lambda s: total_on(s) == ops_rows(slow), 'the %d stored ops'
+                 % ops_rows(slow))
+    ok(0 < total_on(s) < len(ops), 'only the stored ops')
 
 
 def pcap_prefix(data, share):
