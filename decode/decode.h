@@ -536,7 +536,8 @@ const char *nfs_ftype_name(uint32_t vers, uint32_t type);
  * comes from another port, and the server may answer the one the capture
  * lost.  (Which transmissions form one operation is analyze/'s business.)
  * Bounded: at most `max` entries; the oldest are reused first; evictions
- * of entries younger than ttl are counted.
+ * of unanswered entries younger than ttl are counted (an answered entry
+ * only waits for duplicate replies).
  */
 struct dec_xidmap;
 

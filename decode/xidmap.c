@@ -5,7 +5,9 @@
  * a power-of-two bucket array of at least max slots): no allocation per
  * call.  Nodes are also on an age list in order of their latest put (oldest
  * at the head).  A put with no free node reuses the oldest node: if it is
- * older than ttl that is an expiry, otherwise an eviction (counted).  A get
+ * older than ttl that is an expiry; if it was answered, nothing is lost
+ * (it stayed only for duplicate replies); otherwise an eviction (counted:
+ * its reply can no longer be decoded).  A get
  * of an entry older than ttl frees it and misses.
  *
  * Indices, not pointers, link nodes; NIL ends a list.  The hash chain
@@ -243,7 +245,10 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	if (m->free_head == NIL) {
 		uint32_t old = m->old_head;
 
-		if (!xid_expired(m, &m->nodes[old], call->ts_ns))
+		/* a loss only if its reply may still come: an answered entry
+		 * is kept just to decode duplicate replies */
+		if (!xid_expired(m, &m->nodes[old], call->ts_ns) &&
+		    m->nodes[old].call.reply_len == 0)
 			m->evictions++;
 		xid_release(m, old);
 	}

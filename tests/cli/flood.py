@@ -125,6 +125,28 @@ def flood_xid():
           rss=True)
 
 
+def answered_not_evicted():
+    """Answered calls pushed out of a small decoder table lose nothing (they
+    stay only for duplicate replies): no eviction, the report complete."""
+    ops = os.path.join(WORK, 'answered.truth')
+    n = 6000
+    pcap = gen('answered', '--scenario', 'mixed', '--count', str(n), '--rate',
+               '1000000', '--transport', 'udp', '--clients', '1', '--servers',
+               '1', '--ops-truth', ops)
+    truth = truth_lines(ops)
+    check(len(truth) == n and all(o['answered'] for o in truth),
+          'generator: %d answered calls' % n)
+    out = subprocess.run([NFSCOPE, 'report', '--json', '-r', pcap,
+                          '--dec-xid-max', '1024'], capture_output=True,
+                         text=True).stdout
+    rep = json.loads(out)
+    check(rep['engine']['answered'] == n, 'every call answered: %d' %
+          rep['engine']['answered'])
+    check(rep['decode']['xid_evictions'] == 0 and rep['complete'] is True,
+          'answered entries reused: evictions %d, complete %s' % (
+              rep['decode']['xid_evictions'], rep['complete']))
+
+
 def flood_flows():
     truth = os.path.join(WORK, 'flows.truth')
     pcap = gen('flows', '--transport', 'tcp', '--clients', '3000', '--servers',
@@ -164,6 +186,7 @@ def main():
     if not RSS:
         print('sanitizer build: peak RSS not checked, evictions are')
     flood_xid()
+    answered_not_evicted()
     flood_flows()
     flood_frags()
     for f in os.listdir(WORK):
