@@ -339,9 +339,7 @@ static void rebuild(struct top *t)
 		u->q.sel_key = u->sel_key[u->panel];
 	}
 	u->q.buckets = u->panel == TP_RETRANS ? 60 : COLS > 20 ? COLS - 12 : 8;
-	pthread_mutex_lock(&t->m.mu);
 	tm_view_build(&t->v, &t->m, &u->q);
-	pthread_mutex_unlock(&t->m.mu);
 	tm_sort(u, &t->v);
 }
 

@@ -10,7 +10,8 @@
  *     history ring; per-second capture counters go to a second ring.
  *   - the UI thread (top.c, top_draw.c) wakes a few times per second,
  *     takes the model's mutex only to aggregate the shown time window into
- *     its own struct tm_view (top_view.c), releases it, and then draws.
+ *     its own struct tm_view (top_view.c; it lets the lock go every 64k
+ *     records of the scan), releases it, and then draws.
  *     The terminal is written only outside the lock, so a slow terminal
  *     can delay the picture but never the capture; the worker holds the
  *     lock for one batch of packets at a time.
@@ -231,8 +232,9 @@ struct tm_query {
 
 int tm_view_init(struct tm_view *v);
 void tm_view_fini(struct tm_view *v);
-/* Aggregate; call with m->mu held. */
-void tm_view_build(struct tm_view *v, const struct tm_model *m,
+/* Aggregate the window: takes m->mu, letting it go now and then during
+ * the scan of the history (see top_view.c). */
+void tm_view_build(struct tm_view *v, struct tm_model *m,
 		   const struct tm_query *q);
 /* Parse "client=A server=B op=READ path=/x word" into f; -1 and a message
  * in err (n bytes) when a key is unknown. */

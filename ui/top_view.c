@@ -423,20 +423,40 @@ static void series_ticks(struct tm_view *v, const struct tm_model *m)
 	}
 }
 
-static void scan(struct tm_view *v, const struct tm_model *m,
+/*
+ * Scan the history from the newest record back, with m->mu held but let go
+ * every SCAN_CHUNK records so the worker never waits long.  Records only
+ * get appended meanwhile; an append overwrites the oldest slot, so after
+ * each pause the scan stops at what is still intact.  Records appended
+ * after the start are not in this view (the window was fixed before).
+ */
+#define SCAN_CHUNK 65536
+
+static void scan(struct tm_view *v, struct tm_model *m,
 		 const struct tm_query *q)
 {
-	uint64_t lo = m->n > m->cap ? m->n - m->cap : 0, k;
+	uint64_t lo = m->n > m->cap ? m->n - m->cap : 0, k, step = 0;
 	int64_t stop = v->from_ns - LATE_NS;
 	uint64_t rb = 0, wb = 0;
 
 	if (lo > 0 && m->ring[lo % m->cap].ts_ns > v->from_ns)
 		v->cut = true;
 	for (k = m->n; k > lo; k--) {
-		const struct tm_rec *r = &m->ring[(k - 1) % m->cap];
+		const struct tm_rec *r;
 		struct tm_row *w;
 		uint32_t b;
 
+		if (++step % SCAN_CHUNK == 0) {
+			pthread_mutex_unlock(&m->mu);
+			pthread_mutex_lock(&m->mu);
+			if (m->n > m->cap && m->n - m->cap > lo)
+				lo = m->n - m->cap;	/* overwritten meanwhile */
+			if (k <= lo) {
+				v->cut = true;
+				break;
+			}
+		}
+		r = &m->ring[(k - 1) % m->cap];
 		if (r->ts_ns < stop)
 			break;
 		if (r->ts_ns < v->from_ns || r->ts_ns >= v->to_ns ||
@@ -625,11 +645,12 @@ static void sizes(struct tm_view *v, const struct tm_model *m,
 	}
 }
 
-void tm_view_build(struct tm_view *v, const struct tm_model *m,
+void tm_view_build(struct tm_view *v, struct tm_model *m,
 		   const struct tm_query *q)
 {
 	int g;
 
+	pthread_mutex_lock(&m->mu);
 	v->gen_now++;
 	if (v->gen_now == 0) {	/* wrapped: forget every stamp */
 		for (g = 0; g < 3; g++)
@@ -676,4 +697,5 @@ void tm_view_build(struct tm_view *v, const struct tm_model *m,
 	snprintf(v->err, sizeof(v->err), "%s", m->err);
 	snprintf(v->run_state, sizeof(v->run_state), "%s", m->run_state);
 	snprintf(v->note, sizeof(v->note), "%s", m->note);
+	pthread_mutex_unlock(&m->mu);
 }

@@ -655,6 +655,31 @@ def check_hangup():
     ok(not left, 'top still running after its terminal went away')
 
 
+def check_history():
+    """More operations than the history keeps: the window is cut (and says
+    so) and holds exactly the newest --history ones; with room for all,
+    every operation is there (the scan lets the lock go every 64k records)."""
+    pcap, ops = gen('history', '--mix', 'meta', '--transport', 'udp',
+                    '--count', '90000', '--clients', '4', '--servers', '1',
+                    '--seed', '4')
+    n = len(ops)
+    ok(n == 90000, 'generator: %d operations' % n)
+    start('%s top -r %s --fast --window all --history 50000' % (NFSCOPE, pcap))
+    s = wait_text('end of input', timeout=60)
+    ok('cut: history full' in s, 'the header says the window is cut')
+    ok(total_on(s) == 50000, 'the newest 50000 kept: %d' % total_on(s))
+    start('%s top -r %s --fast --window all --history 200000' %
+          (NFSCOPE, pcap))
+    s = wait_text('end of input', timeout=60)
+    ok('cut:' not in s, 'nothing cut')
+    want = truth_rows(ops, pname)
+    rows = dict(table(s, 'PROCEDURE'))
+    ok(set(rows) == set(want), 'procedures')
+    for name, w in want.items():
+        ok(int(rows[name][0]) == w['n'], '%s count %s != %d' %
+           (name, rows[name][0], w['n']))
+
+
 def main():
     if shutil.which('tmux') is None:
         print('tmux is not installed (scripts/dev.sh deps installs it)')
