@@ -58,7 +58,7 @@ DEMO=pcaps/lab-demo.pcap
 
 demo() {	# demo DIR: top on a terminal, the report otherwise
 	if [ -t 0 ] && [ -t 1 ]; then
-		exec "$1/ui/nfscope" top -r "$DEMO"
+		exec "$1/ui/nfscope" top -r "$DEMO" --speed 4
 	fi
 	"$1/ui/nfscope" report -r "$DEMO"
 }

@@ -79,7 +79,7 @@ DEMO = dict(
     doc='demo: UDP mixed workload and a COMMIT storm over a lossy link',
     link='tap', impair={'ab': 'loss=0.02', 'ba': 'loss=0.02'}, caps=(32768, 32768),
     seed=11, snaplen=256, storms={'commit_storm'},
-    runs=[dict(proto='udp', phases=['mixed:3', 'rewrite:80'], wsize=4096, rsize=8192,
+    runs=[dict(proto='udp', phases=['mixed:160', 'rewrite:400'], wsize=4096, rsize=8192,
                timeo=150)])
 
 

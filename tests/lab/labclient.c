@@ -41,7 +41,7 @@
 #define NFS_PROG	100003
 #define MOUNT_PROG	100005
 #define NPROC		32	/* NFSv3 has 22 procedures, MOUNTv3 6 */
-#define MAX_RESEND	64	/* xids re-sent that the record lists */
+#define MAX_RESEND	1024	/* xids re-sent that the record lists */
 #define BUF_MAX		(1024 * 1024 + 4096)	/* a 1 MiB WRITE and headers */
 
 static const char *const nfs3_names[22] = {
