@@ -9,6 +9,7 @@
  */
 #include "analyze/ops.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +21,12 @@ enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
 enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
 
 struct xent {
-	struct an_op op;
+	struct an_op_core op;	/* the path is added at delivery */
 	int32_t prev, next;	/* list links */
 	uint8_t state;
 };
 
-/* The hash chains, apart from the ~1 KB entries: walking a chain touches
+/* The hash chains, apart from the ~0.7 KB entries: walking a chain touches
  * no entry but the one it finds. */
 struct xhash {
 	uint64_t hash;
@@ -52,6 +53,7 @@ struct an_engine {
 	int64_t now;
 	struct an_names *names;
 	struct an_stats st;
+	struct an_op out;	/* the op being delivered: core + path */
 };
 
 /* ------------------------------------------------------------ lists -- */
@@ -135,7 +137,7 @@ static int32_t lookup(const struct an_engine *e, uint64_t h,
 	int32_t i;
 
 	for (i = e->bucket[h & e->bmask]; i >= 0; i = e->hx[i].hnext) {
-		const struct an_op *o = &e->ent[i].op;
+		const struct an_op_core *o = &e->ent[i].op;
 
 		if (e->hx[i].hash == h && o->xid == xid && o->prog == prog &&
 		    cap_addr_eq(&o->client, c) && cap_addr_eq(&o->server, s))
@@ -171,15 +173,25 @@ static void prefetch_ent(const struct an_engine *e, int32_t i)
 	__builtin_prefetch(&e->bucket[e->hx[i].hash & e->bmask], 1);
 }
 
+/* struct an_op is struct an_op_core plus the path: same members, same
+ * places (both are built from AN_OP_CORE_FIELDS). */
+_Static_assert(offsetof(struct an_op, tsize) ==
+	       offsetof(struct an_op_core, tsize) &&
+	       offsetof(struct an_op, name) == offsetof(struct an_op_core, name) &&
+	       offsetof(struct an_op, path) >= sizeof(struct an_op_core),
+	       "struct an_op must begin with struct an_op_core's layout");
+
 static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 {
 	struct xent *x = &e->ent[i];
-	struct an_op *o = &x->op;
+	struct an_op *o = &e->out;
 	const char *path;
 	int exp;
 
 	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
 	hash_del(e, i);
+	memcpy(o, &x->op, sizeof(x->op));
+	o->path[0] = '\0';
 	o->flags |= why;
 	o->export_id = -1;
 	if ((o->have & AN_HAVE_FH) &&
@@ -338,7 +350,7 @@ static void copy_name(char *dst, const char *src, uint32_t len)
 }
 
 /* Fill the call side of a fresh op. */
-static void call_fill(struct an_op *o, const struct cap_msg *m,
+static void call_fill(struct an_op_core *o, const struct cap_msg *m,
 		      const struct dec_msg *d)
 {
 	const struct rpc_cred *cr = &d->rpc.cred;
@@ -397,7 +409,7 @@ static void call_fill(struct an_op *o, const struct cap_msg *m,
 	}
 }
 
-static bool same_call(const struct an_op *o, const struct dec_msg *d)
+static bool same_call(const struct an_op_core *o, const struct dec_msg *d)
 {
 	if (o->vers != d->vers || o->proc != d->proc)
 		return false;
@@ -418,7 +430,7 @@ static void on_call(struct an_engine *e, const struct cap_msg *m,
 	uint64_t h = key_hash(&m->src, &m->dst, d->prog, d->rpc.xid);
 	int32_t i = lookup(e, h, &m->src, &m->dst, d->prog, d->rpc.xid);
 	struct xent *x;
-	struct an_op *o;
+	struct an_op_core *o;
 	int64_t ivl;
 
 	e->st.calls++;
@@ -477,7 +489,7 @@ static bool creates_name(uint32_t vers, uint32_t proc)
 	       proc == NFS2_MKDIR;
 }
 
-static void reply_nfs(struct an_engine *e, struct an_op *o,
+static void reply_nfs(struct an_engine *e, struct an_op_core *o,
 		      const struct nfs_reply *r)
 {
 	uint32_t k;
@@ -531,7 +543,7 @@ static void reply_nfs(struct an_engine *e, struct an_op *o,
 	}
 }
 
-static void reply_fill(struct an_engine *e, struct an_op *o,
+static void reply_fill(struct an_engine *e, struct an_op_core *o,
 		       const struct cap_msg *m, const struct dec_msg *d)
 {
 	o->flags |= AN_OP_ANSWERED | msg_flags(m);

@@ -40,7 +40,7 @@
  * and valid during the callback only.
  *
  * Load: O(1) per message: one hash lookup, no allocation after an_new.  The
- * table is a fixed pool of xid_max entries (default 32768, ~30 MB
+ * table is a fixed pool of xid_max entries (default 32768, ~23 MB
  * worst case, touched lazily); hash chains live in a separate 16-byte-per-
  * entry array, and the next entry to deliver is prefetched.
  */
@@ -90,36 +90,50 @@
 #define AN_HAVE_EXPORT    0x4000u	/* export_id valid */
 #define AN_HAVE_RFH       0x8000u	/* reply handle (LOOKUP, CREATE, MNT) */
 
-struct an_op {
-	uint64_t call_frame, reply_frame;	/* first call; first reply */
-	int64_t first_call_ns, last_call_ns;
-	int64_t reply_ns;			/* 0 if unanswered */
-	int64_t lat_first_ns, lat_last_ns;	/* -1 if unanswered */
-	int64_t retrans_ivl_first_ns;		/* first -> second transmission */
-	int64_t retrans_ivl_max_ns;		/* longest interval */
-	uint32_t retrans, dup_replies;
-	struct cap_addr client, server;
-	uint16_t client_port, client_port_last, server_port;
-	uint8_t transport;			/* enum cap_transport */
-	uint32_t xid, prog, vers, proc;
-	uint32_t flags, have;
-	uint32_t uid, gid;
-	char machine[AN_MACHINE_MAX];
-	struct nfs_fh fh;			/* object or directory handle */
-	struct nfs_fh rfh;			/* handle in the reply */
-	int32_t export_id;			/* -1: unknown */
-	char path[AN_PATH_MAX];			/* learned path of fh */
-	char name[AN_NAME_MAX];
-	uint64_t offset;
-	uint32_t count, rcount;
-	bool eof;
-	uint32_t stable, committed;
-	uint8_t verf[NFS_VERF_SIZE];
-	uint32_t reply_stat, accept_stat;	/* RPC */
-	uint32_t status;			/* NFS / MOUNT status */
-	uint32_t call_len, reply_len;		/* wire bytes of the RPC messages */
-	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref;	/* FSINFO (v3) */
+/*
+ * The fields of an operation but its path, as a list so that struct
+ * an_op_core (what the engine keeps for each call in flight: the path is
+ * looked up only at delivery, and leaving its 256 bytes out makes the
+ * table a quarter smaller) and struct an_op share them member for member;
+ * ops.c checks that the layouts agree.
+ */
+#define AN_OP_CORE_FIELDS \
+	uint64_t call_frame, reply_frame;	/* first call; first reply */ \
+	int64_t first_call_ns, last_call_ns; \
+	int64_t reply_ns;			/* 0 if unanswered */ \
+	int64_t lat_first_ns, lat_last_ns;	/* -1 if unanswered */ \
+	int64_t retrans_ivl_first_ns;		/* first -> second transmission */ \
+	int64_t retrans_ivl_max_ns;		/* longest interval */ \
+	uint32_t retrans, dup_replies; \
+	struct cap_addr client, server; \
+	uint16_t client_port, client_port_last, server_port; \
+	uint8_t transport;			/* enum cap_transport */ \
+	uint32_t xid, prog, vers, proc; \
+	uint32_t flags, have; \
+	uint32_t uid, gid; \
+	char machine[AN_MACHINE_MAX]; \
+	struct nfs_fh fh;			/* object or directory handle */ \
+	struct nfs_fh rfh;			/* handle in the reply */ \
+	int32_t export_id;			/* -1: unknown */ \
+	char name[AN_NAME_MAX]; \
+	uint64_t offset; \
+	uint32_t count, rcount; \
+	bool eof; \
+	uint32_t stable, committed; \
+	uint8_t verf[NFS_VERF_SIZE]; \
+	uint32_t reply_stat, accept_stat;	/* RPC */ \
+	uint32_t status;			/* NFS / MOUNT status */ \
+	uint32_t call_len, reply_len;		/* wire bytes of the RPC messages */ \
+	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref;	/* FSINFO (v3) */ \
 	uint32_t tsize;				/* STATFS (v2) */
+
+struct an_op_core {
+	AN_OP_CORE_FIELDS
+};
+
+struct an_op {
+	AN_OP_CORE_FIELDS
+	char path[AN_PATH_MAX];			/* learned path of fh */
 };
 
 typedef void (*an_op_fn)(void *user, const struct an_op *op);

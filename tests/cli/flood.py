@@ -28,7 +28,7 @@ NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
 KIB = 1024
 # documented upper bounds of memory per budget unit (bytes)
-XID_ENTRY = 1100      # analysis: pending call (struct an_op + links)
+XID_ENTRY = 750       # analysis: pending call (struct an_op_core + links)
 DEC_ENTRY = 256       # decoder: remembered call
 FLOW_ENTRY = 512      # TCP flow direction (without its record buffers)
 SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
