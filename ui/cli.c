@@ -319,6 +319,13 @@ bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
 
 /* -------------------------------------------------------------- loop -- */
 
+uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
+		      const struct an_stats *es)
+{
+	return cs->flows_evicted + cs->ipfrag_evicted + ds->xid_evictions +
+	       es->evicted + es->names_evicted;
+}
+
 double ui_mono_s(void)
 {
 	struct timespec ts;

@@ -1,7 +1,7 @@
 /* record.c - `nfscope record`; see record.h and doc/store.md. */
 #include "ui/record.h"
 #include "ui/cli.h"
-#include "store/store.h"
+#include "ui/recorder.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,65 +12,19 @@
 #include <time.h>
 
 struct rec {
-	struct store *st;
-	struct store_run run;
+	struct ui_rec rec;		/* the store side (recorder.h) */
 	struct dec *dec;
 	struct dec_msg *msg;		/* reused for every message (large) */
 	struct an_engine *eng;
 	struct an_figs *figs;
 	struct an_find *find;
-	struct cap_pipe *pipe;
-	struct cap_source *src;
-	uint64_t batch_rows;
-	int64_t next_commit_ns;		/* capture time of the next commit */
-	int64_t now_ns;			/* latest message time */
-	bool failed;
-	bool quiet;
-	char err[STORE_ERRBUF_SIZE];
 };
 
-static void fill_counters(struct rec *r)
+/* A store failure ends the capture; the message is printed at the end. */
+static void check_failed(struct rec *r)
 {
-	r->run.cs = *cap_pipe_stats(r->pipe);
-	cap_source_stats(r->src, &r->run.cs);	/* drops so far (live) */
-	r->run.ds = *dec_get_stats(r->dec);
-	r->run.es = *an_get_stats(r->eng);
-}
-
-/* Entries dropped for memory budgets so far (as the report counts them). */
-static uint64_t evictions(const struct rec *r)
-{
-	return r->run.cs.flows_evicted + r->run.cs.ipfrag_evicted +
-	       r->run.ds.xid_evictions + r->run.es.evicted +
-	       r->run.es.names_evicted;
-}
-
-static void log_commit(const struct rec *r)
-{
-	const struct store_counts *c = store_get_counts(r->st);
-
-	if (r->quiet)
-		return;
-	fprintf(stderr, "nfscope record: batch %" PRIu64 " committed: ops %"
-		PRIu64 " intervals %" PRIu64 " flows %" PRIu64 " names %"
-		PRIu64 " dropped by kernel %" PRIu64 " by interface %" PRIu64
-		" evicted %" PRIu64 "\n", c->batches, c->ops, c->intervals,
-		c->flows, c->names, r->run.cs.ps_drop, r->run.cs.ps_ifdrop,
-		evictions(r));
-}
-
-static void rec_commit(struct rec *r, int64_t now_ns)
-{
-	if (r->failed)
-		return;
-	fill_counters(r);
-	if (store_commit(r->st, &r->run, an_get_names(r->eng), now_ns,
-			 r->err) < 0) {
-		r->failed = true;
+	if (r->rec.failed)
 		ui_stop = 1;
-		return;
-	}
-	log_commit(r);
 }
 
 static void on_op(void *user, const struct an_op *op)
@@ -79,40 +33,19 @@ static void on_op(void *user, const struct an_op *op)
 
 	an_figs_add(r->figs, op);
 	an_find_add(r->find, op);
-	if (r->failed)
-		return;
-	if (store_put_op(r->st, op, an_get_names(r->eng), r->err) < 0) {
-		r->failed = true;
-		ui_stop = 1;
-		return;
-	}
-	if (store_pending(r->st) >= r->batch_rows)
-		rec_commit(r, r->now_ns);
+	ui_rec_op(&r->rec, op);
+	check_failed(r);
 }
 
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct rec *r = user;
-	bool rpc;
+	bool rpc = dec_message(r->dec, m, r->msg);
 
-	if (r->run.first_ns == 0 || m->ts_ns < r->run.first_ns)
-		r->run.first_ns = m->ts_ns;
-	if (m->ts_ns > r->run.last_ns)
-		r->run.last_ns = m->ts_ns;
-	r->now_ns = r->run.last_ns;
-	if (r->next_commit_ns == 0)
-		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
-	else if (m->ts_ns >= r->next_commit_ns) {
-		rec_commit(r, m->ts_ns);
-		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
-	}
-	rpc = dec_message(r->dec, m, r->msg);
-	store_put_msg(r->st, m, rpc && r->msg->rpc.msg_type == RPC_CALL,
-		      rpc && r->msg->rpc.msg_type == RPC_REPLY);
-	if (!rpc)
-		return;
-	r->run.rpc_msgs++;
-	an_feed(r->eng, m, r->msg);
+	ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
+	check_failed(r);
+	if (rpc)
+		an_feed(r->eng, m, r->msg);
 }
 
 /* Live, every second: age out unanswered calls, commit the batch. */
@@ -121,7 +54,8 @@ static void on_tick(void *user, int64_t now_ns)
 	struct rec *r = user;
 
 	an_tick(r->eng, now_ns);
-	rec_commit(r, r->now_ns);
+	ui_rec_commit(&r->rec);
+	check_failed(r);
 }
 
 /* Live: the capture lost packets; stored with the next batch (table
@@ -130,13 +64,7 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 {
 	struct rec *r = user;
 
-	store_put_drop(r->st, sp);
-	if (!r->quiet)
-		fprintf(stderr, "nfscope record: %" PRIu64 " packets dropped by "
-			"the kernel, %" PRIu64 " by the interface between %.6f "
-			"and %.6f: what is recorded for that span is "
-			"incomplete\n", sp->drop, sp->ifdrop,
-			(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
+	ui_rec_drops(&r->rec, sp);
 }
 
 static void record_usage(FILE *f)
@@ -202,8 +130,9 @@ int ui_record_main(int argc, char **argv)
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
-	r.run.interval_ns = 10000000000LL;
-	r.batch_rows = 65536;
+	r.rec.run.interval_ns = 10000000000LL;
+	r.rec.batch_rows = 65536;
+	r.rec.who = "record";
 	ui_src_opts_init(&so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:qh", longopts,
@@ -213,7 +142,7 @@ int ui_record_main(int argc, char **argv)
 			out = optarg;
 			continue;
 		case 'O':
-			if (parse_ops(optarg, &r.run) < 0) {
+			if (parse_ops(optarg, &r.rec.run) < 0) {
 				fprintf(stderr, "nfscope record: bad --ops '%s' "
 					"(all, slow:MS or none)\n", optarg);
 				return 2;
@@ -226,10 +155,10 @@ int ui_record_main(int argc, char **argv)
 					"'%s' (0.001..86400 s)\n", optarg);
 				return 2;
 			}
-			r.run.interval_ns = (int64_t)llround(secs * 1e9);
+			r.rec.run.interval_ns = (int64_t)llround(secs * 1e9);
 			continue;
 		case 'R':
-			if (store_parse_duration(optarg, &r.run.retain_ns) < 0) {
+			if (store_parse_duration(optarg, &r.rec.run.retain_ns) < 0) {
 				fprintf(stderr, "nfscope record: bad --retain '%s' "
 					"(e.g. 3600, 90m, 12h, 7d)\n", optarg);
 				return 2;
@@ -241,13 +170,13 @@ int ui_record_main(int argc, char **argv)
 					"'%s'\n", optarg);
 				return 2;
 			}
-			r.batch_rows = v;
+			r.rec.batch_rows = v;
 			continue;
 		case 'F':
 			force = true;
 			continue;
 		case 'q':
-			r.quiet = true;
+			r.rec.quiet = true;
 			continue;
 		case 'h':
 			record_usage(stdout);
@@ -286,21 +215,6 @@ int ui_record_main(int argc, char **argv)
 		cap_close(src);
 		return 1;
 	}
-	if (store_open(out, STORE_WRITE | (force ? STORE_REPLACE : 0), &r.st,
-		       r.err) < 0) {
-		fprintf(stderr, "nfscope record: %s%s%s%s\n", r.err,
-			so.user ? " (as -Z user " : "", so.user ? so.user : "",
-			so.user ? ")" : "");
-		cap_close(src);
-		return 1;
-	}
-	r.src = src;
-	snprintf(r.run.source, sizeof(r.run.source), "%s",
-		 so.file ? so.file : so.iface);
-	snprintf(r.run.filter, sizeof(r.run.filter), "%s",
-		 so.cfg.filter ? so.cfg.filter : "");
-	r.run.live = so.iface != NULL;
-	r.run.snaplen = so.iface ? cap_source_snaplen(src) : 0;
 	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;
@@ -311,46 +225,44 @@ int ui_record_main(int argc, char **argv)
 	r.find = an_find_new(NULL);
 	rc = 1;
 	if (r.dec && r.msg && r.eng && r.figs && r.find)
-		r.pipe = cap_pipe_new(&so.cfg, on_msg, &r);
-	if (r.pipe == NULL) {
+		r.rec.pipe = cap_pipe_new(&so.cfg, on_msg, &r);
+	if (r.rec.pipe == NULL) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
-	if (store_run_begin(r.st, &r.run, r.err) < 0) {
-		fprintf(stderr, "nfscope record: %s\n", r.err);
+	r.rec.src = src;
+	r.rec.dec = r.dec;
+	r.rec.eng = r.eng;
+	if (ui_rec_begin(&r.rec, out, force, &so, src) < 0)
 		goto out;
-	}
 	{
 		struct ui_run_hooks h = { .user = &r, .who = "record",
 			.tick = on_tick, .drops = on_drops };
 
-		if (ui_run(src, r.pipe, &h) < 0 && !r.failed)
+		if (ui_run(src, r.rec.pipe, &h) < 0 && !r.rec.failed)
 			goto out;
 	}
-	if (!r.failed) {
+	if (!r.rec.failed) {
 		an_flush(r.eng);
-		fill_counters(&r);
-		an_find_finish(r.find, r.figs, r.run.cs.ipfrag_incomplete);
-		snprintf(r.run.state, sizeof(r.run.state), "%s",
-			 ui_stop ? "interrupted" : "complete");
+		an_find_finish(r.find, r.figs,
+			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
 	}
-	if (r.failed || store_run_end(r.st, &r.run, an_get_names(r.eng),
-				      r.figs, r.find, r.err) < 0) {
-		fprintf(stderr, "nfscope record: %s: %s\n", out, r.err);
+	if (ui_rec_end(&r.rec, r.figs, r.find, ui_stop ? "interrupted" :
+		       "complete") < 0) {
+		fprintf(stderr, "nfscope record: %s: %s\n", out, r.rec.err);
 		goto out;
 	}
-	log_commit(&r);
-	if (!r.quiet)
+	if (!r.rec.quiet)
 		fprintf(stderr, "nfscope record: run %" PRId64 " %s: %" PRIu64
 			" packets, %" PRIu64 " operations, %" PRIu64 " stored "
-			"in %s (insert thread %.3f s CPU)\n", r.run.id,
-			r.run.state, r.run.cs.packets, r.run.es.ops,
-			store_get_counts(r.st)->ops, out,
-			store_get_counts(r.st)->writer_ns / 1e9);
+			"in %s (insert thread %.3f s CPU)\n", r.rec.run.id,
+			r.rec.run.state, r.rec.run.cs.packets,
+			r.rec.run.es.ops, store_get_counts(r.rec.st)->ops, out,
+			store_get_counts(r.rec.st)->writer_ns / 1e9);
 	rc = 0;
 out:
-	store_close(r.st);
-	cap_pipe_free(r.pipe);
+	ui_rec_close(&r.rec);
+	cap_pipe_free(r.rec.pipe);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	an_free(r.eng);

@@ -57,8 +57,7 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 
 uint64_t rep_evictions(const struct rep *r)
 {
-	return r->cs.flows_evicted + r->cs.ipfrag_evicted +
-	       r->ds->xid_evictions + r->es->evicted + r->es->names_evicted;
+	return ui_evictions(&r->cs, r->ds, r->es);
 }
 
 bool rep_complete(const struct rep *r)

@@ -516,7 +516,6 @@ int ui_top_main(int argc, char **argv)
 		cfg.mode = so.iface ? TM_LIVE : TM_REPLAY;
 		cfg.source = so.iface ? so.iface : so.file;
 		cfg.speed = fast ? 0 : speed;
-		cfg.filter = so.cfg.filter;
 		cfg.out_db = out;
 	} else {
 		fprintf(stderr, "nfscope top: no source: give -r FILE, -i IFACE "
@@ -539,9 +538,7 @@ int ui_top_main(int argc, char **argv)
 			return 1;
 		}
 		cfg.src = src;
-		cfg.capcfg = &so.cfg;
-		cfg.deccfg = &so.dec;
-		cfg.ancfg = &so.an;
+		cfg.so = &so;
 	}
 	if (tm_model_init(&t.m, history) < 0 || tm_view_init(&t.v) < 0) {
 		fprintf(stderr, "nfscope top: out of memory\n");

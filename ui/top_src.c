@@ -4,6 +4,7 @@
  */
 #include "ui/top_src.h"
 #include "ui/cli.h"
+#include "ui/recorder.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,11 +33,9 @@ struct tm_worker {
 	double speed;
 	int64_t base_ts;
 	double base_wall;
-	/* -w: recording */
-	struct store *st;
-	struct store_run run;
-	int64_t next_commit_ns;
-	char serr[STORE_ERRBUF_SIZE];
+	/* -w: recording, as record does */
+	struct ui_rec rec;
+	bool recording;
 	/* attach */
 	struct an_op *buf;
 	uint32_t nbuf;
@@ -55,65 +54,26 @@ static void fail(struct tm_worker *w, const char *what, const char *err)
 
 /* ----------------------------------------------------------- store -- */
 
-/* The run's counters as they stand (live: with pcap_stats' drops). */
-static void run_counters(struct tm_worker *w)
+/* A failed recording shows in the header; the dashboard goes on. */
+static void rec_check(struct tm_worker *w)
 {
-	w->run.cs = *cap_pipe_stats(w->pipe);
-	if (w->cfg.mode == TM_LIVE)
-		cap_source_stats(w->cfg.src, &w->run.cs);
-	w->run.ds = *dec_get_stats(w->dec);
-	w->run.es = *an_get_stats(w->eng);
-}
-
-static void rec_commit(struct tm_worker *w, int64_t now_ns)
-{
-	if (w->st == NULL)
-		return;
-	run_counters(w);
-	if (store_commit(w->st, &w->run, an_get_names(w->eng), now_ns,
-			 w->serr) < 0) {
-		fail(w, "recording", w->serr);
-		store_close(w->st);
-		w->st = NULL;
-	}
-}
-
-static int rec_begin(struct tm_worker *w)
-{
-	if (w->cfg.out_db == NULL)
-		return 0;
-	snprintf(w->run.source, sizeof(w->run.source), "%s", w->cfg.source);
-	snprintf(w->run.filter, sizeof(w->run.filter), "%s",
-		 w->cfg.filter ? w->cfg.filter : "");
-	w->run.live = w->cfg.mode == TM_LIVE;
-	w->run.snaplen = w->run.live ? cap_source_snaplen(w->cfg.src) : 0;
-	w->run.interval_ns = 10000000000LL;
-	if (store_open(w->cfg.out_db, STORE_WRITE, &w->st, w->serr) < 0 ||
-	    store_run_begin(w->st, &w->run, w->serr) < 0) {
-		fprintf(stderr, "nfscope top: %s: %s\n", w->cfg.out_db, w->serr);
-		store_close(w->st);
-		w->st = NULL;
-		return -1;
-	}
-	return 0;
+	if (w->recording && w->rec.failed && !w->m->failed)
+		fail(w, "recording", w->rec.err);
 }
 
 static void rec_end(struct tm_worker *w)
 {
 	struct cap_drop_span sp;
 
-	if (w->st == NULL)
+	if (!w->recording)
 		return;
 	if (w->cfg.mode == TM_LIVE && cap_source_drops(w->cfg.src, &sp) == 1)
-		store_put_drop(w->st, &sp);	/* the last sample */
-	run_counters(w);
-	snprintf(w->run.state, sizeof(w->run.state), "%s",
-		 w->m->done ? "complete" : "interrupted");
-	if (store_run_end(w->st, &w->run, an_get_names(w->eng), w->m->figs,
-			  w->m->find, w->serr) < 0)
-		fail(w, "recording", w->serr);
-	store_close(w->st);
-	w->st = NULL;
+		ui_rec_drops(&w->rec, &sp);	/* the last sample */
+	ui_rec_end(&w->rec, w->m->figs, w->m->find,
+		   w->m->done ? "complete" : "interrupted");
+	rec_check(w);
+	ui_rec_close(&w->rec);
+	w->recording = false;
 }
 
 /* ---------------------------------------------------------- packets -- */
@@ -123,12 +83,8 @@ static void on_op(void *user, const struct an_op *op)
 	struct tm_worker *w = user;
 
 	tm_model_add(w->m, op);
-	if (w->st && store_put_op(w->st, op, an_get_names(w->eng),
-				  w->serr) < 0) {
-		fail(w, "recording", w->serr);
-		store_close(w->st);
-		w->st = NULL;
-	}
+	if (w->recording)
+		ui_rec_op(&w->rec, op);
 }
 
 static void on_msg(void *user, const struct cap_msg *m)
@@ -140,26 +96,11 @@ static void on_msg(void *user, const struct cap_msg *m)
 		w->m->first_ns = m->ts_ns;
 	if (m->ts_ns > w->last_ts)
 		w->last_ts = m->ts_ns;
-	if (w->st) {
-		if (w->run.first_ns == 0)
-			w->run.first_ns = m->ts_ns;
-		if (m->ts_ns > w->run.last_ns)
-			w->run.last_ns = m->ts_ns;
-		if (w->next_commit_ns == 0)
-			w->next_commit_ns = m->ts_ns + w->run.interval_ns;
-		else if (m->ts_ns >= w->next_commit_ns) {
-			rec_commit(w, m->ts_ns);
-			w->next_commit_ns = m->ts_ns + w->run.interval_ns;
-		}
-	}
 	rpc = dec_message(w->dec, m, w->msg);
-	if (w->st)
-		store_put_msg(w->st, m, rpc && w->msg->rpc.msg_type == RPC_CALL,
-			      rpc && w->msg->rpc.msg_type == RPC_REPLY);
+	if (w->recording)
+		ui_rec_msg(&w->rec, m, rpc ? w->msg : NULL);
 	if (!rpc)
 		return;
-	if (w->st)
-		w->run.rpc_msgs++;
 	an_feed(w->eng, m, w->msg);
 }
 
@@ -173,6 +114,7 @@ static void publish(struct tm_worker *w, int64_t now_ns)
 	w->m->ds = *dec_get_stats(w->dec);
 	w->m->es = *an_get_stats(w->eng);
 	tm_model_tick(w->m, now_ns, &cs);
+	rec_check(w);
 }
 
 /* Replay: sleep until the newest message is due (at most 100 ms at a time,
@@ -232,10 +174,12 @@ static void run_packets(struct tm_worker *w)
 
 			last_tick = ui_mono_s();
 			/* packets lost: stored as a span, as record does */
-			if (cap_source_drops(w->cfg.src, &sp) == 1 && w->st)
-				store_put_drop(w->st, &sp);
+			if (cap_source_drops(w->cfg.src, &sp) == 1 &&
+			    w->recording)
+				ui_rec_drops(&w->rec, &sp);
 			an_tick(w->eng, now);
-			rec_commit(w, w->last_ts);
+			if (w->recording)
+				ui_rec_commit(&w->rec);
 		}
 		pthread_mutex_unlock(&w->m->mu);
 		if (rc < 0) {
@@ -362,19 +306,32 @@ int tm_worker_start(struct tm_worker **out, struct tm_model *m,
 		if (w->buf == NULL)
 			goto fail;
 	} else {
-		struct cap_config cc = *cfg->capcfg;
+		struct cap_config cc = cfg->so->cfg;
 
-		w->dec = dec_new(cfg->deccfg);
+		w->dec = dec_new(&cfg->so->dec);
 		w->msg = malloc(sizeof(*w->msg));
-		w->eng = an_new(cfg->ancfg, on_op, w);
+		w->eng = an_new(&cfg->so->an, on_op, w);
 		if (!w->dec || !w->msg || !w->eng)
 			goto fail;
 		cc.probe = dec_probe_start;
 		cc.resync_probe = dec_probe_resync;
 		cc.probe_user = w->dec;
 		w->pipe = cap_pipe_new(&cc, on_msg, w);
-		if (w->pipe == NULL || rec_begin(w) < 0)
+		if (w->pipe == NULL)
 			goto fail;
+		if (cfg->out_db) {
+			w->rec.who = "top";
+			w->rec.quiet = true;	/* the terminal is the screen */
+			w->rec.run.interval_ns = 10000000000LL;
+			w->rec.pipe = w->pipe;
+			w->rec.src = cfg->src;
+			w->rec.dec = w->dec;
+			w->rec.eng = w->eng;
+			w->recording = true;
+			if (ui_rec_begin(&w->rec, cfg->out_db, false, cfg->so,
+					 cfg->src) < 0)
+				goto fail;
+		}
 	}
 	if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
 		goto fail;
@@ -393,7 +350,7 @@ void tm_worker_stop(struct tm_worker *w)
 	w->quit = 1;
 	if (w->started)
 		pthread_join(w->thread, NULL);
-	store_close(w->st);
+	ui_rec_close(&w->rec);
 	cap_pipe_free(w->pipe);
 	an_free(w->eng);
 	free(w->msg);

@@ -17,6 +17,7 @@
 #define NFSCOPE_TOP_SRC_H
 
 #include "store/store.h"
+#include "ui/cli.h"
 #include "ui/top.h"
 
 struct tm_worker;
@@ -25,10 +26,7 @@ struct tm_src_cfg {
 	enum tm_mode mode;
 	const char *source;		/* file, interface or database path */
 	struct cap_source *src;		/* live/replay */
-	const struct cap_config *capcfg;
-	const struct dec_config *deccfg;	/* budgets (NULL: defaults) */
-	const struct an_config *ancfg;
-	const char *filter;
+	const struct ui_src_opts *so;	/* live/replay: options, budgets */
 	double speed;			/* replay */
 	const char *db;			/* attach */
 	int64_t run_id;			/* attach: 0 = the last run */

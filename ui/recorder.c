@@ -1,0 +1,141 @@
+/* recorder.c - the store side of record and top -w; see recorder.h. */
+#include "ui/recorder.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* The run's counters as they stand (live: with pcap_stats' drops). */
+static void counters(struct ui_rec *r)
+{
+	r->run.cs = *cap_pipe_stats(r->pipe);
+	cap_source_stats(r->src, &r->run.cs);
+	r->run.ds = *dec_get_stats(r->dec);
+	r->run.es = *an_get_stats(r->eng);
+}
+
+static void log_commit(const struct ui_rec *r)
+{
+	const struct store_counts *c = store_get_counts(r->st);
+
+	if (r->quiet)
+		return;
+	fprintf(stderr, "nfscope %s: batch %" PRIu64 " committed: ops %"
+		PRIu64 " intervals %" PRIu64 " flows %" PRIu64 " names %"
+		PRIu64 " dropped by kernel %" PRIu64 " by interface %" PRIu64
+		" evicted %" PRIu64 "\n", r->who, c->batches, c->ops,
+		c->intervals, c->flows, c->names, r->run.cs.ps_drop,
+		r->run.cs.ps_ifdrop,
+		ui_evictions(&r->run.cs, &r->run.ds, &r->run.es));
+}
+
+int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
+		 const struct ui_src_opts *so, struct cap_source *src)
+{
+	if (store_open(path, STORE_WRITE | (replace ? STORE_REPLACE : 0),
+		       &r->st, r->err) < 0) {
+		fprintf(stderr, "nfscope %s: %s%s%s%s\n", r->who, r->err,
+			so->user ? " (as -Z user " : "",
+			so->user ? so->user : "", so->user ? ")" : "");
+		return -1;
+	}
+	if (r->batch_rows == 0)
+		r->batch_rows = 65536;
+	snprintf(r->run.source, sizeof(r->run.source), "%s",
+		 so->file ? so->file : so->iface);
+	snprintf(r->run.filter, sizeof(r->run.filter), "%s",
+		 so->cfg.filter ? so->cfg.filter : "");
+	r->run.live = so->iface != NULL;
+	r->run.snaplen = so->iface ? cap_source_snaplen(src) : 0;
+	if (store_run_begin(r->st, &r->run, r->err) < 0) {
+		fprintf(stderr, "nfscope %s: %s\n", r->who, r->err);
+		return -1;
+	}
+	return 0;
+}
+
+static void commit_at(struct ui_rec *r, int64_t now_ns)
+{
+	if (r->failed)
+		return;
+	counters(r);
+	if (store_commit(r->st, &r->run, an_get_names(r->eng), now_ns,
+			 r->err) < 0) {
+		r->failed = true;
+		return;
+	}
+	log_commit(r);
+}
+
+void ui_rec_commit(struct ui_rec *r)
+{
+	commit_at(r, r->now_ns);
+}
+
+void ui_rec_msg(struct ui_rec *r, const struct cap_msg *m,
+		const struct dec_msg *d)
+{
+	if (r->failed)
+		return;
+	if (r->run.first_ns == 0 || m->ts_ns < r->run.first_ns)
+		r->run.first_ns = m->ts_ns;
+	if (m->ts_ns > r->run.last_ns)
+		r->run.last_ns = m->ts_ns;
+	r->now_ns = r->run.last_ns;
+	if (r->next_commit_ns == 0) {
+		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
+	} else if (m->ts_ns >= r->next_commit_ns) {
+		commit_at(r, m->ts_ns);
+		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
+	}
+	store_put_msg(r->st, m, d && d->rpc.msg_type == RPC_CALL,
+		      d && d->rpc.msg_type == RPC_REPLY);
+	if (d)
+		r->run.rpc_msgs++;
+}
+
+void ui_rec_op(struct ui_rec *r, const struct an_op *op)
+{
+	if (r->failed)
+		return;
+	if (store_put_op(r->st, op, an_get_names(r->eng), r->err) < 0) {
+		r->failed = true;
+		return;
+	}
+	if (store_pending(r->st) >= r->batch_rows)
+		ui_rec_commit(r);
+}
+
+void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp)
+{
+	if (r->failed)
+		return;
+	store_put_drop(r->st, sp);
+	if (!r->quiet)
+		fprintf(stderr, "nfscope %s: %" PRIu64 " packets dropped by "
+			"the kernel, %" PRIu64 " by the interface between %.6f "
+			"and %.6f: what is recorded for that span is "
+			"incomplete\n", r->who, sp->drop, sp->ifdrop,
+			(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
+}
+
+int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
+	       const struct an_find *find, const char *state)
+{
+	if (r->failed)
+		return -1;
+	counters(r);
+	snprintf(r->run.state, sizeof(r->run.state), "%s", state);
+	if (store_run_end(r->st, &r->run, an_get_names(r->eng), figs, find,
+			  r->err) < 0) {
+		r->failed = true;
+		return -1;
+	}
+	log_commit(r);
+	return 0;
+}
+
+void ui_rec_close(struct ui_rec *r)
+{
+	store_close(r->st);
+	r->st = NULL;
+}

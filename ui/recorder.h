@@ -1,0 +1,63 @@
+/*
+ * recorder.h - the store side of a packet-reading run: what `record` and
+ * `top -w` share.  The caller runs capture -> decode -> analyze and hands
+ * each message and operation here; this keeps the run's row, commits a
+ * batch per interval of capture time (run.interval_ns), per batch_rows
+ * rows and whenever the caller asks (live: every second), stores drop spans
+ * and ends the run.
+ *
+ * Errors: the first failure (disk full, ...) sets `failed` and `err`; every
+ * call after it does nothing, so the caller checks `failed` when it suits
+ * it (record stops the capture, top shows the error and keeps drawing).
+ *
+ * Ownership: struct ui_rec is the caller's; ui_rec_close closes the store.
+ * pipe, src, dec and eng are the caller's too: they are read for the run's
+ * counters (set them before the first message).
+ */
+#ifndef NFSCOPE_RECORDER_H
+#define NFSCOPE_RECORDER_H
+
+#include "store/store.h"
+#include "ui/cli.h"
+
+struct ui_rec {
+	struct store *st;
+	struct store_run run;		/* options (ops_mode, interval_ns,
+					   retain_ns) set before ui_rec_begin */
+	uint64_t batch_rows;		/* 0: 65536 */
+	const char *who;		/* "record", "top": in messages */
+	bool quiet;			/* no log lines (errors still) */
+	/* where the counters come from (the caller's) */
+	struct cap_pipe *pipe;
+	struct cap_source *src;
+	struct dec *dec;
+	struct an_engine *eng;
+	/* state */
+	int64_t next_commit_ns;		/* capture time of the next commit */
+	int64_t now_ns;			/* latest message time */
+	bool failed;
+	char err[STORE_ERRBUF_SIZE];
+};
+
+/* Open (create or append; replace: a new file) path and begin the run,
+ * described from so and src.  Prints the error (naming -Z's user) and
+ * returns -1 on failure. */
+int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
+		 const struct ui_src_opts *so, struct cap_source *src);
+/* A message, after decoding (d NULL: not RPC): commits a batch when an
+ * interval of capture time has passed, then stores the message's flow. */
+void ui_rec_msg(struct ui_rec *r, const struct cap_msg *m,
+		const struct dec_msg *d);
+/* An operation the engine delivered. */
+void ui_rec_op(struct ui_rec *r, const struct an_op *op);
+/* Commit the batch now (live: every second). */
+void ui_rec_commit(struct ui_rec *r);
+/* Packets the capture lost in a span: stored with the next batch. */
+void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp);
+/* End the run: last batch, sizes, FSINFO, findings, state ("complete" or
+ * "interrupted").  Returns 0 or -1 (failed, err). */
+int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
+	       const struct an_find *find, const char *state);
+void ui_rec_close(struct ui_rec *r);
+
+#endif
