@@ -11,9 +11,6 @@
 # (/usr/bin/time -v) and the time as a ratio to the floor.  Never asserts speed.
 set -u
 G=$1 N=$2 F=$3
-P=${BENCH_PACKETS:-5000000}
-D=${BENCH_DIR:-/tmp/nfscope-bench}
-mkdir -p "$D"
 T=/usr/bin/time
 [ -x "$T" ] || { echo "run.sh: /usr/bin/time missing (apt-get install time)"; exit 77; }
 
@@ -27,15 +24,7 @@ if ! command -v nfstrace >/dev/null 2>&1; then
 fi
 NFSTRACE_MOD=/usr/lib/nfstrace/libbreakdown.so
 
-gen() {	# name args...
-	name=$1; shift
-	[ -s "$D/$name.pcap" ] && [ "$(cat "$D/$name.args" 2>/dev/null)" = "$*" ] && return
-	echo "generating $name: nfsgen $*"
-	"$G" -o "$D/$name.pcap" "$@" || exit 1
-	echo "$*" > "$D/$name.args"
-}
-gen meta --mix meta --transport mix --count 1000000000 --packets "$P" --seed 1 --clients 64 --servers 4 --acks 0.1
-gen data --mix data --transport mix --size 1048576 --count 1000000000 --packets "$P" --seed 1 --clients 16 --servers 4 --acks 0.1
+. "$(dirname "$0")/captures.sh"
 gen meta-short --mix meta --transport mix --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
 
 # measure NAME FILE cmd... -> prints one row, sets $secs

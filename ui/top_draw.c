@@ -148,6 +148,37 @@ static const char *fmt_dur(double s, char *b, size_t n)
 	return b;
 }
 
+/* Keep panel p's selection among its n rows and in its h visible ones. */
+static void keep_visible(struct tm_ui *u, enum tm_panel p, int n, int h)
+{
+	if (u->sel[p] >= n)
+		u->sel[p] = n - 1;
+	if (u->sel[p] < 0)
+		u->sel[p] = 0;
+	if (u->sel[p] < u->first[p])
+		u->first[p] = u->sel[p];
+	if (h > 0 && u->sel[p] >= u->first[p] + h)
+		u->first[p] = u->sel[p] - h + 1;
+}
+
+/* A bar of share (0..1) of the width left from column x on row y. */
+static void bar_at(const struct tm_ui *u, int y, int x, double share)
+{
+	char bar[512];
+	int w = COLS - x - 1, len;
+
+	if (w <= 0)
+		return;
+	len = (int)(share * w + 0.5);
+	if (len > (int)sizeof(bar) - 1)
+		len = (int)sizeof(bar) - 1;
+	memset(bar, '#', (size_t)len);
+	bar[len] = '\0';
+	attrset(pair(u, PAIR_BAR, A_BOLD));
+	mvaddnstr(y, x, bar, COLS - x);
+	attrset(A_NORMAL);
+}
+
 /* ------------------------------------------------------------ sorting -- */
 
 static double col_val(const struct tm_view *v, const struct tm_row *r,
@@ -384,14 +415,7 @@ static void draw_rows(struct tm_ui *u, const struct tm_view *v, int y0,
 			tm_filter_empty(&u->q.filt) ? "" : " match the filter");
 		return;
 	}
-	if (u->sel[p] >= n)
-		u->sel[p] = n - 1;
-	if (u->sel[p] < 0)
-		u->sel[p] = 0;
-	if (u->sel[p] < u->first[p])
-		u->first[p] = u->sel[p];
-	if (h > 0 && u->sel[p] >= u->first[p] + h)
-		u->first[p] = u->sel[p] - h + 1;
+	keep_visible(u, p, n, h);
 	for (k = 0; k < h && u->first[p] + k < n; k++) {
 		int i = u->first[p] + k;
 		const struct tm_row *r = &v->rows[g][u->order[g][i]];
@@ -417,26 +441,16 @@ static int draw_size_hist(const struct tm_ui *u, int y, int y1,
 			  uint32_t ns, uint64_t other, uint64_t total)
 {
 	uint32_t k;
-	int bw = COLS - 34;
 	char t[32];
 
 	line_at(y++, A_BOLD, " %s sizes (%" PRIu64 " calls)%s", what, total,
 		ns ? "" : ": none in this window");
 	for (k = 0; k < ns && k < SIZES_SHOWN && y < y1; k++) {
 		double share = total ? (double)s[k].n / (double)total : 0;
-		int len = (int)(share * (bw > 0 ? bw : 0) + 0.5);
-		char bar[512];
 
-		if (len > (int)sizeof(bar) - 1)
-			len = (int)sizeof(bar) - 1;
-		memset(bar, '#', (size_t)len);
-		bar[len] = '\0';
 		line_at(y, A_NORMAL, "  %7s %8" PRIu64 " %5.1f%%  ",
 			fmt_size(s[k].size, t, sizeof(t)), s[k].n, share * 100);
-		attrset(pair(u, PAIR_BAR, A_BOLD));
-		mvaddnstr(y, 28, bar, COLS - 28 > 0 ? COLS - 28 : 0);
-		attrset(A_NORMAL);
-		y++;
+		bar_at(u, y++, 28, share);
 	}
 	for (; k < ns; k++)
 		other += s[k].n;
@@ -579,12 +593,7 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 			v->done ? "" : " so far");
 		return;
 	}
-	if (u->sel[p] >= n)
-		u->sel[p] = n - 1;
-	if (u->sel[p] < u->first[p])
-		u->first[p] = u->sel[p];
-	if (h > 0 && u->sel[p] >= u->first[p] + h)
-		u->first[p] = u->sel[p] - h + 1;
+	keep_visible(u, p, n, h);
 	for (k = 0; k < h && u->first[p] + k < n; k++) {
 		int i = u->first[p] + k;
 		const struct an_finding *f = &v->findings[i];
@@ -632,7 +641,6 @@ static void draw_histogram(const struct tm_ui *u, const struct tm_view *v,
 	uint64_t lo, hi, n, maxn = 0;
 	uint32_t k;
 	unsigned c;
-	int bw = COLS - 43;
 	char a[32], b[32], p50[32], p99[32];
 
 	for (k = 0; k < v->nrows[0]; k++)
@@ -655,25 +663,14 @@ static void draw_histogram(const struct tm_ui *u, const struct tm_view *v,
 		if ((n = hist_range_count(&r->lat, c, &lo, &hi)) > maxn)
 			maxn = n;
 	for (c = 0; c < HIST_NCHUNK && y < y1; c++) {
-		char bar[512];
-		int len;
-
 		n = hist_range_count(&r->lat, c, &lo, &hi);
 		if (n == 0)
 			continue;
-		len = maxn ? (int)((double)n / (double)maxn * (bw > 0 ? bw : 0)) :
-		      0;
-		if (len > (int)sizeof(bar) - 1)
-			len = (int)sizeof(bar) - 1;
-		memset(bar, '#', (size_t)len);
-		bar[len] = '\0';
 		snprintf(a, sizeof(a), "%.4f", (double)lo / 1e6);
 		snprintf(b, sizeof(b), "%.4f", (double)hi / 1e6);
 		line_at(y, A_NORMAL, " %10s-%-11s %9" PRIu64 " %5.1f%% ", a, b,
 			n, 100.0 * (double)n / (double)r->lat.count);
-		attrset(pair(u, PAIR_BAR, A_BOLD));
-		mvaddnstr(y, 42, bar, COLS > 42 ? COLS - 42 : 0);
-		attrset(A_NORMAL);
+		bar_at(u, y, 42, (double)n / (double)maxn);
 		y++;
 	}
 }

@@ -260,6 +260,19 @@ static void vote(uint32_t *cand, uint32_t *n, uint32_t size)
 	}
 }
 
+/* One READ or WRITE into a row's figures of that direction. */
+static void dir_add(uint64_t *calls, uint64_t *bytes, uint32_t *size,
+		    uint32_t *size_n, uint32_t *size_max, const struct tm_rec *r)
+{
+	(*calls)++;
+	*bytes += r->data;
+	if (r->size == 0)
+		return;
+	vote(size, size_n, r->size);
+	if (r->size > *size_max)
+		*size_max = r->size;
+}
+
 static void row_add(struct tm_row *w, const struct tm_rec *r)
 {
 	w->calls++;
@@ -276,24 +289,12 @@ static void row_add(struct tm_row *w, const struct tm_rec *r)
 		w->retrans_ops++;
 	}
 	w->dups += r->dup;
-	if (r->flags & TM_READ) {
-		w->reads++;
-		w->rbytes += r->data;
-		if (r->size) {
-			vote(&w->rsize, &w->rsize_n, r->size);
-			if (r->size > w->rsize_max)
-				w->rsize_max = r->size;
-		}
-	}
-	if (r->flags & TM_WRITE) {
-		w->writes++;
-		w->wbytes += r->data;
-		if (r->size) {
-			vote(&w->wsize, &w->wsize_n, r->size);
-			if (r->size > w->wsize_max)
-				w->wsize_max = r->size;
-		}
-	}
+	if (r->flags & TM_READ)
+		dir_add(&w->reads, &w->rbytes, &w->rsize, &w->rsize_n,
+			&w->rsize_max, r);
+	if (r->flags & TM_WRITE)
+		dir_add(&w->writes, &w->wbytes, &w->wsize, &w->wsize_n,
+			&w->wsize_max, r);
 }
 
 static void size_add(struct tm_size_count *s, uint32_t *n, uint64_t *other,

@@ -11,19 +11,7 @@
 # --ops all <= 2x report, >= 1M rows/s.  Never asserts speed.
 set -u
 G=$1 N=$2
-P=${BENCH_PACKETS:-5000000}
-D=${BENCH_DIR:-/tmp/nfscope-bench}
-mkdir -p "$D"
-
-gen() {	# name args...
-	name=$1; shift
-	[ -s "$D/$name.pcap" ] && [ "$(cat "$D/$name.args" 2>/dev/null)" = "$*" ] && return
-	echo "generating $name: nfsgen $*"
-	"$G" -o "$D/$name.pcap" "$@" || exit 1
-	echo "$*" > "$D/$name.args"
-}
-gen meta --mix meta --transport mix --count 1000000000 --packets "$P" --seed 1 --clients 64 --servers 4 --acks 0.1
-gen data --mix data --transport mix --size 1048576 --count 1000000000 --packets "$P" --seed 1 --clients 16 --servers 4 --acks 0.1
+. "$(dirname "$0")/../captures.sh"
 
 now() { date +%s.%N; }
 R=${BENCH_REPEAT:-3}	# each command runs R times; the fastest counts (shared hosts are noisy)

@@ -517,22 +517,32 @@ def check_notty():
 
 def check_demo():
     """The README's first command: the dashboard on a terminal, the report
-    on a pipe (scripts/dev.sh demo = deps + build + this)."""
+    on a pipe (scripts/dev.sh demo = deps + build + this).  Ground truth:
+    the lab client's own record of the bundled capture."""
     src = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
     build = os.path.dirname(os.path.dirname(NFSCOPE))
     dev = os.path.join(src, 'scripts', 'dev.sh')
+    truth = json.load(open(os.path.join(src, 'pcaps', 'lab-demo.truth.json')))
+    calls = {k: v['calls'] for k, v in truth['client']['procedures'].items()}
     p = subprocess.run([dev, 'demo-run', build], capture_output=True,
                        text=True, stdin=subprocess.DEVNULL)
     ok(p.returncode == 0, 'demo on a pipe: exit %d %s' % (p.returncode,
                                                          p.stderr))
     ok(p.stdout.startswith('nfscope report:'), 'the report on a pipe')
     m = re.search(r'(\d+) operations', p.stdout)
-    ok(m is not None, 'report counts operations')
+    ok(m is not None and int(m.group(1)) == sum(calls.values()),
+       'the report counts the client\'s %d calls' % sum(calls.values()))
     start('%s demo-run %s' % (dev, build))
     s = wait_text('end of input')
-    ok(total_on(s) == int(m.group(1)), 'dashboard shows the %s operations '
-       'of the report' % m.group(1))
+    keys('w', 'w')      # 1m -> 5m -> all: the whole 33 s capture
+    s = wait_text('window all')
+    rows = dict(table(s, 'PROCEDURE'))
+    ok(set(rows) == set(calls), 'procedures %s vs %s' % (sorted(rows),
+                                                        sorted(calls)))
+    for name, n in calls.items():
+        ok(int(rows[name][0]) == n, 'demo %s: screen %s, client %d' %
+           (name, rows[name][0], n))
     keys('q')
     wait_text('[exit 0]')
 

@@ -1,0 +1,20 @@
+# captures.sh - sourced by bench/run.sh and bench/store/run.sh: the
+# benchmark captures, deterministic (nfsgen --seed 1), BENCH_PACKETS frames
+# (default 5,000,000) each, in BENCH_DIR (default /tmp/nfscope-bench),
+# regenerated only when missing or made with other arguments.
+# Needs G (nfsgen); sets P and D.
+P=${BENCH_PACKETS:-5000000}
+D=${BENCH_DIR:-/tmp/nfscope-bench}
+mkdir -p "$D"
+
+gen() {	# name args...
+	name=$1; shift
+	[ -s "$D/$name.pcap" ] && [ "$(cat "$D/$name.args" 2>/dev/null)" = "$*" ] && return
+	echo "generating $name: nfsgen $*"
+	"$G" -o "$D/$name.pcap" "$@" || exit 1
+	echo "$*" > "$D/$name.args"
+}
+# meta: metadata-heavy mix of small NFSv3 ops, UDP+TCP; data: READ/WRITE/
+# COMMIT of 32 KiB (UDP, 23 IP fragments each) and 1 MiB (TCP)
+gen meta --mix meta --transport mix --count 1000000000 --packets "$P" --seed 1 --clients 64 --servers 4 --acks 0.1
+gen data --mix data --transport mix --size 1048576 --count 1000000000 --packets "$P" --seed 1 --clients 16 --servers 4 --acks 0.1
