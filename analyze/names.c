@@ -52,15 +52,33 @@ void an_names_free(struct an_names *n)
 	free(n);
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+/* Eight bytes at a time: the byte-wise FNV this replaces was a serial
+ * chain of up to 80 multiplies, paid for every delivered op. */
 static uint64_t fh_hash(const struct cap_addr *s, const struct nfs_fh *fh)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull, w;
 	uint32_t i, len = fh->len <= NFS_FHSIZE_MAX ? fh->len : NFS_FHSIZE_MAX;
 
-	for (i = 0; i < 16; i++)
-		h = (h ^ s->a[i]) * 1099511628211ull;
-	for (i = 0; i < len; i++)
-		h = (h ^ fh->data[i]) * 1099511628211ull;
+	memcpy(&w, s->a, 8);
+	h = mix(h, w);
+	memcpy(&w, s->a + 8, 8);
+	h = mix(h, w);
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, fh->data + i, 8);
+		h = mix(h, w);
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, fh->data + i, len - i);
+		h = mix(h, w ^ (uint64_t)len << 56);
+	}
 	h ^= h >> 29;
 	return h ? h : 1;
 }

@@ -8,6 +8,7 @@
  * lists, so it is O(1) when nothing expires.
  */
 #include "analyze/ops.h"
+#include "analyze/opq.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,9 +22,9 @@ enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
 enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
 
 struct xent {
-	struct an_op_core op;	/* the path is added at delivery */
 	int32_t prev, next;	/* list links */
 	uint8_t state;
+	struct an_op_core op;	/* the path is added at delivery */
 };
 
 /* The hash chains, apart from the ~0.7 KB entries: walking a chain touches
@@ -53,6 +54,7 @@ struct an_engine {
 	int64_t now;
 	struct an_names *names;
 	struct an_stats st;
+	struct an_opq *q;	/* deliver into it instead of calling fn */
 	struct an_op out;	/* the op being delivered: core + path */
 };
 
@@ -168,29 +170,79 @@ static void prefetch_ent(const struct an_engine *e, int32_t i)
 	const char *p = (const char *)&e->ent[i];
 	size_t k;
 
-	for (k = 0; k < sizeof(struct xent); k += 64)
+	/* the links, the fixed fields and the handle: what delivery reads */
+	for (k = 0; k < offsetof(struct xent, op.rfh); k += 64)
 		__builtin_prefetch(p + k, 1);
 	__builtin_prefetch(&e->bucket[e->hx[i].hash & e->bmask], 1);
 }
 
 /* struct an_op is struct an_op_core plus the path: same members, same
- * places (both are built from AN_OP_CORE_FIELDS). */
+ * places (both are built from AN_OP_CORE_FIELDS), so an_core_copy, which
+ * writes fields only (never the padding after name), fills either. */
 _Static_assert(offsetof(struct an_op, tsize) ==
 	       offsetof(struct an_op_core, tsize) &&
+	       offsetof(struct an_op, fh) == offsetof(struct an_op_core, fh) &&
 	       offsetof(struct an_op, name) == offsetof(struct an_op_core, name) &&
-	       offsetof(struct an_op, path) >= sizeof(struct an_op_core),
+	       offsetof(struct an_op, path) >=
+	       offsetof(struct an_op_core, name) + AN_NAME_MAX,
 	       "struct an_op must begin with struct an_op_core's layout");
+
+#define CORE_FIXED offsetof(struct an_op_core, fh)
+
+static void fh_copy(struct nfs_fh *d, const struct nfs_fh *s)
+{
+	d->len = s->len <= NFS_FHSIZE_MAX ? s->len : NFS_FHSIZE_MAX;
+	memcpy(d->data, s->data, d->len);
+}
+
+static void str_copy(char *d, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max - 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+}
+
+/* A handle or string whose `have` bit is clear is empty (ops.h), so it
+ * is not even read. */
+void an_core_copy(struct an_op_core *dst, const struct an_op_core *src)
+{
+	memcpy(dst, src, CORE_FIXED);
+	dst->fh.len = dst->rfh.len = 0;
+	dst->machine[0] = dst->name[0] = '\0';
+	if (src->have & AN_HAVE_FH)
+		fh_copy(&dst->fh, &src->fh);
+	if (src->have & AN_HAVE_RFH)
+		fh_copy(&dst->rfh, &src->rfh);
+	if (src->have & AN_HAVE_CRED)
+		str_copy(dst->machine, src->machine, sizeof(dst->machine));
+	if (src->have & AN_HAVE_NAME)
+		str_copy(dst->name, src->name, sizeof(dst->name));
+}
+
+void an_op_copy(struct an_op *dst, const struct an_op *src)
+{
+	an_core_copy((struct an_op_core *)dst, (const struct an_op_core *)src);
+	str_copy(dst->path, src->path, sizeof(dst->path));
+}
+
+void an_core_clear(struct an_op_core *o)
+{
+	memset(o, 0, CORE_FIXED);
+	o->fh.len = o->rfh.len = 0;
+	o->machine[0] = o->name[0] = '\0';
+}
 
 static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 {
 	struct xent *x = &e->ent[i];
-	struct an_op *o = &e->out;
+	struct an_op *o = e->q ? an_opq_reserve(e->q) : &e->out;
 	const char *path;
 	int exp;
 
 	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
 	hash_del(e, i);
-	memcpy(o, &x->op, sizeof(x->op));
+	an_core_copy((struct an_op_core *)o, &x->op);
 	o->path[0] = '\0';
 	o->flags |= why;
 	o->export_id = -1;
@@ -220,7 +272,10 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 		if (why & AN_OP_EVICTED)
 			e->st.evicted++;
 	}
-	e->fn(e->user, o);
+	if (e->q)
+		an_opq_commit(e->q);
+	else
+		e->fn(e->user, o);
 	x->state = ST_FREE;
 	free_push(e, i);
 	e->held--;
@@ -316,6 +371,11 @@ void an_free(struct an_engine *e)
 	free(e->hx);
 	free(e->ent);
 	free(e);
+}
+
+void an_set_queue(struct an_engine *e, struct an_opq *q)
+{
+	e->q = q;
 }
 
 const struct an_stats *an_get_stats(const struct an_engine *e)
@@ -464,8 +524,8 @@ static void on_call(struct an_engine *e, const struct cap_msg *m,
 	}
 	i = entry_alloc(e);
 	x = &e->ent[i];
-	memset(&x->op, 0, sizeof(x->op));
 	o = &x->op;
+	an_core_clear(o);
 	o->client = m->src;
 	o->server = m->dst;
 	o->xid = d->rpc.xid;

@@ -623,7 +623,7 @@ int store_put_op(struct store *s, const struct an_op *op,
 	}
 	pthread_mutex_unlock(&s->mu);
 	x = &s->q[s->tail % QUEUE_SLOTS];	/* the producer's until tail++ */
-	memcpy(&x->op, op, sizeof(*op));
+	an_op_copy(&x->op, op);
 	x->keep = keep;
 	x->rfh_named = rfh_named;
 	if (rfh_named) {

@@ -15,14 +15,22 @@ const char *const rep_group_names[AN_BY_N] = {
 
 /* ----------------------------------------------------------- driving -- */
 
+/* On the consumer thread (opq.h): the figures and findings. */
+static void on_op_sums(void *user, const struct an_op *op)
+{
+	struct rep *r = user;
+
+	an_figs_add(r->figs, op);
+	an_find_add(r->find, op);
+}
+
 static void on_op(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
 	if (r->filtered && !store_filter_match(&r->filt, op, r->first_ns))
 		return;
-	an_figs_add(r->figs, op);
-	an_find_add(r->find, op);
+	an_opq_push(r->q, op);
 }
 
 static void on_msg(void *user, const struct cap_msg *m)
@@ -913,8 +921,12 @@ int ui_report_main(int argc, char **argv)
 	r.eng = an_new(&so.an, on_op, &r);
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);
-	if (r.dec && r.msg && r.eng && r.figs && r.find)
+	if (r.figs && r.find)
+		r.q = an_opq_new(0, on_op_sums, &r);
+	if (r.dec && r.msg && r.eng && r.q)
 		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
+	if (pipe && !r.filtered)	/* the filter runs in on_op */
+		an_set_queue(r.eng, r.q);
 	rc = 1;
 	if (pipe == NULL) {
 		fprintf(stderr, "nfscope: out of memory\n");
@@ -938,6 +950,7 @@ int ui_report_main(int argc, char **argv)
 		r.es = an_get_stats(r.eng);
 		r.names = an_get_names(r.eng);
 	}
+	an_opq_drain(r.q);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
 	rc = 0;
@@ -956,6 +969,7 @@ int ui_report_main(int argc, char **argv)
 	fflush(stdout);
 out:
 	cap_pipe_free(pipe);
+	an_opq_free(r.q);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	an_free(r.eng);

@@ -15,6 +15,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/ops.h"
+#include "analyze/opq.h"
 #include "decode/decode.h"
 #include "store/store.h"
 #include "ui/cli.h"
@@ -31,6 +32,7 @@ struct rep {
 	struct an_engine *eng;
 	struct an_figs *figs;
 	struct an_find *find;
+	struct an_opq *q;		/* ops to figs and find (opq.h) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;

@@ -8,20 +8,7 @@
 
 #include "decode/decode.h"
 
-static int passed, failed;
-
-static void
-check(bool ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL line %d: %s\n", line, what);
-	}
-}
-
-#define CHECK(e) check((e), #e, __LINE__)
+#include "tests/check.h"
 
 /* ------------------------------------------------------------ writer -- */
 

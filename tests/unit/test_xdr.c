@@ -7,20 +7,7 @@
 
 #include "decode/xdr.h"
 
-static int passed, failed;
-
-static void
-check(bool ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL line %d: %s\n", line, what);
-	}
-}
-
-#define CHECK(e) check((e), #e, __LINE__)
+#include "tests/check.h"
 
 static void
 test_u32_u64_i32(void)
