@@ -35,8 +35,8 @@
  *
  * Load: store_put_op copies the op into a bounded queue (4096 ops); one
  * insert thread per store updates its interval cell and steps the prepared
- * INSERT (when the op is kept), so on two cores storing costs the capture
- * thread little more than the copy.  No allocation per op except when a
+ * INSERT (when the op is kept), and writes and commits each batch, so on
+ * two cores storing costs the capture thread little more than the copy.  No allocation per op except when a
  * new interval cell, flow or name appears.
  */
 #ifndef NFSCOPE_STORE_H
@@ -123,9 +123,17 @@ int store_put_op(struct store *s, const struct an_op *op,
 uint64_t store_pending(const struct store *s);
 /* End the batch: intervals closed before now_ns (capture time), flows,
  * names and exports, the run's counters; commit.  now_ns INT64_MAX closes
- * every interval cell. */
+ * every interval cell.  The insert thread does it in its turn: this only
+ * queues the batch end (what it needs of run, names and the flows is
+ * copied), and returns -1 only for an error already seen (a failed
+ * earlier batch, out of memory).  When the COMMIT is done the hook, if
+ * any, is called on the insert thread with the counters and the run as
+ * committed. */
 int store_commit(struct store *s, const struct store_run *run,
 		 const struct an_names *names, int64_t now_ns, char *errbuf);
+typedef void (*store_commit_fn)(void *user, const struct store_counts *c,
+				const struct store_run *run);
+void store_set_commit_hook(struct store *s, store_commit_fn fn, void *user);
 /* End of the run: last batch, then sizes, fsinfo, findings (from figs and
  * find, either may be NULL) and the final counters; run->state is written
  * as given ("complete" or "interrupted"). */

@@ -39,6 +39,26 @@ struct flow {
 	uint64_t after_gap, holes;
 };
 
+#define DROP_QUEUE 64	/* drop spans held until the next commit */
+
+/*
+ * The end of a batch, as store_commit saw it on the producer's side: the
+ * run's counters, the capture time, the drop spans, the flows touched and
+ * the exports learned since the last batch.  The writer thread writes it
+ * and commits, so the capture never waits for a COMMIT.
+ */
+struct batch {
+	struct store_run run;
+	int64_t now_ns;			/* close interval cells ended by then */
+	int64_t max_call_ns;		/* for --retain */
+	uint32_t ndrops;
+	struct cap_drop_span drops[DROP_QUEUE];
+	uint32_t nflows;
+	struct flow *flows;		/* owned */
+	int first_export, nexports;	/* export numbers first.. */
+	struct an_export *exports;	/* owned */
+};
+
 #define QUEUE_SLOTS 4096	/* ops handed to the writer thread */
 #define QUEUE_BATCH 512		/* it wakes up for this many (or a drain) */
 
@@ -46,6 +66,7 @@ struct flow {
  * its names; the reply handle's path is resolved by the producer, whose
  * names table the writer must not read). */
 struct qop {
+	struct batch *batch;		/* not NULL: a batch end, no op */
 	struct an_op op;
 	bool keep;			/* insert into ops */
 	bool rfh_named;
@@ -62,8 +83,6 @@ struct addr_text {
 	int len;
 	char text[48];
 };
-
-#define DROP_QUEUE 64	/* drop spans held until the next commit */
 
 enum {	/* prepared statements */
 	ST_BEGIN, ST_COMMIT, ST_INS_OP, ST_INS_CELL, ST_UPS_FLOW, ST_UPS_NAME,
@@ -105,14 +124,19 @@ struct store {
 	int64_t op_val[OP_COLS + 1];		/* ops' bound integers (writer) */
 	bool op_bound[OP_COLS + 1];
 	/*
-	 * The writer thread: store_put_op fills queue slots (producer); the
-	 * thread adds each op to its interval cell (writing cells when the
-	 * pool is full) and binds and steps the INSERTs.  Everything else
-	 * (closing cells, flows, exports, runs, BEGIN/COMMIT) is done by the
-	 * producer after drain() has emptied the queue, so the connection and
+	 * The writer thread: store_put_op and store_commit fill queue slots
+	 * (producer); the thread adds each op to its interval cell (writing
+	 * cells when the pool is full) and binds and steps the INSERTs, and
+	 * writes each batch end (closing cells, flows, exports, the run's
+	 * counters, COMMIT, BEGIN) in its place in the queue, then calls
+	 * hook.  Only store_run_begin and store_run_end use the connection on
+	 * the producer's side, the first before the thread starts and the
+	 * second after drain() has emptied the queue, so the connection and
 	 * the cells are never used by both threads at once.
 	 * head/tail/stop/flush/werr under mu.
 	 */
+	store_commit_fn hook;
+	void *hook_user;
 	pthread_t thread;
 	bool thread_up;
 	pthread_mutex_t mu;
@@ -120,6 +144,7 @@ struct store {
 	struct qop *q;			/* QUEUE_SLOTS (owned) */
 	uint64_t head, tail;
 	bool stop, waiting, flush;
+	bool batch_queued;		/* a batch end waits: no QUEUE_BATCH wait */
 	bool werr;
 	char werrbuf[STORE_ERRBUF_SIZE];
 };
@@ -135,9 +160,13 @@ int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
 		   const char *what);
 void store_bind_text(sqlite3_stmt *q, int k, const char *t);
 void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a);
-/* tables.c: dirty flows, new exports, and the end-of-run tables. */
-int store_write_flows(struct store *s, char *errbuf);
-int store_write_exports(struct store *s, const struct an_names *names,
+/* tables.c: the batch's flows (the dirty ones, taken on the producer's
+ * side) and new exports, and the end-of-run tables. */
+int store_take_flows(struct store *s, struct batch *b);
+int store_take_exports(struct store *s, const struct an_names *names,
+		       struct batch *b);
+int store_write_flows(struct store *s, const struct batch *b, char *errbuf);
+int store_write_exports(struct store *s, const struct batch *b,
 			char *errbuf);
 int store_write_figs(struct store *s, const struct an_figs *figs,
 		     char *errbuf);

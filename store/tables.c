@@ -1,9 +1,10 @@
 /* tables.c - the store's per-run tables besides ops and intervals: flows
- * (from every message), exports (at each commit), and at the end of a run
+ * (from every message), exports (with each batch), and at the end of a run
  * sizes, fsinfo and findings (from the analysis' figures); see store.h. */
 #include "store/store_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- flows -- */
@@ -59,18 +60,43 @@ found:
 	f->holes += (m->flags & CAP_MSG_HOLE) != 0;
 }
 
-int store_write_flows(struct store *s, char *errbuf)
+/* The flows touched since the last batch, copied into b (producer). */
+int store_take_flows(struct store *s, struct batch *b)
 {
-	sqlite3_stmt *q = store_stmt(s, ST_UPS_FLOW, errbuf);
-	uint32_t k;
+	uint32_t k, n = 0;
 
-	if (q == NULL)
+	b->nflows = 0;
+	b->flows = NULL;
+	if (s->flow == NULL)
+		return 0;
+	for (k = 0; k < FLOW_MAX; k++)
+		n += s->flow[k].used && s->flow[k].dirty;
+	if (n == 0)
+		return 0;
+	b->flows = malloc(n * sizeof(*b->flows));
+	if (b->flows == NULL)
 		return -1;
 	for (k = 0; k < FLOW_MAX; k++) {
 		struct flow *f = &s->flow[k];
 
 		if (!f->used || !f->dirty)
 			continue;
+		b->flows[b->nflows++] = *f;
+		f->dirty = false;
+	}
+	return 0;
+}
+
+int store_write_flows(struct store *s, const struct batch *b, char *errbuf)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_UPS_FLOW, errbuf);
+	uint32_t k;
+
+	if (q == NULL)
+		return -1;
+	for (k = 0; k < b->nflows; k++) {
+		const struct flow *f = &b->flows[k];
+
 		sqlite3_bind_int64(q, 1, s->run);
 		store_bind_text(q, 2, f->transport == CAP_TCP ? "tcp" : "udp");
 		store_bind_addr(q, 3, &f->src);
@@ -90,25 +116,45 @@ int store_write_flows(struct store *s, char *errbuf)
 		sqlite3_bind_int64(q, 17, (int64_t)f->holes);
 		if (store_run_stmt(s, q, errbuf, "flows") < 0)
 			return -1;
-		f->dirty = false;
 		s->counts.flows++;
 	}
 	return 0;
 }
 
-int store_write_exports(struct store *s, const struct an_names *names,
+/* The exports learned since the last batch, copied into b (producer). */
+int store_take_exports(struct store *s, const struct an_names *names,
+		       struct batch *b)
+{
+	int k, n = names ? an_names_export_count(names) : 0;
+
+	b->first_export = s->nexports_written;
+	b->nexports = 0;
+	b->exports = NULL;
+	if (n <= s->nexports_written)
+		return 0;
+	b->exports = malloc((size_t)(n - s->nexports_written) *
+			    sizeof(*b->exports));
+	if (b->exports == NULL)
+		return -1;
+	for (k = s->nexports_written; k < n; k++)
+		b->exports[b->nexports++] = *an_names_export_get(names, k);
+	s->nexports_written = n;
+	return 0;
+}
+
+int store_write_exports(struct store *s, const struct batch *b,
 			char *errbuf)
 {
 	sqlite3_stmt *q;
-	int k, n = names ? an_names_export_count(names) : 0;
+	int k;
 
-	for (k = s->nexports_written; k < n; k++) {
-		const struct an_export *e = an_names_export_get(names, k);
+	for (k = 0; k < b->nexports; k++) {
+		const struct an_export *e = &b->exports[k];
 
 		if ((q = store_stmt(s, ST_INS_EXPORT, errbuf)) == NULL)
 			return -1;
 		sqlite3_bind_int64(q, 1, s->run);
-		sqlite3_bind_int(q, 2, k);
+		sqlite3_bind_int(q, 2, b->first_export + k);
 		store_bind_addr(q, 3, &e->server);
 		sqlite3_bind_blob(q, 4, e->root.data, (int)e->root.len,
 				  SQLITE_STATIC);
@@ -116,7 +162,6 @@ int store_write_exports(struct store *s, const struct an_names *names,
 		if (store_run_stmt(s, q, errbuf, "exports") < 0)
 			return -1;
 	}
-	s->nexports_written = n;
 	return 0;
 }
 

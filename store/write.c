@@ -472,7 +472,12 @@ static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 	return 0;
 }
 
-/* The writer thread: insert queued ops (and their names). */
+static int batch_commit(struct store *s, const struct batch *b,
+			char *errbuf);
+static void batch_free(struct batch *b);
+
+/* The writer thread: insert queued ops (and their names), commit queued
+ * batch ends. */
 static void *writer(void *arg)
 {
 	struct store *s = arg;
@@ -483,7 +488,7 @@ static void *writer(void *arg)
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
 		while (s->tail - s->head < QUEUE_BATCH && !s->stop &&
-		       !(s->flush && s->head != s->tail)) {
+		       !((s->flush || s->batch_queued) && s->head != s->tail)) {
 			s->waiting = true;
 			pthread_cond_wait(&s->more, &s->mu);
 			s->waiting = false;
@@ -495,6 +500,7 @@ static void *writer(void *arg)
 		}
 		h = s->head;
 		t = s->tail;
+		s->batch_queued = false;
 		pthread_mutex_unlock(&s->mu);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 		for (k = h; k < t && !s->werr; k++) {
@@ -502,6 +508,15 @@ static void *writer(void *arg)
 			const struct an_op *op = &x->op;
 			int rc = 0;
 
+			if (x->batch) {
+				rc = batch_commit(s, x->batch, err);
+				if (rc == 0 && s->hook)
+					s->hook(s->hook_user, &s->counts,
+						&x->batch->run);
+				batch_free(x->batch);
+				x->batch = NULL;
+				goto next;
+			}
 			rc = add_cell(s, op, err);
 			if (rc == 0 && x->keep)
 				rc = insert_op(s, op, err);
@@ -511,12 +526,19 @@ static void *writer(void *arg)
 			if (rc == 0 && x->rfh_named)
 				rc = put_name(s, &op->server, &op->rfh,
 					      x->rfh_path, x->rfh_export, err);
+next:
 			if (rc < 0) {
 				pthread_mutex_lock(&s->mu);
 				s->werr = true;
 				memcpy(s->werrbuf, err, sizeof(err));
 				pthread_mutex_unlock(&s->mu);
 			}
+		}
+		for (; k < t; k++) {	/* skipped after an error */
+			struct qop *x = &s->q[k % QUEUE_SLOTS];
+
+			batch_free(x->batch);
+			x->batch = NULL;
 		}
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 		pthread_mutex_lock(&s->mu);
@@ -596,6 +618,34 @@ static int drain(struct store *s, char *errbuf)
 	return bad ? -1 : 0;
 }
 
+/* The next free queue slot (waiting for room), or NULL after a writer
+ * error (in errbuf).  The producer's until slot_publish. */
+static struct qop *slot_get(struct store *s, char *errbuf)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->tail - s->head >= QUEUE_SLOTS && !s->werr)
+		pthread_cond_wait(&s->space, &s->mu);
+	if (s->werr) {
+		memcpy(errbuf, s->werrbuf, STORE_ERRBUF_SIZE);
+		pthread_mutex_unlock(&s->mu);
+		return NULL;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return &s->q[s->tail % QUEUE_SLOTS];
+}
+
+/* Hand the slot over; now: wake the writer even for a short queue. */
+static void slot_publish(struct store *s, bool now)
+{
+	pthread_mutex_lock(&s->mu);
+	s->tail++;
+	if (now)
+		s->batch_queued = true;
+	if (s->waiting && (now || s->tail - s->head >= QUEUE_BATCH))
+		pthread_cond_signal(&s->more);
+	pthread_mutex_unlock(&s->mu);
+}
+
 int store_put_op(struct store *s, const struct an_op *op,
 		 const struct an_names *names, char *errbuf)
 {
@@ -613,16 +663,9 @@ int store_put_op(struct store *s, const struct an_op *op,
 	if (names && (op->have & AN_HAVE_RFH) && op->rfh.len &&
 	    an_names_get(names, &op->server, &op->rfh, &p, &e) && p[0])
 		rfh_named = true;
-	pthread_mutex_lock(&s->mu);
-	while (s->tail - s->head >= QUEUE_SLOTS && !s->werr)
-		pthread_cond_wait(&s->space, &s->mu);
-	if (s->werr) {
-		memcpy(errbuf, s->werrbuf, STORE_ERRBUF_SIZE);
-		pthread_mutex_unlock(&s->mu);
+	if ((x = slot_get(s, errbuf)) == NULL)
 		return -1;
-	}
-	pthread_mutex_unlock(&s->mu);
-	x = &s->q[s->tail % QUEUE_SLOTS];	/* the producer's until tail++ */
+	x->batch = NULL;
 	an_op_copy(&x->op, op);
 	x->keep = keep;
 	x->rfh_named = rfh_named;
@@ -631,11 +674,7 @@ int store_put_op(struct store *s, const struct an_op *op,
 		snprintf(x->rfh_path, sizeof(x->rfh_path), "%s", p);
 	}
 	s->pending += keep;
-	pthread_mutex_lock(&s->mu);
-	s->tail++;
-	if (s->waiting && s->tail - s->head >= QUEUE_BATCH)
-		pthread_cond_signal(&s->more);
-	pthread_mutex_unlock(&s->mu);
+	slot_publish(s, false);
 	return 0;
 }
 
@@ -681,9 +720,9 @@ static int write_run(struct store *s, const struct store_run *run,
 	return store_run_stmt(s, q, errbuf, "runs");
 }
 
-static int retain(struct store *s, char *errbuf)
+static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 {
-	int64_t cut = s->max_call_ns - s->retain_ns;
+	int64_t cut = max_call_ns - s->retain_ns;
 	static const char *const tabs[] = { "ops", "intervals", "sizes",
 		"fsinfo", "findings", "names", "exports", "flows", "drops" };
 	int k, i;
@@ -732,40 +771,74 @@ void store_put_drop(struct store *s, const struct cap_drop_span *sp)
 	s->drop_q[s->ndrop_q++] = *sp;
 }
 
-static int write_drops(struct store *s, char *errbuf)
+static int write_drops(struct store *s, const struct batch *b,
+		       char *errbuf)
 {
 	sqlite3_stmt *q;
 	uint32_t k;
 
-	if (s->ndrop_q == 0)
+	if (b->ndrops == 0)
 		return 0;
 	q = store_stmt(s, ST_INS_DROP, errbuf);
 	if (q == NULL)
 		return -1;
-	for (k = 0; k < s->ndrop_q; k++) {
+	for (k = 0; k < b->ndrops; k++) {
 		sqlite3_bind_int64(q, 1, s->run);
-		sqlite3_bind_int64(q, 2, s->drop_q[k].start_ns);
-		sqlite3_bind_int64(q, 3, s->drop_q[k].end_ns);
-		sqlite3_bind_int64(q, 4, (int64_t)s->drop_q[k].drop);
-		sqlite3_bind_int64(q, 5, (int64_t)s->drop_q[k].ifdrop);
+		sqlite3_bind_int64(q, 2, b->drops[k].start_ns);
+		sqlite3_bind_int64(q, 3, b->drops[k].end_ns);
+		sqlite3_bind_int64(q, 4, (int64_t)b->drops[k].drop);
+		sqlite3_bind_int64(q, 5, (int64_t)b->drops[k].ifdrop);
 		if (store_run_stmt(s, q, errbuf, "drops") < 0)
 			return -1;
 	}
-	s->ndrop_q = 0;
 	return 0;
 }
 
-static int batch_end(struct store *s, const struct store_run *run,
-		     const struct an_names *names, int64_t now_ns, char *errbuf)
+static void batch_free(struct batch *b)
 {
-	if (drain(s, errbuf) < 0 || begin(s, errbuf) < 0 ||
-	    flush_cells(s, now_ns, errbuf) < 0 || write_drops(s, errbuf) < 0 ||
-	    store_write_flows(s, errbuf) < 0 || store_write_exports(s, names, errbuf) < 0)
+	if (b == NULL)
+		return;
+	free(b->flows);
+	free(b->exports);
+	free(b);
+}
+
+/* The batch end as the producer's side stands now: what is copied (drop
+ * spans, flows touched, new exports) is taken, so the next batch starts
+ * empty.  NULL: out of memory. */
+static struct batch *batch_new(struct store *s, const struct store_run *run,
+			       const struct an_names *names, int64_t now_ns)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return NULL;
+	b->run = *run;
+	b->now_ns = now_ns;
+	b->max_call_ns = s->max_call_ns;
+	if (store_take_exports(s, names, b) < 0 ||
+	    store_take_flows(s, b) < 0) {
+		batch_free(b);
+		return NULL;
+	}
+	b->ndrops = s->ndrop_q;
+	memcpy(b->drops, s->drop_q, s->ndrop_q * sizeof(s->drop_q[0]));
+	s->ndrop_q = 0;
+	return b;
+}
+
+/* Write a batch end into the open transaction (writer thread, or the
+ * producer once the queue is drained). */
+static int batch_write(struct store *s, const struct batch *b, char *errbuf)
+{
+	if (begin(s, errbuf) < 0 || flush_cells(s, b->now_ns, errbuf) < 0 ||
+	    write_drops(s, b, errbuf) < 0 || store_write_flows(s, b, errbuf) < 0 ||
+	    store_write_exports(s, b, errbuf) < 0)
 		return -1;
-	if (s->retain_ns > 0 && s->max_call_ns > s->retain_ns &&
-	    retain(s, errbuf) < 0)
+	if (s->retain_ns > 0 && b->max_call_ns > s->retain_ns &&
+	    retain(s, b->max_call_ns, errbuf) < 0)
 		return -1;
-	return write_run(s, run, errbuf);
+	return write_run(s, &b->run, errbuf);
 }
 
 static int commit(struct store *s, char *errbuf)
@@ -775,17 +848,44 @@ static int commit(struct store *s, char *errbuf)
 	if (q == NULL || store_run_stmt(s, q, errbuf, "commit") < 0)
 		return -1;
 	s->in_txn = false;
-	s->pending = 0;
 	s->counts.batches++;
 	return 0;
+}
+
+/* Writer thread: a queued batch end, committed; the next batch begun. */
+static int batch_commit(struct store *s, const struct batch *b, char *errbuf)
+{
+	if (batch_write(s, b, errbuf) < 0 || commit(s, errbuf) < 0)
+		return -1;
+	return begin(s, errbuf);
 }
 
 int store_commit(struct store *s, const struct store_run *run,
 		 const struct an_names *names, int64_t now_ns, char *errbuf)
 {
-	if (batch_end(s, run, names, now_ns, errbuf) < 0 || commit(s, errbuf) < 0)
+	struct batch *b;
+	struct qop *x;
+
+	if (!s->thread_up) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "no run begun");
 		return -1;
-	return begin(s, errbuf);
+	}
+	if ((x = slot_get(s, errbuf)) == NULL)
+		return -1;
+	if ((b = batch_new(s, run, names, now_ns)) == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	x->batch = b;
+	s->pending = 0;
+	slot_publish(s, true);
+	return 0;
+}
+
+void store_set_commit_hook(struct store *s, store_commit_fn fn, void *user)
+{
+	s->hook = fn;
+	s->hook_user = user;
 }
 
 /* -------------------------------------------------------------- end -- */
@@ -794,8 +894,19 @@ int store_run_end(struct store *s, struct store_run *run,
 		  const struct an_names *names, const struct an_figs *figs,
 		  const struct an_find *find, char *errbuf)
 {
+	struct batch *b;
+	int rc;
+
 	run->ended = (int64_t)time(NULL);
-	if (batch_end(s, run, names, INT64_MAX, errbuf) < 0)
+	if (drain(s, errbuf) < 0)
+		return -1;
+	if ((b = batch_new(s, run, names, INT64_MAX)) == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	rc = batch_write(s, b, errbuf);
+	batch_free(b);
+	if (rc < 0)
 		return -1;
 	if (figs && store_write_figs(s, figs, errbuf) < 0)
 		return -1;

@@ -1,5 +1,6 @@
 /* record.c - `nfscope record`; see record.h and doc/store.md. */
 #include "ui/record.h"
+#include "analyze/opq.h"
 #include "ui/cli.h"
 #include "ui/recorder.h"
 
@@ -18,6 +19,7 @@ struct rec {
 	struct an_engine *eng;
 	struct an_figs *figs;
 	struct an_find *find;
+	struct an_opq *q;		/* ops to figs and find (opq.h) */
 };
 
 /* A store failure ends the capture; the message is printed at the end. */
@@ -27,12 +29,22 @@ static void check_failed(struct rec *r)
 		ui_stop = 1;
 }
 
-static void on_op(void *user, const struct an_op *op)
+/* On the consumer thread (opq.h). */
+static void on_op_sums(void *user, const struct an_op *op)
 {
 	struct rec *r = user;
 
 	an_figs_add(r->figs, op);
 	an_find_add(r->find, op);
+}
+
+/* The store's row is queued here, on the capture thread: it reads the
+ * engine's names. */
+static void on_op(void *user, const struct an_op *op)
+{
+	struct rec *r = user;
+
+	an_opq_push(r->q, op);
 	ui_rec_op(&r->rec, op);
 	check_failed(r);
 }
@@ -223,8 +235,10 @@ int ui_record_main(int argc, char **argv)
 	r.eng = an_new(&so.an, on_op, &r);
 	r.figs = an_figs_new(NULL);
 	r.find = an_find_new(NULL);
+	if (r.figs && r.find)
+		r.q = an_opq_new(0, on_op_sums, &r);
 	rc = 1;
-	if (r.dec && r.msg && r.eng && r.figs && r.find)
+	if (r.dec && r.msg && r.eng && r.q)
 		r.rec.pipe = cap_pipe_new(&so.cfg, on_msg, &r);
 	if (r.rec.pipe == NULL) {
 		fprintf(stderr, "nfscope: out of memory\n");
@@ -242,8 +256,10 @@ int ui_record_main(int argc, char **argv)
 		if (ui_run(src, r.rec.pipe, &h) < 0 && !r.rec.failed)
 			goto out;
 	}
-	if (!r.rec.failed) {
+	if (!r.rec.failed)
 		an_flush(r.eng);
+	an_opq_drain(r.q);
+	if (!r.rec.failed) {
 		an_find_finish(r.find, r.figs,
 			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
 	}
@@ -263,6 +279,7 @@ int ui_record_main(int argc, char **argv)
 out:
 	ui_rec_close(&r.rec);
 	cap_pipe_free(r.rec.pipe);
+	an_opq_free(r.q);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	an_free(r.eng);

@@ -13,19 +13,24 @@ static void counters(struct ui_rec *r)
 	r->run.es = *an_get_stats(r->eng);
 }
 
-static void log_commit(const struct ui_rec *r)
+static void log_commit(const struct ui_rec *r, const struct store_counts *c,
+		       const struct store_run *run)
 {
-	const struct store_counts *c = store_get_counts(r->st);
-
 	if (r->quiet)
 		return;
 	fprintf(stderr, "nfscope %s: batch %" PRIu64 " committed: ops %"
 		PRIu64 " intervals %" PRIu64 " flows %" PRIu64 " names %"
 		PRIu64 " dropped by kernel %" PRIu64 " by interface %" PRIu64
 		" evicted %" PRIu64 "\n", r->who, c->batches, c->ops,
-		c->intervals, c->flows, c->names, r->run.cs.ps_drop,
-		r->run.cs.ps_ifdrop,
-		ui_evictions(&r->run.cs, &r->run.ds, &r->run.es));
+		c->intervals, c->flows, c->names, run->cs.ps_drop,
+		run->cs.ps_ifdrop, ui_evictions(&run->cs, &run->ds, &run->es));
+}
+
+/* The store's insert thread committed a batch (store_commit). */
+static void on_committed(void *user, const struct store_counts *c,
+			 const struct store_run *run)
+{
+	log_commit(user, c, run);
 }
 
 int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
@@ -50,6 +55,7 @@ int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
 		fprintf(stderr, "nfscope %s: %s\n", r->who, r->err);
 		return -1;
 	}
+	store_set_commit_hook(r->st, on_committed, r);
 	return 0;
 }
 
@@ -59,11 +65,8 @@ static void commit_at(struct ui_rec *r, int64_t now_ns)
 		return;
 	counters(r);
 	if (store_commit(r->st, &r->run, an_get_names(r->eng), now_ns,
-			 r->err) < 0) {
-		r->failed = true;
-		return;
-	}
-	log_commit(r);
+			 r->err) < 0)
+		r->failed = true;	/* else logged when committed */
 }
 
 void ui_rec_commit(struct ui_rec *r)
@@ -130,7 +133,7 @@ int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
 		r->failed = true;
 		return -1;
 	}
-	log_commit(r);
+	log_commit(r, store_get_counts(r->st), &r->run);
 	return 0;
 }
 
