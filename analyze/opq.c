@@ -93,7 +93,8 @@ static struct an_opq *unthreaded(struct an_opq *q)
 	return q;
 }
 
-struct an_opq *an_opq_new(unsigned slots, an_op_fn fn, void *user)
+struct an_opq *an_opq_new(unsigned slots, unsigned min_cpus, an_op_fn fn,
+			  void *user)
 {
 	struct an_opq *q = calloc(1, sizeof(*q));
 	uint64_t n = 2 * BATCH;
@@ -106,7 +107,9 @@ struct an_opq *an_opq_new(unsigned slots, an_op_fn fn, void *user)
 		slots = 1024;
 	while (n < slots)
 		n <<= 1;
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (min_cpus < 2)
+		min_cpus = 2;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < (long)min_cpus ||
 	    (getenv("NFSCOPE_THREADS") && atoi(getenv("NFSCOPE_THREADS")) == 1))
 		return unthreaded(q);	/* a thread would only add switches */
 	q->slot = malloc(n * sizeof(*q->slot));

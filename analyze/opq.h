@@ -9,8 +9,9 @@
  * Invariants: every pushed op reaches fn exactly once, in order, before
  * an_opq_drain returns.  fn runs on the consumer thread only, so the state
  * it touches must not be read by the producer between drains.  When the
- * machine has one CPU, the environment has NFSCOPE_THREADS=1 or the thread
- * cannot be started, push calls fn directly (same results, one thread).
+ * machine has fewer than min_cpus CPUs, the environment has
+ * NFSCOPE_THREADS=1 or the thread cannot be started, push calls fn
+ * directly (same results, one thread).
  *
  * Ownership: the caller owns the queue (an_opq_new/an_opq_free; free(NULL)
  * is a no-op; free drains first).
@@ -27,8 +28,11 @@
 
 struct an_opq;
 
-/* slots: ring size (0: 1024; rounded up to a power of two). */
-struct an_opq *an_opq_new(unsigned slots, an_op_fn fn, void *user);
+/* slots: ring size (0: 1024; rounded up to a power of two).  min_cpus:
+ * start the thread only on a machine with at least that many CPUs online
+ * (a caller that already runs other busy threads asks for more). */
+struct an_opq *an_opq_new(unsigned slots, unsigned min_cpus, an_op_fn fn,
+			  void *user);
 void an_opq_free(struct an_opq *q);
 /* An an_op_fn: user is the queue. */
 void an_opq_push(void *q, const struct an_op *op);

@@ -43,11 +43,16 @@ struct flow {
 
 /*
  * The end of a batch, as store_commit saw it on the producer's side: the
- * run's counters, the capture time, the drop spans, the flows touched and
- * the exports learned since the last batch.  The writer thread writes it
- * and commits, so the capture never waits for a COMMIT.
+ * interval cells closed, the run's counters, the capture time, the drop
+ * spans, the flows touched and the exports learned since the last batch.
+ * The writer thread writes it and commits, so the capture never waits for
+ * a COMMIT.
  */
 struct batch {
+	bool commit;			/* false: only cells (the pool was full) */
+	uint32_t ncells;
+	struct cell *cells;		/* closed interval cells (owned, with
+					   their histograms) */
 	struct store_run run;
 	int64_t now_ns;			/* close interval cells ended by then */
 	int64_t max_call_ns;		/* for --retain */
@@ -61,6 +66,7 @@ struct batch {
 
 #define QUEUE_SLOTS 4096	/* ops handed to the writer thread */
 #define QUEUE_BATCH 512		/* it wakes up for this many (or a drain) */
+#define QUEUE_STEP 256		/* and frees slots this many at a time */
 
 /* One op on its way to the writer thread (which inserts it into ops and
  * its names; the reply handle's path is resolved by the producer, whose
@@ -104,7 +110,8 @@ struct store {
 	struct store_counts counts;
 	int64_t max_call_ns;		/* latest first call seen */
 	/* open interval cells: a pool of CELL_MAX (ncells used) and an
-	 * open-addressing index of pool numbers + 1 (0: empty) (both owned) */
+	 * open-addressing index of pool numbers + 1 (0: empty) (both owned;
+	 * the producer's: closed cells go to the writer in a batch) */
 	struct cell *cell;
 	uint32_t ncells;
 	uint32_t *slot;
@@ -125,11 +132,10 @@ struct store {
 	bool op_bound[OP_COLS + 1];
 	/*
 	 * The writer thread: store_put_op and store_commit fill queue slots
-	 * (producer); the thread adds each op to its interval cell (writing
-	 * cells when the pool is full) and binds and steps the INSERTs, and
-	 * writes each batch end (closing cells, flows, exports, the run's
-	 * counters, COMMIT, BEGIN) in its place in the queue, then calls
-	 * hook.  Only store_run_begin and store_run_end use the connection on
+	 * (producer, which also keeps the interval cells); the thread binds
+	 * and steps the INSERTs, and writes each batch end (closed cells,
+	 * flows, exports, the run's counters, COMMIT, BEGIN) in its place in
+	 * the queue, then calls hook.  Only store_run_begin and store_run_end use the connection on
 	 * the producer's side, the first before the thread starts and the
 	 * second after drain() has emptied the queue, so the connection and
 	 * the cells are never used by both threads at once.

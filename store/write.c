@@ -11,6 +11,14 @@
 #define HOLD_NS 5000000000LL	/* cells stay open this long past their end
 				   (answered ops are delivered <= 3 s late) */
 
+/* The queue and its batch ends (below, with the commit). */
+static struct qop *slot_get(struct store *s, char *errbuf);
+static void slot_publish(struct store *s, bool now);
+static struct batch *batch_cells(struct store *s);
+static int batch_commit(struct store *s, const struct batch *b,
+			char *errbuf);
+static void batch_free(struct batch *b);
+
 static const char *const stmt_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
@@ -235,8 +243,12 @@ static int write_cell(struct store *s, struct cell *c, char *errbuf)
 	return 0;
 }
 
-/* Slot of the index for key (h its hash): holding it, or empty. */
-static uint32_t *cell_slot(struct store *s, uint64_t h, const struct cell *key)
+/* Slot of the index for the cell of (start, procedure, client, server),
+ * h its hash: holding it, or empty. */
+static uint32_t *cell_slot(struct store *s, uint64_t h, int64_t start_ns,
+			   uint32_t prog, uint32_t vers, uint32_t proc,
+			   const struct cap_addr *client,
+			   const struct cap_addr *server)
 {
 	uint32_t i, *x = NULL;
 
@@ -247,65 +259,109 @@ static uint32_t *cell_slot(struct store *s, uint64_t h, const struct cell *key)
 		if (*x == 0)
 			return x;
 		c = &s->cell[*x - 1];
-		if (c->hash == h && c->start_ns == key->start_ns &&
-		    c->proc == key->proc && c->prog == key->prog &&
-		    c->vers == key->vers && cap_addr_eq(&c->client, &key->client) &&
-		    cap_addr_eq(&c->server, &key->server))
+		if (c->hash == h && c->start_ns == start_ns &&
+		    c->proc == proc && c->prog == prog && c->vers == vers &&
+		    cap_addr_eq(&c->client, client) &&
+		    cap_addr_eq(&c->server, server))
 			return x;
 	}
 	return x;	/* not reached: at most CELL_MAX < CELL_SLOTS cells */
 }
 
-/* Write and drop the cells that ended HOLD_NS before now_ns (all for
- * INT64_MAX); the open ones move down the pool and are indexed again. */
-static int flush_cells(struct store *s, int64_t now_ns, char *errbuf)
+/* Move the cells that ended HOLD_NS before now_ns (all for INT64_MAX)
+ * into *out (n of them; their histograms go with them); the open ones
+ * move down the pool and are indexed again.  Producer. */
+static int take_cells(struct store *s, int64_t now_ns, struct cell **out,
+		      uint32_t *nout)
 {
-	uint32_t k, n = 0;
+	uint32_t k, n = 0, m = 0;
 
+	*out = NULL;
+	*nout = 0;
+	for (k = 0; k < s->ncells; k++)
+		m += now_ns == INT64_MAX ||
+		     s->cell[k].start_ns + s->interval_ns + HOLD_NS <= now_ns;
+	if (m == 0)
+		return 0;
+	if ((*out = malloc(m * sizeof(**out))) == NULL)
+		return -1;
 	for (k = 0; k < s->ncells; k++) {
 		struct cell *c = &s->cell[k];
 
 		if (now_ns == INT64_MAX ||
-		    c->start_ns + s->interval_ns + HOLD_NS <= now_ns) {
-			if (write_cell(s, c, errbuf) < 0)
-				return -1;
-			hist_fini(&c->lat);
-		} else {
+		    c->start_ns + s->interval_ns + HOLD_NS <= now_ns)
+			(*out)[(*nout)++] = *c;
+		else
 			s->cell[n++] = *c;
-		}
 	}
 	s->ncells = n;
 	memset(s->slot, 0, CELL_SLOTS * sizeof(*s->slot));
 	for (k = 0; k < n; k++)
-		*cell_slot(s, s->cell[k].hash, &s->cell[k]) = k + 1;
+		*cell_slot(s, s->cell[k].hash, s->cell[k].start_ns,
+			   s->cell[k].prog, s->cell[k].vers, s->cell[k].proc,
+			   &s->cell[k].client, &s->cell[k].server) = k + 1;
 	return 0;
 }
 
+/* Write a batch's cells (writer). */
+static int write_cells(struct store *s, const struct batch *b, char *errbuf)
+{
+	uint32_t k;
+
+	for (k = 0; k < b->ncells; k++)
+		if (write_cell(s, &b->cells[k], errbuf) < 0)
+			return -1;
+	return 0;
+}
+
+/* An op into its interval cell (producer: the cells are its own).  A full
+ * pool goes to the writer as a batch of cells only (no commit). */
 static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 {
-	struct cell key, *c;
+	struct cell *c;
 	uint32_t *x;
 	int64_t t = op->first_call_ns, w = s->interval_ns;
 	uint64_t h = 1469598103934665603ull;
+	struct {
+		int64_t start_ns;
+		uint32_t prog, vers, proc;
+	} k;
 
-	memset(&key, 0, sizeof(key));
-	key.start_ns = (t >= 0 ? t / w : (t - w + 1) / w) * w;
-	key.prog = op->prog;
-	key.vers = op->vers;
-	key.proc = op->proc;
-	key.client = op->client;
-	key.server = op->server;
-	h = store_hash(h, &key.start_ns, sizeof(key.start_ns));
-	h = store_hash(h, &key.prog, 12);
-	h = store_hash(h, &key.client, sizeof(key.client));
-	h = store_hash(h, &key.server, sizeof(key.server));
-	if (s->ncells >= CELL_MAX && flush_cells(s, INT64_MAX, errbuf) < 0)
-		return -1;	/* the caller drained the writer first */
-	x = cell_slot(s, h, &key);
+	k.start_ns = (t >= 0 ? t / w : (t - w + 1) / w) * w;
+	k.prog = op->prog;
+	k.vers = op->vers;
+	k.proc = op->proc;
+	h = store_hash(h, &k.start_ns, sizeof(k.start_ns));
+	h = store_hash(h, &k.prog, 12);
+	h = store_hash(h, &op->client, sizeof(op->client));
+	h = store_hash(h, &op->server, sizeof(op->server));
+	if (s->ncells >= CELL_MAX) {
+		struct batch *b = batch_cells(s);
+		struct qop *q;
+
+		if (b == NULL) {
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+			return -1;
+		}
+		if ((q = slot_get(s, errbuf)) == NULL) {
+			batch_free(b);
+			return -1;
+		}
+		q->batch = b;
+		slot_publish(s, false);
+	}
+	x = cell_slot(s, h, k.start_ns, k.prog, k.vers, k.proc, &op->client,
+		      &op->server);
 	if (*x == 0) {
 		c = &s->cell[s->ncells++];
-		*c = key;
+		memset(c, 0, sizeof(*c));
 		c->hash = h;
+		c->start_ns = k.start_ns;
+		c->prog = k.prog;
+		c->vers = k.vers;
+		c->proc = k.proc;
+		c->client = op->client;
+		c->server = op->server;
 		*x = s->ncells;
 	}
 	c = &s->cell[*x - 1];
@@ -472,10 +528,6 @@ static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 	return 0;
 }
 
-static int batch_commit(struct store *s, const struct batch *b,
-			char *errbuf);
-static void batch_free(struct batch *b);
-
 /* The writer thread: insert queued ops (and their names), commit queued
  * batch ends. */
 static void *writer(void *arg)
@@ -500,7 +552,9 @@ static void *writer(void *arg)
 		}
 		h = s->head;
 		t = s->tail;
-		s->batch_queued = false;
+		if (t - h > QUEUE_STEP)	/* give room back as it goes */
+			t = h + QUEUE_STEP;
+		s->batch_queued = t != s->tail;
 		pthread_mutex_unlock(&s->mu);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 		for (k = h; k < t && !s->werr; k++) {
@@ -508,6 +562,12 @@ static void *writer(void *arg)
 			const struct an_op *op = &x->op;
 			int rc = 0;
 
+			if (x->batch && !x->batch->commit) {
+				rc = write_cells(s, x->batch, err);
+				batch_free(x->batch);
+				x->batch = NULL;
+				goto next;
+			}
 			if (x->batch) {
 				rc = batch_commit(s, x->batch, err);
 				if (rc == 0 && s->hook)
@@ -517,8 +577,7 @@ static void *writer(void *arg)
 				x->batch = NULL;
 				goto next;
 			}
-			rc = add_cell(s, op, err);
-			if (rc == 0 && x->keep)
+			if (x->keep)
 				rc = insert_op(s, op, err);
 			if (rc == 0 && (op->have & AN_HAVE_PATH) && op->fh.len)
 				rc = put_name(s, &op->server, &op->fh, op->path,
@@ -663,7 +722,7 @@ int store_put_op(struct store *s, const struct an_op *op,
 	if (names && (op->have & AN_HAVE_RFH) && op->rfh.len &&
 	    an_names_get(names, &op->server, &op->rfh, &p, &e) && p[0])
 		rfh_named = true;
-	if ((x = slot_get(s, errbuf)) == NULL)
+	if (add_cell(s, op, errbuf) < 0 || (x = slot_get(s, errbuf)) == NULL)
 		return -1;
 	x->batch = NULL;
 	an_op_copy(&x->op, op);
@@ -796,8 +855,13 @@ static int write_drops(struct store *s, const struct batch *b,
 
 static void batch_free(struct batch *b)
 {
+	uint32_t k;
+
 	if (b == NULL)
 		return;
+	for (k = 0; k < b->ncells; k++)
+		hist_fini(&b->cells[k].lat);
+	free(b->cells);
 	free(b->flows);
 	free(b->exports);
 	free(b);
@@ -813,10 +877,12 @@ static struct batch *batch_new(struct store *s, const struct store_run *run,
 
 	if (b == NULL)
 		return NULL;
+	b->commit = true;
 	b->run = *run;
 	b->now_ns = now_ns;
 	b->max_call_ns = s->max_call_ns;
-	if (store_take_exports(s, names, b) < 0 ||
+	if (take_cells(s, now_ns, &b->cells, &b->ncells) < 0 ||
+	    store_take_exports(s, names, b) < 0 ||
 	    store_take_flows(s, b) < 0) {
 		batch_free(b);
 		return NULL;
@@ -827,11 +893,23 @@ static struct batch *batch_new(struct store *s, const struct store_run *run,
 	return b;
 }
 
+/* Every open cell, for the writer: the pool is full. */
+static struct batch *batch_cells(struct store *s)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (b && take_cells(s, INT64_MAX, &b->cells, &b->ncells) < 0) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
 /* Write a batch end into the open transaction (writer thread, or the
  * producer once the queue is drained). */
 static int batch_write(struct store *s, const struct batch *b, char *errbuf)
 {
-	if (begin(s, errbuf) < 0 || flush_cells(s, b->now_ns, errbuf) < 0 ||
+	if (begin(s, errbuf) < 0 || write_cells(s, b, errbuf) < 0 ||
 	    write_drops(s, b, errbuf) < 0 || store_write_flows(s, b, errbuf) < 0 ||
 	    store_write_exports(s, b, errbuf) < 0)
 		return -1;

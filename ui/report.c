@@ -922,7 +922,7 @@ int ui_report_main(int argc, char **argv)
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);
 	if (r.figs && r.find)
-		r.q = an_opq_new(0, on_op_sums, &r);
+		r.q = an_opq_new(0, 2, on_op_sums, &r);
 	if (r.dec && r.msg && r.eng && r.q)
 		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
 	if (pipe && !r.filtered)	/* the filter runs in on_op */

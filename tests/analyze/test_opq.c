@@ -86,7 +86,7 @@ static void consume(void *user, const struct an_op *o)
 static void run(unsigned slots, uint64_t n, int slow_every, bool reserve)
 {
 	struct sink s = { .slow_every = slow_every };
-	struct an_opq *q = an_opq_new(slots, consume, &s);
+	struct an_opq *q = an_opq_new(slots, 2, consume, &s);
 	struct an_op op;
 	uint64_t k;
 
