@@ -127,7 +127,8 @@ struct store {
 	struct cap_drop_span drop_q[DROP_QUEUE];
 	uint32_t ndrop_q;
 	uint8_t blob[HIST_BLOB_MAX];
-	struct addr_text atext[ADDR_CACHE];	/* writer thread only */
+	struct addr_text atext[2][ADDR_CACHE];	/* writer thread only */
+	const struct addr_text *abound[2];	/* bound to ops' client, server */
 	int64_t op_val[OP_COLS + 1];		/* ops' bound integers (writer) */
 	bool op_bound[OP_COLS + 1];
 	/*

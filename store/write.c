@@ -100,11 +100,17 @@ void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a)
 	store_bind_text(q, k, cap_addr_str(a, b, sizeof(b)));
 }
 
-/* The writer's addresses: a small direct-mapped cache of their text. */
+/*
+ * The writer's addresses: per column of ops (client, server), a small
+ * direct-mapped cache of their text, bound without a copy (SQLITE_STATIC)
+ * and not bound again while the column holds the same address.  An entry
+ * is only ever replaced by its own column, which then binds it anew, so a
+ * bound text never changes under sqlite.
+ */
 static void bind_addr_cached(struct store *s, sqlite3_stmt *q, int k,
-			     const struct cap_addr *a)
+			     int col, const struct cap_addr *a)
 {
-	struct addr_text *e = &s->atext[(a->a[3] ^ a->a[15] ^ a->a[14] ^
+	struct addr_text *e = &s->atext[col][(a->a[3] ^ a->a[15] ^ a->a[14] ^
 					 ((uint32_t)a->a[2] << 2)) % ADDR_CACHE];
 
 	if (!e->used || !cap_addr_eq(&e->addr, a)) {
@@ -112,9 +118,11 @@ static void bind_addr_cached(struct store *s, sqlite3_stmt *q, int k,
 		e->addr = *a;
 		cap_addr_str(a, e->text, sizeof(e->text));
 		e->len = (int)strlen(e->text);
+	} else if (s->abound[col] == e) {
+		return;
 	}
-	/* copied: the other address of the row may take the same entry */
-	sqlite3_bind_text(q, k, e->text, e->len, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, k, e->text, e->len, SQLITE_STATIC);
+	s->abound[col] = e;
 }
 
 static int begin(struct store *s, char *errbuf)
@@ -473,8 +481,8 @@ static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 	bind_i64(s, q, k++, op->retrans_ivl_max_ns);
 	bind_i64(s, q, k++, op->retrans);
 	bind_i64(s, q, k++, op->dup_replies);
-	bind_addr_cached(s, q, k++, &op->client);
-	bind_addr_cached(s, q, k++, &op->server);
+	bind_addr_cached(s, q, k++, 0, &op->client);
+	bind_addr_cached(s, q, k++, 1, &op->server);
 	bind_i64(s, q, k++, op->client_port);
 	bind_i64(s, q, k++, op->client_port_last);
 	bind_i64(s, q, k++, op->server_port);
