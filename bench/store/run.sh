@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench/store/run.sh NFSGEN NFSCOPE - the cost of the sqlite store.
+# bench/store/run.sh NFSGEN NFSCOPE [SQLITE_CEILING] - the cost of the
+# sqlite store.
 #
 # On the same captures (nfsgen --seed 1, BENCH_PACKETS frames, default
 # 5,000,000, in BENCH_DIR, default /tmp/nfscope-bench, regenerated only if
@@ -7,10 +8,15 @@
 # `--ops none` into a fresh database.  Prints seconds, the ratio to report,
 # op rows stored, rows/s over the whole record, rows/s of the store's insert
 # thread (rows / its CPU time, as record logs it: the store's own
-# throughput), and database MB per million operations.  Targets (issue 4):
-# --ops all <= 2x report, >= 1M rows/s.  Never asserts speed.
+# throughput), and database MB per million operations.  With
+# SQLITE_CEILING (bench/store/sqlite_ceiling), the --ops all database's rows
+# are then inserted again by sqlite alone (same table, indexes and
+# settings, nothing but bind and step), with and without the indexes: the
+# ceiling the insert thread can approach on this machine, in this run.
+# Targets (issue 4): --ops all <= 2x report, >= 1M rows/s.  Never asserts
+# speed.
 set -u
-G=$1 N=$2
+G=$1 N=$2 C=${3:-}
 . "$(dirname "$0")/../captures.sh"
 
 now() { date +%s.%N; }
@@ -41,6 +47,10 @@ for f in meta data; do
 		done
 		rows=$(sqlite3 "$db" "SELECT ops_stored FROM runs")
 		size=$(stat -c %s "$db")
+		if [ "$mode" = all ] && [ -n "$C" ] && [ "$rows" -gt 0 ]; then
+			"$C" "$db" "$D/ceiling.db" "$rows" > "$D/ceiling.txt" || exit 1
+			rm -f "$D/ceiling.db" "$D/ceiling.db-wal" "$D/ceiling.db-shm"
+		fi
 		echo "$f $mode $secs $rep $rows $size $ops ${wcpu:-0}" | awk '{
 			d = $8;
 			printf "%-6s %-12s %8.2f %7.2f %10d %12.0f %12s %10.1f\n", $1,
@@ -49,5 +59,10 @@ for f in meta data; do
 				($7 > 0 ? $6 / 1048576 / ($7 / 1e6) : 0) }'
 	done
 	rm -f "$db" "$db-wal" "$db-shm"
+	if [ -n "$C" ] && [ -s "$D/ceiling.txt" ]; then
+		awk -v f=$f '{ printf "%-6s %-12s %8.2f %7s %10d %12.0f %12s %10s\n", f,
+			($2 > 0 ? "sqlite alone" : "  no indexes"), $6, "-", $4, $8, "-", "-" }' "$D/ceiling.txt"
+		rm -f "$D/ceiling.txt"
+	fi
 	echo "       ($ops operations, $(stat -c %s "$pcap" | awk '{ printf "%.0f", $1 / 1048576 }') MB capture)"
 done
