@@ -110,7 +110,14 @@ struct cell {
 	uint64_t calls, answered, unanswered, errors, rpc_errors;
 	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
 	uint64_t bytes, data_bytes, truncated;
-	struct hist lat, lat_last, ivl;
+	struct hist lat, ivl;
+	/* latency from the last transmission: where it differs from lat
+	   (retransmitted calls) the two values go to lat_xf and lat_xl, so
+	   fold() has lat_last = lat - lat_xf + lat_xl; its exact sum, min and
+	   max are kept here (count: lat.count) */
+	struct hist lat_xf, lat_xl;
+	double ll_sum;
+	uint64_t ll_min, ll_max;
 };
 
 struct an_figs {
@@ -238,7 +245,8 @@ void an_figs_free(struct an_figs *f)
 		struct cell *c = vec_at(&f->cells, k);
 
 		hist_fini(&c->lat);
-		hist_fini(&c->lat_last);
+		hist_fini(&c->lat_xf);
+		hist_fini(&c->lat_xl);
 		hist_fini(&c->ivl);
 	}
 	vec_free(&f->cells);
@@ -348,7 +356,8 @@ static void status_add(struct an_row *r, const struct an_op *op)
 
 /*
  * The sums of an op, into a row or a cell (same field names); `err` is
- * an_op_is_error(op).  Status slots are the caller's.
+ * an_op_is_error(op).  Status slots and the latency from the last
+ * transmission are the caller's.
  */
 #define ACC_ADD(r, op, db, err) do {					\
 	(r)->calls++;							\
@@ -369,7 +378,6 @@ static void status_add(struct an_row *r, const struct an_op *op)
 	} else {							\
 		(r)->answered++;					\
 		hist_add(&(r)->lat, (uint64_t)(op)->lat_first_ns);	\
-		hist_add(&(r)->lat_last, (uint64_t)(op)->lat_last_ns);	\
 		if (err) {						\
 			(r)->errors++;					\
 			if ((op)->reply_stat != RPC_MSG_ACCEPTED ||	\
@@ -383,6 +391,8 @@ static void row_add(struct an_row *r, const struct an_op *op, uint64_t db,
 		    bool err)
 {
 	ACC_ADD(r, op, db, err);
+	if (op->flags & AN_OP_ANSWERED)
+		hist_add(&r->lat_last, (uint64_t)op->lat_last_ns);
 	if (err)
 		status_add(r, op);
 }
@@ -390,7 +400,20 @@ static void row_add(struct an_row *r, const struct an_op *op, uint64_t db,
 static void cell_add(struct cell *c, const struct an_op *op, uint64_t db,
 		     bool err)
 {
+	uint64_t l = (uint64_t)op->lat_last_ns;
+
 	ACC_ADD(c, op, db, err);
+	if (!(op->flags & AN_OP_ANSWERED))
+		return;
+	if (c->answered == 1 || l < c->ll_min)
+		c->ll_min = l;
+	if (c->answered == 1 || l > c->ll_max)
+		c->ll_max = l;
+	c->ll_sum += (double)l;
+	if (op->lat_last_ns != op->lat_first_ns) {
+		hist_add(&c->lat_xf, (uint64_t)op->lat_first_ns);
+		hist_add(&c->lat_xl, l);
+	}
 }
 
 /*
@@ -561,15 +584,20 @@ static void fold(struct an_figs *f)
 			r->data_bytes += c->data_bytes;
 			r->truncated += c->truncated;
 			hist_merge(&r->lat, &c->lat);
-			hist_merge(&r->lat_last, &c->lat_last);
+			hist_merge_replaced(&r->lat_last, &c->lat, &c->lat_xf,
+					    &c->lat_xl, c->lat.count, c->ll_sum,
+					    c->ll_min, c->ll_max);
 			hist_merge(&r->ivl, &c->ivl);
 		}
 		c->calls = c->answered = c->unanswered = c->errors = 0;
 		c->rpc_errors = c->retrans = c->retrans_ops = 0;
 		c->late_retrans = c->dup_replies = c->bytes = 0;
 		c->data_bytes = c->truncated = 0;
+		c->ll_sum = 0;
+		c->ll_min = c->ll_max = 0;
 		hist_clear(&c->lat);
-		hist_clear(&c->lat_last);
+		hist_clear(&c->lat_xf);
+		hist_clear(&c->lat_xl);
 		hist_clear(&c->ivl);
 	}
 	f->unfolded = false;

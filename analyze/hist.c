@@ -116,6 +116,39 @@ bool hist_merge(struct hist *dst, const struct hist *src)
 	return ok;
 }
 
+bool hist_merge_replaced(struct hist *dst, const struct hist *all,
+			 const struct hist *minus, const struct hist *plus,
+			 uint64_t count, double sum, uint64_t min, uint64_t max)
+{
+	unsigned c, i;
+	bool ok = true;
+
+	if (count == 0)
+		return true;
+	if (dst->count == 0 || min < dst->min)
+		dst->min = min;
+	if (dst->count == 0 || max > dst->max)
+		dst->max = max;
+	dst->count += count;
+	dst->sum += sum;
+	dst->lost += all->lost + plus->lost;
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		if (all->chunk[c] == NULL && plus->chunk[c] == NULL)
+			continue;
+		for (i = 0; i < HIST_SUB; i++) {
+			uint64_t n = all->chunk[c] ? all->chunk[c][i] : 0;
+
+			if (minus->chunk[c])
+				n -= minus->chunk[c][i];
+			if (plus->chunk[c])
+				n += plus->chunk[c][i];
+			if (n && !hist_bump(dst, c, i, n))
+				ok = false;
+		}
+	}
+	return ok;
+}
+
 uint64_t hist_percentile(const struct hist *h, double p)
 {
 	uint64_t rank, seen = 0, lo, w, v;

@@ -52,6 +52,16 @@ void hist_add(struct hist *h, uint64_t v);
 /* Add every value of src into dst.  False if a chunk could not be
  * allocated (dst->lost counts what went missing). */
 bool hist_merge(struct hist *dst, const struct hist *src);
+/* Add into dst the values of `all` with those of `minus` (a subset of
+ * all, by bucket) replaced by those of `plus` (as many values): the bucket
+ * counts all - minus + plus; count, sum, min and max are given (the
+ * caller knows them exactly; min and max only matter if count > 0).  How
+ * figs.c keeps latency from the last transmission without a second
+ * histogram add for the ops that were never retransmitted.  False if a
+ * chunk could not be allocated (dst->lost counts what went missing). */
+bool hist_merge_replaced(struct hist *dst, const struct hist *all,
+			 const struct hist *minus, const struct hist *plus,
+			 uint64_t count, double sum, uint64_t min, uint64_t max);
 /* Nearest-rank percentile, p in [0, 100]; 0 if empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);

@@ -11,7 +11,7 @@
 #include "store/store.h"
 
 #define CELL_MAX 32768		/* open interval cells (then all are written) */
-#define CELL_SLOTS 65536	/* their hash index */
+#define CELL_SLOTS 65536	/* their hash index (8 bytes a slot) */
 #define FLOW_MAX 65536		/* flow directions tracked per run */
 #define NAME_CACHE 65536	/* recently written (server, fh, path) */
 #define HIST_BLOB_MAX (HIST_NCHUNK * HIST_SUB * 20)
@@ -114,7 +114,10 @@ struct store {
 	 * the producer's: closed cells go to the writer in a batch) */
 	struct cell *cell;
 	uint32_t ncells;
-	uint32_t *slot;
+	struct cslot {
+		uint32_t id;		/* pool number + 1; 0: empty */
+		uint32_t tag;		/* the cell's hash >> 32 */
+	} *slot;
 	uint64_t cells_dropped;
 	/* flows (owned) */
 	struct flow *flow;

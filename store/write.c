@@ -253,20 +253,23 @@ static int write_cell(struct store *s, struct cell *c, char *errbuf)
 
 /* Slot of the index for the cell of (start, procedure, client, server),
  * h its hash: holding it, or empty. */
-static uint32_t *cell_slot(struct store *s, uint64_t h, int64_t start_ns,
-			   uint32_t prog, uint32_t vers, uint32_t proc,
-			   const struct cap_addr *client,
-			   const struct cap_addr *server)
+static struct cslot *cell_slot(struct store *s, uint64_t h, int64_t start_ns,
+				uint32_t prog, uint32_t vers, uint32_t proc,
+				const struct cap_addr *client,
+				const struct cap_addr *server)
 {
-	uint32_t i, *x = NULL;
+	uint32_t i, tag = (uint32_t)(h >> 32);
+	struct cslot *x = NULL;
 
 	for (i = 0; i < CELL_SLOTS; i++) {
 		const struct cell *c;
 
 		x = &s->slot[(uint32_t)(h + i) & (CELL_SLOTS - 1)];
-		if (*x == 0)
+		if (x->id == 0)
 			return x;
-		c = &s->cell[*x - 1];
+		if (x->tag != tag)	/* not even a look at the cell */
+			continue;
+		c = &s->cell[x->id - 1];
 		if (c->hash == h && c->start_ns == start_ns &&
 		    c->proc == proc && c->prog == prog && c->vers == vers &&
 		    cap_addr_eq(&c->client, client) &&
@@ -274,6 +277,32 @@ static uint32_t *cell_slot(struct store *s, uint64_t h, int64_t start_ns,
 			return x;
 	}
 	return x;	/* not reached: at most CELL_MAX < CELL_SLOTS cells */
+}
+
+/* The hash of a cell's key: whole words (cap_addr is zero beyond the
+ * address, capture.h), no byte loop. */
+static uint64_t cell_hash(int64_t start_ns, uint32_t prog, uint32_t vers,
+			  uint32_t proc, const struct cap_addr *client,
+			  const struct cap_addr *server)
+{
+	const struct cap_addr *a[2] = { client, server };
+	uint64_t h = 0x9e3779b97f4a7c15ull, w;
+	int k;
+
+	h = (h ^ (uint64_t)start_ns) * 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	h = (h ^ ((uint64_t)prog << 32 | vers << 24 | proc)) *
+	    0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	for (k = 0; k < 2; k++) {
+		memcpy(&w, a[k]->a, 8);
+		h = (h ^ w ^ a[k]->family) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+		memcpy(&w, a[k]->a + 8, 8);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		h ^= h >> 32;
+	}
+	return h;
 }
 
 /* Move the cells that ended HOLD_NS before now_ns (all for INT64_MAX)
@@ -304,10 +333,15 @@ static int take_cells(struct store *s, int64_t now_ns, struct cell **out,
 	}
 	s->ncells = n;
 	memset(s->slot, 0, CELL_SLOTS * sizeof(*s->slot));
-	for (k = 0; k < n; k++)
-		*cell_slot(s, s->cell[k].hash, s->cell[k].start_ns,
-			   s->cell[k].prog, s->cell[k].vers, s->cell[k].proc,
-			   &s->cell[k].client, &s->cell[k].server) = k + 1;
+	for (k = 0; k < n; k++) {
+		const struct cell *c = &s->cell[k];
+		struct cslot *x = cell_slot(s, c->hash, c->start_ns, c->prog,
+					    c->vers, c->proc, &c->client,
+					    &c->server);
+
+		x->id = k + 1;
+		x->tag = (uint32_t)(c->hash >> 32);
+	}
 	return 0;
 }
 
@@ -327,22 +361,12 @@ static int write_cells(struct store *s, const struct batch *b, char *errbuf)
 static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 {
 	struct cell *c;
-	uint32_t *x;
+	struct cslot *x;
 	int64_t t = op->first_call_ns, w = s->interval_ns;
-	uint64_t h = 1469598103934665603ull;
-	struct {
-		int64_t start_ns;
-		uint32_t prog, vers, proc;
-	} k;
+	int64_t start = (t >= 0 ? t / w : (t - w + 1) / w) * w;
+	uint64_t h = cell_hash(start, op->prog, op->vers, op->proc,
+			       &op->client, &op->server);
 
-	k.start_ns = (t >= 0 ? t / w : (t - w + 1) / w) * w;
-	k.prog = op->prog;
-	k.vers = op->vers;
-	k.proc = op->proc;
-	h = store_hash(h, &k.start_ns, sizeof(k.start_ns));
-	h = store_hash(h, &k.prog, 12);
-	h = store_hash(h, &op->client, sizeof(op->client));
-	h = store_hash(h, &op->server, sizeof(op->server));
 	if (s->ncells >= CELL_MAX) {
 		struct batch *b = batch_cells(s);
 		struct qop *q;
@@ -358,21 +382,22 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 		q->batch = b;
 		slot_publish(s, false);
 	}
-	x = cell_slot(s, h, k.start_ns, k.prog, k.vers, k.proc, &op->client,
+	x = cell_slot(s, h, start, op->prog, op->vers, op->proc, &op->client,
 		      &op->server);
-	if (*x == 0) {
+	if (x->id == 0) {
 		c = &s->cell[s->ncells++];
 		memset(c, 0, sizeof(*c));
 		c->hash = h;
-		c->start_ns = k.start_ns;
-		c->prog = k.prog;
-		c->vers = k.vers;
-		c->proc = k.proc;
+		c->start_ns = start;
+		c->prog = op->prog;
+		c->vers = op->vers;
+		c->proc = op->proc;
 		c->client = op->client;
 		c->server = op->server;
-		*x = s->ncells;
+		x->id = s->ncells;
+		x->tag = (uint32_t)(h >> 32);
 	}
-	c = &s->cell[*x - 1];
+	c = &s->cell[x->id - 1];
 	c->calls++;
 	if (op->flags & AN_OP_ANSWERED) {
 		c->answered++;

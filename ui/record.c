@@ -235,11 +235,13 @@ int ui_record_main(int argc, char **argv)
 	r.eng = an_new(&so.an, on_op, &r);
 	r.figs = an_figs_new(NULL);
 	r.find = an_find_new(NULL);
-	/* a thread of its own only when the capture and the store's insert
-	   thread leave a CPU free: on two, three busy threads take longer
-	   (measured: 7.3 s against 6.2 s on the metadata bench) */
+	/* figures and findings on a thread of their own, unless every op is
+	   stored and there are only two CPUs: the insert thread is then busy
+	   too, and three busy threads on two CPUs took longer than two
+	   (metadata bench: 7.3 s against 6.2 s) */
 	if (r.figs && r.find)
-		r.q = an_opq_new(0, 3, on_op_sums, &r);
+		r.q = an_opq_new(0, r.rec.run.ops_mode == STORE_OPS_ALL ? 3 : 2,
+				 on_op_sums, &r);
 	rc = 1;
 	if (r.dec && r.msg && r.eng && r.q)
 		r.rec.pipe = cap_pipe_new(&so.cfg, on_msg, &r);
