@@ -184,8 +184,9 @@ void an_names_child(struct an_names *n, const struct cap_addr *server,
 	char buf[AN_PATH_MAX * 2];
 	size_t dl, nl;
 
-	if (dir->len == 0 || dir->len > NFS_FHSIZE_MAX || name[0] == '\0')
-		return;
+	if (n->used == 0 || dir->len == 0 || dir->len > NFS_FHSIZE_MAX ||
+	    name[0] == '\0')
+		return;	/* no directory known yet: nothing to extend */
 	d = find(n, fh_hash(server, dir), server, dir);
 	if (d == NULL)
 		return;
@@ -210,7 +211,8 @@ bool an_names_get(const struct an_names *n, const struct cap_addr *server,
 {
 	const struct name_ent *e = NULL;
 
-	if (fh->len > 0 && fh->len <= NFS_FHSIZE_MAX)
+	/* used == 0: nothing learned (no MOUNT in the capture, often) */
+	if (n->used && fh->len > 0 && fh->len <= NFS_FHSIZE_MAX)
 		e = find(n, fh_hash(server, fh), server, fh);
 	if (e == NULL) {
 		*path = "";
