@@ -5,6 +5,7 @@
 #                          the dashboard on a terminal, else the report
 #   scripts/dev.sh test    deps + build + the whole test suite
 #   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
+#   scripts/dev.sh tsan    deps + ThreadSanitizer build + the threaded suites
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,5 +72,11 @@ test)	deps; setup build; run_suite build ;;
 asan)	deps; setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite build-asan ;;
-*)	echo "usage: scripts/dev.sh deps|demo|test|asan" >&2; exit 2 ;;
+tsan)	# the suites that run more than one thread (opq, the store's insert
+	# thread, top's worker, live capture) under ThreadSanitizer
+	deps; setup build-tsan -Db_sanitize=thread
+	TSAN_OPTIONS=halt_on_error=1 \
+	meson test -C build-tsan --print-errorlogs --num-processes 2 \
+		--suite analyze --suite store --suite top --suite cli --suite live ;;
+*)	echo "usage: scripts/dev.sh deps|demo|test|asan|tsan" >&2; exit 2 ;;
 esac

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ struct tm_worker {
 	struct tm_src_cfg cfg;
 	pthread_t thread;
 	bool started;
-	volatile sig_atomic_t quit;
+	atomic_int quit;		/* set by the UI thread */
 	/* packets */
 	struct dec *dec;
 	struct dec_msg *msg;
@@ -43,7 +44,7 @@ struct tm_worker {
 
 static bool stopping(const struct tm_worker *w)
 {
-	return w->quit || ui_stop;
+	return atomic_load(&w->quit) || ui_stop;
 }
 
 static void fail(struct tm_worker *w, const char *what, const char *err)
@@ -347,7 +348,7 @@ void tm_worker_stop(struct tm_worker *w)
 {
 	if (w == NULL)
 		return;
-	w->quit = 1;
+	atomic_store(&w->quit, 1);
 	if (w->started)
 		pthread_join(w->thread, NULL);
 	ui_rec_close(&w->rec);
