@@ -119,12 +119,12 @@ struct cap_source *cap_open_offline(const char *path,
 	 * 1 MiB stdio buffer: libpcap reads each record header and packet
 	 * with its own fread, which with the default 4 KiB buffer costs a
 	 * read(2) every few packets (350,000 of them for a 1.4 GB capture).
-	 * "-" is stdin, as for libpcap.  Messages are libpcap's.
+	 * "-" is stdin, as for libpcap.  Every message names the file.
 	 */
 	if (strcmp(path, "-") == 0) {
 		fp = stdin;
 	} else if ((fp = fopen(path, "rb")) == NULL) {
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s: %s", path, path,
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path,
 			 strerror(errno));
 		return NULL;
 	}
