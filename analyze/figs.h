@@ -28,8 +28,10 @@
  * stay valid until an_figs_free.
  *
  * Load: an_figs_add does two row lookups per op (its cell - client,
- * server, export, procedure - and its file) and 2-3 histogram adds into
- * each; the op, client, server and export rows a cell feeds are found once,
+ * server, export, procedure - and its file) and histogram adds: one into
+ * the cell (three for a retransmitted call: the latency from the last
+ * transmission is kept only where it differs), two into the file row; the
+ * op, client, server and export rows a cell feeds are found once,
  * when the cell is created, and its sums are merged into them (exactly) at
  * the first an_figs_nrows/an_figs_row after adds.  Cells share rows_max as
  * their own budget; past it ops update the rows directly (same figures,
