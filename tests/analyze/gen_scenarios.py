@@ -29,16 +29,9 @@ atexit.register(shutil.rmtree, TMP, True)
 PROC = {1: "GETATTR", 2: "SETATTR", 3: "LOOKUP", 4: "ACCESS", 6: "READ", 7: "WRITE",
         8: "CREATE", 12: "REMOVE", 17: "READDIRPLUS", 18: "FSSTAT", 19: "FSINFO",
         21: "COMMIT"}
-fails = 0
-checks = 0
-
-
-def check(cond, what):
-    global fails, checks
-    checks += 1
-    if not cond:
-        fails += 1
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
 
 
 def eq(got, want, what):
@@ -366,8 +359,7 @@ def main():
     for st, nm in ((10008, "JUKEBOX"), (70, "STALE"), (13, "ACCES"), (28, "NOSPC")):
         t_errors(st, nm)
     t_thresholds()
-    print("%d checks, %d failed" % (checks, fails))
-    return 1 if fails else 0
+    return tally.summary()
 
 
 if __name__ == "__main__":

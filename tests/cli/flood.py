@@ -24,6 +24,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+
 NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
 KIB = 1024
@@ -32,17 +35,12 @@ XID_ENTRY = 750       # analysis: pending call (struct an_op_core + links)
 DEC_ENTRY = 256       # decoder: remembered call
 FLOW_ENTRY = 512      # TCP flow direction (without its record buffers)
 SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
-fails = checks = 0
 
 
 def check(cond, what, rss=False):
-    global fails, checks
-    if rss and not RSS:
-        return
-    checks += 1
-    if not cond:
-        fails += 1
-        print('FAILED:', what)
+    """tally.check; a memory bound only where RSS can be measured."""
+    if not rss or RSS:
+        tally.check(cond, what)
 
 
 # ru_maxrss counts a child's memory before exec too, and a fork (or vfork)
@@ -191,8 +189,7 @@ def main():
     flood_frags()
     for f in os.listdir(WORK):
         os.unlink(os.path.join(WORK, f))
-    print('%d passed, %d failed' % (checks - fails, fails))
-    return 1 if fails else 0
+    return tally.summary()
 
 
 if __name__ == '__main__':

@@ -19,16 +19,11 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
 NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
-fails = checks = 0
-
-
-def check(cond, what):
-    global fails, checks
-    checks += 1
-    if not cond:
-        fails += 1
-        print('FAILED:', what)
 
 
 def run(*args, **kw):
@@ -200,8 +195,7 @@ def main():
     test_user()
     test_report_filters_and_complete()
     test_migration()
-    print('%d passed, %d failed' % (checks - fails, fails))
-    return 1 if fails else 0
+    return tally.summary()
 
 
 if __name__ == '__main__':

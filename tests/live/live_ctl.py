@@ -34,18 +34,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from live_lo import udp_calls  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
 
 NFSGEN, NFSCOPE, WORK = sys.argv[1:4]
 PORT = 20491
-fails = checks = 0
-
-
-def check(cond, what):
-    global fails, checks
-    checks += 1
-    if not cond:
-        fails += 1
-        print('FAILED:', what)
 
 
 def packet_socket_open(pid):
@@ -353,11 +347,10 @@ def main():
                      ('sighup', lambda: test_sighup(calls)),
                      ('duration', test_duration),
                      ('any', lambda: test_any(calls))):
-        before = fails
+        before = tally.fails
         fn()
-        print('%-14s %s' % (name, 'ok' if fails == before else 'FAILED'))
-    print('%d passed, %d failed' % (checks - fails, fails))
-    return 1 if fails else 0
+        print('%-14s %s' % (name, 'ok' if tally.fails == before else 'FAILED'))
+    return tally.summary()
 
 
 if __name__ == '__main__':

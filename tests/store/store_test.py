@@ -33,21 +33,13 @@ from collections import Counter, defaultdict
 MODE, NFSGEN, NFSCOPE, TOOL, SRCDIR = sys.argv[1:6]
 TMP = tempfile.mkdtemp(prefix="nfscope-store-")
 atexit.register(shutil.rmtree, TMP, True)
-fails = 0
-checks = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
 # `nfscope report OUT.db` (ui/report.c) may not be wired in yet: then the
 # checks that need it are skipped, never failed.
 REPORT_DB = "OUT.db" in subprocess.run([NFSCOPE, "report", "--help"],
                                        capture_output=True, text=True).stdout
-
-
-def check(cond, what):
-    global fails, checks
-    checks += 1
-    if not cond:
-        fails += 1
-        print("FAIL:", what)
-    return cond
 
 
 def run(args, **kw):
@@ -534,7 +526,7 @@ def mode_errors():
     check(sql(term, "PRAGMA integrity_check")[0][0] == "ok", "SIGTERM integrity")
     check(not os.path.exists(term + "-wal") or os.path.getsize(term + "-wal") == 0,
           "SIGTERM: WAL checkpointed")
-    print("errors: %d checks" % checks)
+    print("errors: %d checks" % tally.checks)
 
 
 # ------------------------------------------------------------------ live --
@@ -595,5 +587,4 @@ def mode_live():
 
 {"roundtrip": mode_roundtrip, "concurrency": mode_concurrency, "crash": mode_crash,
  "sql": mode_sql, "errors": mode_errors, "live": mode_live}[MODE]()
-print("%s: %d checks, %d failures" % (MODE, checks, fails))
-sys.exit(1 if fails else 0)
+sys.exit(tally.summary(MODE))
