@@ -132,11 +132,6 @@ struct an_opq *an_opq_new(unsigned slots, unsigned min_cpus, an_op_fn fn,
 	return q;
 }
 
-bool an_opq_threaded(const struct an_opq *q)
-{
-	return q->threaded;
-}
-
 struct an_op *an_opq_reserve(struct an_opq *q)
 {
 	uint64_t tail, head;

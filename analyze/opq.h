@@ -44,7 +44,5 @@ struct an_op *an_opq_reserve(struct an_opq *q);
 void an_opq_commit(struct an_opq *q);
 /* Wait until fn has returned for every op pushed so far. */
 void an_opq_drain(struct an_opq *q);
-/* Whether a consumer thread runs (false: fn is called in push). */
-bool an_opq_threaded(const struct an_opq *q);
 
 #endif

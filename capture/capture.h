@@ -196,8 +196,8 @@ const struct cap_stats *cap_pipe_stats(const struct cap_pipe *p);
 struct cap_source;
 
 /* Open a pcap or pcapng file; path "-" is stdin.  Returns NULL and fills
- * errbuf on error (missing file, not a capture, unsupported link type,
- * bad filter). */
+ * errbuf, "path: what", on error (missing file, not a capture, unsupported
+ * link type, bad filter). */
 struct cap_source *cap_open_offline(const char *path,
 				    const struct cap_config *cfg,
 				    char *errbuf);

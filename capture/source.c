@@ -102,6 +102,24 @@ static struct cap_source *source_new(pcap_t *pc, const struct cap_config *cfg,
 	return s;
 }
 
+/* errbuf = "path: errbuf", cut to CAP_ERRBUF_SIZE */
+static void name_file(char *errbuf, const char *path)
+{
+	char m[CAP_ERRBUF_SIZE];
+	size_t n = strlen(path), k;
+
+	memcpy(m, errbuf, sizeof(m));
+	m[sizeof(m) - 1] = '\0';
+	if (n > CAP_ERRBUF_SIZE - 3)
+		n = CAP_ERRBUF_SIZE - 3;
+	memcpy(errbuf, path, n);
+	errbuf[n++] = ':';
+	errbuf[n++] = ' ';
+	k = strnlen(m, CAP_ERRBUF_SIZE - 1 - n);
+	memcpy(errbuf + n, m, k);
+	errbuf[n + k] = '\0';
+}
+
 struct cap_source *cap_open_offline(const char *path,
 				    const struct cap_config *cfg,
 				    char *errbuf)
@@ -146,6 +164,7 @@ struct cap_source *cap_open_offline(const char *path,
 	s = source_new(pc, cfg, false, errbuf);
 	if (!s) {
 		free(buf);	/* source_new closed pc, and so the file */
+		name_file(errbuf, path);
 		return NULL;
 	}
 	s->iobuf = buf;
@@ -155,6 +174,7 @@ struct cap_source *cap_open_offline(const char *path,
 	if (cfg && apply_filter(pc, cfg->filter, PCAP_NETMASK_UNKNOWN,
 				errbuf) < 0) {
 		cap_close(s);
+		name_file(errbuf, path);
 		return NULL;
 	}
 	return s;

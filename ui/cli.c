@@ -223,13 +223,9 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 		return NULL;
 	}
 	if (o->file) {
-		size_t n = strlen(o->file);
-
 		s = cap_open_offline(o->file, &o->cfg, err);
-		if (!s && strncmp(err, o->file, n) == 0 && err[n] == ':')
-			fprintf(stderr, "nfscope: %s\n", err);	/* named */
-		else if (!s)
-			fprintf(stderr, "nfscope: %s: %s\n", o->file, err);
+		if (!s)
+			fprintf(stderr, "nfscope: %s\n", err);	/* names the file */
 		return s;
 	}
 	s = cap_open_live(o->iface, &o->cfg, err, warn);
