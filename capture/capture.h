@@ -166,6 +166,11 @@ struct cap_drop_span {
 	uint64_t drop, ifdrop;		/* packets lost in between */
 };
 
+/* Append sp to a list of *n spans (room for max): merged into the last
+ * one when they touch or the list is full, so nothing is ever lost. */
+void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
+			uint32_t max, const struct cap_drop_span *sp);
+
 /* ---- the pipe ---- */
 
 struct cap_pipe;

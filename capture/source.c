@@ -427,6 +427,21 @@ int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
 	return s->done ? 0 : 1;
 }
 
+void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
+			uint32_t max, const struct cap_drop_span *sp)
+{
+	struct cap_drop_span *last = *n ? &span[*n - 1] : NULL;
+
+	if (last && (sp->start_ns <= last->end_ns || *n == max)) {
+		if (sp->end_ns > last->end_ns)
+			last->end_ns = sp->end_ns;
+		last->drop += sp->drop;
+		last->ifdrop += sp->ifdrop;
+		return;
+	}
+	span[(*n)++] = *sp;
+}
+
 int cap_source_drops(struct cap_source *s, struct cap_drop_span *span)
 {
 	struct pcap_stat ps;

@@ -850,17 +850,7 @@ static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 
 void store_put_drop(struct store *s, const struct cap_drop_span *sp)
 {
-	struct cap_drop_span *last = s->ndrop_q ? &s->drop_q[s->ndrop_q - 1]
-						: NULL;
-
-	if (last && (sp->start_ns <= last->end_ns || s->ndrop_q == DROP_QUEUE)) {
-		if (sp->end_ns > last->end_ns)
-			last->end_ns = sp->end_ns;
-		last->drop += sp->drop;
-		last->ifdrop += sp->ifdrop;
-		return;
-	}
-	s->drop_q[s->ndrop_q++] = *sp;
+	cap_drop_spans_add(s->drop_q, &s->ndrop_q, DROP_QUEUE, sp);
 }
 
 static int write_drops(struct store *s, const struct batch *b,

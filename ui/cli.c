@@ -292,18 +292,9 @@ int ui_after_open(struct ui_src_opts *o)
 
 void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp)
 {
-	struct cap_drop_span *last = d->n ? &d->span[d->n - 1] : NULL;
-
 	d->drop += sp->drop;
 	d->ifdrop += sp->ifdrop;
-	if (last && (sp->start_ns <= last->end_ns || d->n == UI_DROP_SPANS)) {
-		if (sp->end_ns > last->end_ns)
-			last->end_ns = sp->end_ns;
-		last->drop += sp->drop;
-		last->ifdrop += sp->ifdrop;
-		return;
-	}
-	d->span[d->n++] = *sp;
+	cap_drop_spans_add(d->span, &d->n, UI_DROP_SPANS, sp);
 }
 
 bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
