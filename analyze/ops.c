@@ -203,13 +203,20 @@ static void str_copy(char *d, const char *s, size_t max)
 	d[n] = '\0';
 }
 
+/* The handles and strings, empty. */
+static void var_clear(struct an_op_core *o)
+{
+	o->fh.len = o->rfh.len = 0;
+	o->machine[0] = o->name[0] = '\0';
+}
+
 /* A handle or string whose `have` bit is clear is empty (ops.h), so it
  * is not even read. */
-void an_core_copy(struct an_op_core *dst, const struct an_op_core *src)
+static void an_core_copy(struct an_op_core *dst,
+			 const struct an_op_core *src)
 {
 	memcpy(dst, src, CORE_FIXED);
-	dst->fh.len = dst->rfh.len = 0;
-	dst->machine[0] = dst->name[0] = '\0';
+	var_clear(dst);
 	if (src->have & AN_HAVE_FH)
 		fh_copy(&dst->fh, &src->fh);
 	if (src->have & AN_HAVE_RFH)
@@ -226,11 +233,11 @@ void an_op_copy(struct an_op *dst, const struct an_op *src)
 	str_copy(dst->path, src->path, sizeof(dst->path));
 }
 
-void an_core_clear(struct an_op_core *o)
+/* An empty op: every field 0 / "" (only the used bytes are cleared). */
+static void an_core_clear(struct an_op_core *o)
 {
 	memset(o, 0, CORE_FIXED);
-	o->fh.len = o->rfh.len = 0;
-	o->machine[0] = o->name[0] = '\0';
+	var_clear(o);
 }
 
 static void deliver(struct an_engine *e, int32_t i, uint32_t why)

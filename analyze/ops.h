@@ -140,12 +140,8 @@ struct an_op {
 };
 
 /* dst = src, copying of the handles and strings only their used bytes
- * (a few hundred bytes instead of 1.2 KB); an_core_copy likewise for the
- * fields an_op_core has. */
+ * (a few hundred bytes instead of 1.2 KB). */
 void an_op_copy(struct an_op *dst, const struct an_op *src);
-void an_core_copy(struct an_op_core *dst, const struct an_op_core *src);
-/* An empty op: every field 0 / "" (only the used bytes are cleared). */
-void an_core_clear(struct an_op_core *o);
 
 typedef void (*an_op_fn)(void *user, const struct an_op *op);
 
