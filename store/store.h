@@ -33,11 +33,12 @@
  * store_close(NULL) is a no-op) and is not thread-safe.  Other processes
  * may read the same file concurrently (WAL); only one may write.
  *
- * Load: store_put_op copies the op into a bounded queue (4096 ops); one
- * insert thread per store updates its interval cell and steps the prepared
- * INSERT (when the op is kept), and writes and commits each batch, so on
- * two cores storing costs the capture thread little more than the copy.  No allocation per op except when a
- * new interval cell, flow or name appears.
+ * Load: store_put_op adds the op to its interval cell (a hash lookup and
+ * a histogram add) and copies it into a bounded queue (4096 ops); one
+ * insert thread per store steps the prepared INSERT (when the op is kept)
+ * and writes and commits each batch, so the capture thread never waits for
+ * sqlite unless the queue is full.  No allocation per op except when a new
+ * interval cell, flow or name appears, and a few per batch.
  */
 #ifndef NFSCOPE_STORE_H
 #define NFSCOPE_STORE_H
