@@ -4,7 +4,7 @@
  * time taken; `nfscope report` and the other tools are timed against it.
  *
  * usage: pcap_floor [-b] FILE
- * -b gives the file the 1 MiB stdio buffer nfscope gives it (libpcap's own
+ * -b gives the file a 1 MiB stdio buffer (libpcap's own
  * pcap_open_offline leaves stdio's 4 KiB: a read(2) every few packets).
  */
 #include <pcap/pcap.h>

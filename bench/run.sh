@@ -9,7 +9,7 @@
 # plus a meta file of a fifth of the length to show nfscope's peak RSS does not grow
 # with the capture's length.  Prints, per file and tool: seconds, packets/s, peak RSS
 # (/usr/bin/time -v) and the time as a ratio to the floor.  Row floor-1M is
-# the floor with the 1 MiB stdio buffer nfscope uses for a file (libpcap's
+# the floor with a 1 MiB stdio buffer (libpcap's
 # pcap_open_offline keeps stdio's 4 KiB).  Never asserts speed.
 set -u
 G=$1 N=$2 F=$3
@@ -56,7 +56,7 @@ for f in meta data meta-short; do
 	floor=0
 	measure floor "$f" "$F" "$pcap"
 	floor=$secs
-	# the same loop with the 1 MiB stdio buffer nfscope gives the file
+	# the same loop with a 1 MiB stdio buffer
 	# (ratios stay against libpcap's defaults, the floor above)
 	measure floor-1M "$f" "$F" -b "$pcap"
 	measure nfscope "$f" "$N" report -r "$pcap"

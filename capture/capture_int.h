@@ -100,4 +100,20 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3);
 /* Finish idle flows (all of them if all). */
 void cap_tcp_expire(struct cap_pipe *p, bool all);
 
+
+/* pcapfile.c: the fast reader of a classic pcap file, for source.c.  It
+ * takes a file libpcap has opened (the file header, libpcap's snapshot
+ * length) and reads records from the fd with pread, from offset 24 on.
+ * cap_file_next: 1 a packet (pkt's data borrowed until the next call; its
+ * linktype is the caller's), 0 stop: the record at cap_file_pos is one
+ * for libpcap (the end of the file, a cut or unusual record, a read
+ * error).  cap_file_new: NULL if the header is not one it reads (native
+ * byte order, version 2.4) or out of memory. */
+struct cap_file;
+bool cap_file_header_ok(const uint8_t hdr[24]);
+struct cap_file *cap_file_new(int fd, const uint8_t hdr[24], int snapshot);
+void cap_file_free(struct cap_file *f);
+int cap_file_next(struct cap_file *f, struct cap_pkt *pkt);
+uint64_t cap_file_pos(const struct cap_file *f);
+
 #endif

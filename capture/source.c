@@ -17,8 +17,9 @@
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "capture/capture.h"
+#include "capture/capture_int.h"
 
 #define BATCH 1024		/* packets between checks of *stop */
 
@@ -28,6 +29,8 @@
 struct cap_source {
 	pcap_t *pc;
 	char *iobuf;		/* the file's stdio buffer (offline), owned */
+	struct cap_file *ff;	/* fast reader (pcapfile.c) until it hands
+				   the file back to libpcap; owned */
 	bool live;
 	bool nano;		/* tv_usec holds nanoseconds */
 	bool nonblock;		/* current pcap_setnonblock state */
@@ -126,14 +129,19 @@ struct cap_source *cap_open_offline(const char *path,
 {
 	char pe[PCAP_ERRBUF_SIZE] = "";
 	struct cap_source *s;
+	uint8_t hdr[24];
 	struct stat st;
+	bool fast;
 	char *buf;
 	FILE *fp;
 	pcap_t *pc;
 
 	errbuf[0] = '\0';
 	/*
-	 * The file is opened here, not by pcap_open_offline, to give it a
+	 * The file is opened here, not by pcap_open_offline.  A classic pcap
+	 * file in this machine's byte order, read with no filter, is read by
+	 * pcapfile.c (libpcap reads its header and takes over from the
+	 * first record that reader leaves to it).  Any other file gets a
 	 * 1 MiB stdio buffer: libpcap reads each record header and packet
 	 * with its own fread, which with the default 4 KiB buffer costs a
 	 * read(2) every few packets (350,000 of them for a 1.4 GB capture).
@@ -146,10 +154,14 @@ struct cap_source *cap_open_offline(const char *path,
 			 strerror(errno));
 		return NULL;
 	}
+	fast = fp != stdin && !(cfg && cfg->filter && *cfg->filter) &&
+	       fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+	       pread(fileno(fp), hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+	       cap_file_header_ok(hdr);
 	/* glibc takes the size only with a buffer of ours (without one,
 	   stdio's default stays); not for stdin, which pcap_close leaves
 	   open and which would outlive the buffer */
-	buf = fp != stdin ? malloc(CAP_IOBUF) : NULL;
+	buf = fp != stdin && !fast ? malloc(CAP_IOBUF) : NULL;
 	if (buf != NULL)
 		setvbuf(fp, buf, _IOFBF, CAP_IOBUF);
 	pc = pcap_fopen_offline_with_tstamp_precision(fp,
@@ -177,6 +189,9 @@ struct cap_source *cap_open_offline(const char *path,
 		name_file(errbuf, path);
 		return NULL;
 	}
+	/* NULL (no memory): libpcap reads it all */
+	if (fast && fp)
+		s->ff = cap_file_new(fileno(fp), hdr, pcap_snapshot(pc));
 	return s;
 }
 
@@ -271,10 +286,28 @@ void cap_close(struct cap_source *s)
 {
 	if (!s)
 		return;
+	cap_file_free(s->ff);
 	if (s->pc)
 		pcap_close(s->pc);	/* closes the file before its buffer goes */
 	free(s->iobuf);
 	free(s);
+}
+
+/* Take one packet; false (and done) if it is past --duration. */
+static bool take(struct cap_source *s, struct cap_pkt *pkt)
+{
+	pkt->linktype = s->linktype;
+	if (s->duration_ns && !s->live) {
+		if (s->seen == 0)
+			s->first_ts_ns = pkt->ts_ns;
+		else if (pkt->ts_ns - s->first_ts_ns >= s->duration_ns) {
+			s->done = true;	/* this packet is past the end */
+			return false;
+		}
+	}
+	s->seen++;
+	cap_pipe_feed(s->pipe, pkt);
+	return true;
 }
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h,
@@ -283,23 +316,41 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 	struct cap_source *s = (struct cap_source *)user;
 	struct cap_pkt pkt;
 
-	pkt.linktype = s->linktype;
 	pkt.ts_ns = (int64_t)h->ts.tv_sec * 1000000000 +
 		    (int64_t)h->ts.tv_usec * (s->nano ? 1 : 1000);
 	pkt.caplen = h->caplen;
 	pkt.len = h->len;
 	pkt.data = bytes;
-	if (s->duration_ns && !s->live) {
-		if (s->seen == 0)
-			s->first_ts_ns = pkt.ts_ns;
-		else if (pkt.ts_ns - s->first_ts_ns >= s->duration_ns) {
-			s->done = true;	/* this packet is past the end */
-			pcap_breakloop(s->pc);
-			return;
+	if (!take(s, &pkt))
+		pcap_breakloop(s->pc);
+}
+
+/* At most max packets from the fast reader: the count taken.  When it
+ * stops, the file goes back to libpcap at the record it stopped at. */
+static int fast_dispatch(struct cap_source *s, int max)
+{
+	struct cap_pkt pkt;
+	int n = 0;
+
+	while (n < max) {
+		if (cap_file_next(s->ff, &pkt) <= 0) {
+			FILE *fp = pcap_file(s->pc);
+
+			if (fp == NULL || fseeko(fp, (off_t)cap_file_pos(s->ff),
+						 SEEK_SET) != 0) {
+				/* cannot happen on a regular file; if it
+				   does, the file ends here */
+				s->done = true;
+			}
+			cap_file_free(s->ff);
+			s->ff = NULL;
+			break;
 		}
+		if (!take(s, &pkt))
+			break;
+		n++;
 	}
-	s->seen++;
-	cap_pipe_feed(s->pipe, &pkt);
+	return n;
 }
 
 static void set_nonblock(struct cap_source *s, bool on)
@@ -328,6 +379,12 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 			max = (int)(s->count - s->seen);
 	}
 	s->pipe = pipe;
+	if (s->ff) {
+		n = fast_dispatch(s, max);
+		if (n > 0 || s->done)
+			return n;
+		/* handed back with none taken: libpcap goes on below */
+	}
 	n = pcap_dispatch(s->pc, max, on_packet, (u_char *)s);
 	if (n == PCAP_ERROR) {
 		snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %s",
@@ -507,10 +564,10 @@ int cap_source_fd(const struct cap_source *s)
 void cap_source_progress(struct cap_source *s, uint64_t *done,
 			 uint64_t *total)
 {
-	FILE *fp = s->live ? NULL : pcap_file(s->pc);
+	FILE *fp = s->live || s->ff ? NULL : pcap_file(s->pc);
 	long pos = fp ? ftell(fp) : -1;
 
-	*done = pos > 0 ? (uint64_t)pos : 0;
+	*done = s->ff ? cap_file_pos(s->ff) : pos > 0 ? (uint64_t)pos : 0;
 	*total = s->file_size;
 }
 
