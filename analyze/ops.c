@@ -55,6 +55,7 @@ struct an_engine {
 	struct an_names *names;
 	struct an_stats st;
 	struct an_opq *q;	/* deliver into it instead of calling fn */
+	struct an_msg *msg;	/* an_feed's message (AN_MSG_MAX bytes) */
 	struct an_op out;	/* the op being delivered: core + path */
 };
 
@@ -356,8 +357,9 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->hx = calloc(e->nent, sizeof(*e->hx));
 	e->bucket = malloc(nb * sizeof(*e->bucket));
 	e->names = an_names_new(e->cfg.names_max);
+	e->msg = malloc(AN_MSG_MAX);
 	if (e->ent == NULL || e->hx == NULL || e->bucket == NULL ||
-	    e->names == NULL) {
+	    e->names == NULL || e->msg == NULL) {
 		an_free(e);
 		return NULL;
 	}
@@ -374,6 +376,7 @@ void an_free(struct an_engine *e)
 	if (e == NULL)
 		return;
 	an_names_free(e->names);
+	free(e->msg);
 	free(e->bucket);
 	free(e->hx);
 	free(e->ent);
@@ -395,7 +398,7 @@ const struct an_names *an_get_names(const struct an_engine *e)
 	return e->names;
 }
 
-/* ------------------------------------------------------------ calls -- */
+/* --------------------------------------------------------- messages -- */
 
 static uint32_t msg_flags(const struct cap_msg *m)
 {
@@ -408,6 +411,194 @@ static uint32_t msg_flags(const struct cap_msg *m)
 	return f;
 }
 
+/* Append n bytes to the message's tail. */
+static uint8_t *tail_put(struct an_msg *am, const void *p, size_t n)
+{
+	uint8_t *t = (uint8_t *)am + am->size;
+
+	memcpy(t, p, n);
+	am->size += (uint32_t)n;
+	return t;
+}
+
+static void tail_fh(struct an_msg *am, const struct nfs_fh *fh, uint8_t *len)
+{
+	*len = (uint8_t)(fh->len <= NFS_FHSIZE_MAX ? fh->len : NFS_FHSIZE_MAX);
+	tail_put(am, fh->data, *len);
+}
+
+static void tail_name(struct an_msg *am, const char *s, uint32_t len,
+		      uint16_t *out)
+{
+	if (len >= AN_NAME_MAX)
+		len = AN_NAME_MAX - 1;
+	*out = (uint16_t)len;
+	tail_put(am, s, len);
+}
+
+static void build_call(struct an_msg *am, const struct dec_msg *d)
+{
+	const struct rpc_cred *cr = &d->rpc.cred;
+
+	if (cr->have & RPC_CRED_SYS) {
+		am->have |= AN_HAVE_CRED;
+		am->uid = cr->uid;
+		am->gid = cr->gid;
+		am->machine_len = (uint16_t)strnlen(cr->machine,
+						    AN_MACHINE_MAX - 1);
+		tail_put(am, cr->machine, am->machine_len);
+	}
+	if (d->kind == DEC_BODY_NFS_CALL) {
+		const struct nfs_call *c = &d->u.nfs_call;
+
+		if (c->have & NFSC_FH) {
+			am->have |= AN_HAVE_FH;
+			am->fh_nfs = 1;
+			tail_fh(am, &c->fh, &am->fh_len);
+		}
+		if (c->have & NFSC_NAME) {
+			am->have |= AN_HAVE_NAME;
+			tail_name(am, c->name.s, c->name.len, &am->name_len);
+		}
+		if (c->have & NFSC_OFFSET) {
+			am->offset = c->offset;
+			am->have |= AN_HAVE_OFFSET;
+		}
+		if (c->have & NFSC_COUNT) {
+			am->count = c->count;
+			am->have |= AN_HAVE_COUNT;
+		}
+		if (c->have & NFSC_STABLE) {
+			am->stable = c->stable;
+			am->have |= AN_HAVE_STABLE;
+		}
+	} else if (d->kind == DEC_BODY_MNT && (d->u.mnt.have & MNT_PATH)) {
+		am->have |= AN_HAVE_NAME;
+		tail_name(am, d->u.mnt.path.s, d->u.mnt.path.len, &am->name_len);
+	} else if (d->kind == DEC_BODY_NLM && (d->u.nlm.have & NLM_LOCKV)) {
+		am->have |= AN_HAVE_FH;
+		tail_fh(am, &d->u.nlm.lock.fh, &am->fh_len);
+	}
+}
+
+static void build_reply(struct an_msg *am, const struct dec_msg *d)
+{
+	am->reply_stat = d->rpc.reply_stat;
+	am->accept_stat = d->rpc.accept_stat;
+	if (d->kind == DEC_BODY_NFS_REPLY) {
+		const struct nfs_reply *r = &d->u.nfs_reply;
+		uint32_t k;
+
+		am->rhave = r->have;
+		am->status = r->status;
+		if (r->have & NFSR_FH)
+			tail_fh(am, &r->fh, &am->rfh_len);
+		am->rcount = r->count;
+		am->eof = r->eof;
+		am->committed = r->committed;
+		memcpy(am->verf, r->verf, NFS_VERF_SIZE);
+		am->rtmax = r->fsinfo.rtmax;
+		am->rtpref = r->fsinfo.rtpref;
+		am->wtmax = r->fsinfo.wtmax;
+		am->wtpref = r->fsinfo.wtpref;
+		am->dtpref = r->fsinfo.dtpref;
+		am->tsize = r->statfs.tsize;
+		if (!(r->have & NFSR_ENTRIES) || d->vers != 3 ||
+		    d->proc != NFS3_READDIRPLUS)
+			return;
+		/* the entries with a handle: u8 handle length, u8 name
+		   length, the handle, the name (as the C string it is) */
+		for (k = 0; k < r->nentries && k < NFS_ENTRIES_MAX; k++) {
+			const struct nfs_entry *en = &r->entries[k];
+			uint8_t hl[2];
+
+			if (!en->have_fh)
+				continue;
+			hl[0] = (uint8_t)(en->fh.len <= NFS_FHSIZE_MAX ?
+					  en->fh.len : NFS_FHSIZE_MAX);
+			hl[1] = (uint8_t)strnlen(en->name.s, NFS_NAME_MAX);
+			tail_put(am, hl, 2);
+			tail_put(am, en->fh.data, hl[0]);
+			tail_put(am, en->name.s, hl[1]);
+			am->nentries++;
+		}
+	} else if (d->kind == DEC_BODY_MNT) {
+		const struct mnt_msg *mm = &d->u.mnt;
+
+		am->rhave = mm->have;
+		am->status = mm->status;
+		if (mm->have & MNT_FH)
+			tail_fh(am, &mm->fh, &am->rfh_len);
+	}
+}
+
+size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
+		    const struct dec_msg *d)
+{
+	memset(am, 0, sizeof(*am));
+	am->size = sizeof(*am);
+	am->ts_ns = m->ts_ns;
+	if (d->rpc.msg_type == RPC_CALL) {
+		/* the decoder remembers a call only if its header got as
+		   far as the procedure number; so do we */
+		if (d->rpc.body_off == 0 &&
+		    !(d->status == DEC_TRUNCATED && d->err_off >= 24))
+			return am->size;	/* AN_MSG_TIME */
+		am->type = AN_MSG_CALL;
+	} else if (d->call_seen) {
+		am->type = AN_MSG_REPLY;
+	} else {
+		return am->size;
+	}
+	am->kind = (uint8_t)d->kind;
+	am->dstatus = d->status == DEC_TRUNCATED ? 1 :
+		      d->status == DEC_MALFORMED ? 2 : 0;
+	am->transport = m->transport;
+	am->sport = m->sport;
+	am->dport = m->dport;
+	am->mflags = msg_flags(m);
+	am->frame = m->frame;
+	am->len = m->len;
+	am->src = m->src;
+	am->dst = m->dst;
+	am->xid = d->rpc.xid;
+	am->prog = d->prog;
+	am->vers = d->vers;
+	am->proc = d->proc;
+	if (am->type == AN_MSG_CALL)
+		build_call(am, d);
+	else
+		build_reply(am, d);
+	am->size = (am->size + 7) & ~7u;
+	return am->size;
+}
+
+/* The message's tail, in the order build_* appended it. */
+struct msg_tail {
+	const char *machine, *name;
+	struct nfs_fh fh, rfh;
+	const uint8_t *entries;
+};
+
+static void tail_get(const struct an_msg *am, struct msg_tail *t)
+{
+	const uint8_t *p = (const uint8_t *)(am + 1);
+
+	t->machine = (const char *)p;
+	p += am->machine_len;
+	t->fh.len = am->fh_len;
+	memcpy(t->fh.data, p, am->fh_len);
+	p += am->fh_len;
+	t->name = (const char *)p;
+	p += am->name_len;
+	t->rfh.len = am->rfh_len;
+	memcpy(t->rfh.data, p, am->rfh_len);
+	p += am->rfh_len;
+	t->entries = p;
+}
+
+/* ------------------------------------------------------------ calls -- */
+
 static void copy_name(char *dst, const char *src, uint32_t len)
 {
 	if (len >= AN_NAME_MAX)
@@ -417,110 +608,83 @@ static void copy_name(char *dst, const char *src, uint32_t len)
 }
 
 /* Fill the call side of a fresh op. */
-static void call_fill(struct an_op_core *o, const struct cap_msg *m,
-		      const struct dec_msg *d)
+static void call_fill(struct an_op_core *o, const struct an_msg *am,
+		      const struct msg_tail *t)
 {
-	const struct rpc_cred *cr = &d->rpc.cred;
-
-	o->call_frame = m->frame;
-	o->first_call_ns = o->last_call_ns = m->ts_ns;
+	o->call_frame = am->frame;
+	o->first_call_ns = o->last_call_ns = am->ts_ns;
 	o->lat_first_ns = o->lat_last_ns = -1;
-	o->client_port = o->client_port_last = m->sport;
-	o->server_port = m->dport;
-	o->transport = m->transport;
-	o->prog = d->prog;
-	o->vers = d->vers;
-	o->proc = d->proc;
-	o->call_len = m->len;
-	o->flags |= msg_flags(m);
-	if (d->status == DEC_TRUNCATED)
+	o->client_port = o->client_port_last = am->sport;
+	o->server_port = am->dport;
+	o->transport = am->transport;
+	o->prog = am->prog;
+	o->vers = am->vers;
+	o->proc = am->proc;
+	o->call_len = am->len;
+	o->flags |= am->mflags;
+	if (am->dstatus == 1)
 		o->flags |= AN_OP_CALL_TRUNC;
-	else if (d->status == DEC_MALFORMED)
+	else if (am->dstatus == 2)
 		o->flags |= AN_OP_CALL_BAD;
-	if (cr->have & RPC_CRED_SYS) {
-		o->have |= AN_HAVE_CRED;
-		o->uid = cr->uid;
-		o->gid = cr->gid;
-		copy_name(o->machine, cr->machine, (uint32_t)strnlen(cr->machine,
-			  AN_MACHINE_MAX - 1));
+	o->have |= am->have;
+	if (am->have & AN_HAVE_CRED) {
+		o->uid = am->uid;
+		o->gid = am->gid;
+		copy_name(o->machine, t->machine, am->machine_len);
 	}
-	if (d->kind == DEC_BODY_NFS_CALL) {
-		const struct nfs_call *c = &d->u.nfs_call;
-
-		if (c->have & NFSC_FH) {
-			o->fh = c->fh;
-			o->have |= AN_HAVE_FH;
-		}
-		if (c->have & NFSC_NAME) {
-			copy_name(o->name, c->name.s, c->name.len);
-			o->have |= AN_HAVE_NAME;
-		}
-		if (c->have & NFSC_OFFSET) {
-			o->offset = c->offset;
-			o->have |= AN_HAVE_OFFSET;
-		}
-		if (c->have & NFSC_COUNT) {
-			o->count = c->count;
-			o->have |= AN_HAVE_COUNT;
-		}
-		if (c->have & NFSC_STABLE) {
-			o->stable = c->stable;
-			o->have |= AN_HAVE_STABLE;
-		}
-	} else if (d->kind == DEC_BODY_MNT && (d->u.mnt.have & MNT_PATH)) {
-		copy_name(o->name, d->u.mnt.path.s, d->u.mnt.path.len);
-		o->have |= AN_HAVE_NAME;
-	} else if (d->kind == DEC_BODY_NLM && (d->u.nlm.have & NLM_LOCKV)) {
-		o->fh = d->u.nlm.lock.fh;
-		o->have |= AN_HAVE_FH;
-	}
+	if (am->have & AN_HAVE_FH)
+		o->fh = t->fh;
+	if (am->have & AN_HAVE_NAME)
+		copy_name(o->name, t->name, am->name_len);
+	o->offset = am->offset;
+	o->count = am->count;
+	o->stable = am->stable;
 }
 
-static bool same_call(const struct an_op_core *o, const struct dec_msg *d)
+static bool same_call(const struct an_op_core *o, const struct an_msg *am,
+		      const struct msg_tail *t)
 {
-	if (o->vers != d->vers || o->proc != d->proc)
+	if (o->vers != am->vers || o->proc != am->proc)
 		return false;
-	if ((o->have & AN_HAVE_FH) && d->kind == DEC_BODY_NFS_CALL &&
-	    (d->u.nfs_call.have & NFSC_FH)) {
-		const struct nfs_fh *f = &d->u.nfs_call.fh;
-
-		if (f->len != o->fh.len ||
-		    memcmp(f->data, o->fh.data, f->len) != 0)
+	if ((o->have & AN_HAVE_FH) && am->fh_nfs) {
+		if (t->fh.len != o->fh.len ||
+		    memcmp(t->fh.data, o->fh.data, t->fh.len) != 0)
 			return false;
 	}
 	return true;
 }
 
-static void on_call(struct an_engine *e, const struct cap_msg *m,
-		    const struct dec_msg *d)
+static void on_call(struct an_engine *e, const struct an_msg *am)
 {
-	uint64_t h = key_hash(&m->src, &m->dst, d->prog, d->rpc.xid);
-	int32_t i = lookup(e, h, &m->src, &m->dst, d->prog, d->rpc.xid);
+	uint64_t h = key_hash(&am->src, &am->dst, am->prog, am->xid);
+	int32_t i = lookup(e, h, &am->src, &am->dst, am->prog, am->xid);
+	struct msg_tail t;
 	struct xent *x;
 	struct an_op_core *o;
 	int64_t ivl;
 
 	e->st.calls++;
-	if (i >= 0 && same_call(&e->ent[i].op, d)) {
+	tail_get(am, &t);
+	if (i >= 0 && same_call(&e->ent[i].op, am, &t)) {
 		x = &e->ent[i];
 		o = &x->op;
-		ivl = m->ts_ns - o->last_call_ns;
+		ivl = am->ts_ns - o->last_call_ns;
 		if (o->retrans == 0)
 			o->retrans_ivl_first_ns = ivl;
 		if (ivl > o->retrans_ivl_max_ns)
 			o->retrans_ivl_max_ns = ivl;
 		o->retrans++;
 		e->st.retrans++;
-		o->flags |= msg_flags(m);
-		if (m->sport != o->client_port_last)
+		o->flags |= am->mflags;
+		if (am->sport != o->client_port_last)
 			o->flags |= AN_OP_PORT_CHANGED;
-		o->client_port_last = m->sport;
+		o->client_port_last = am->sport;
 		if (x->state == ST_ANSWERED) {
 			o->flags |= AN_OP_LATE_RETRANS;
 			e->st.late_retrans++;
 			return;
 		}
-		o->last_call_ns = m->ts_ns;
+		o->last_call_ns = am->ts_ns;
 		list_del(e, L_PENDING, i);
 		list_push(e, L_PENDING, i);
 		return;
@@ -533,10 +697,10 @@ static void on_call(struct an_engine *e, const struct cap_msg *m,
 	x = &e->ent[i];
 	o = &x->op;
 	an_core_clear(o);
-	o->client = m->src;
-	o->server = m->dst;
-	o->xid = d->rpc.xid;
-	call_fill(o, m, d);
+	o->client = am->src;
+	o->server = am->dst;
+	o->xid = am->xid;
+	call_fill(o, am, &t);
 	e->hx[i].hash = h;
 	x->state = ST_PENDING;
 	e->hx[i].hnext = e->bucket[h & e->bmask];
@@ -557,104 +721,109 @@ static bool creates_name(uint32_t vers, uint32_t proc)
 }
 
 static void reply_nfs(struct an_engine *e, struct an_op_core *o,
-		      const struct nfs_reply *r)
+		      const struct an_msg *am, const struct msg_tail *t)
 {
+	const uint8_t *p = t->entries;
+	char name[NFS_NAME_MAX + 1];
+	struct nfs_fh fh;
 	uint32_t k;
 
-	if (r->have & NFSR_STATUS) {
-		o->status = r->status;
+	if (am->rhave & NFSR_STATUS) {
+		o->status = am->status;
 		o->have |= AN_HAVE_STATUS;
 	}
-	if (r->have & NFSR_FH) {
-		o->rfh = r->fh;
+	if (am->rhave & NFSR_FH) {
+		o->rfh = t->rfh;
 		o->have |= AN_HAVE_RFH;
 		if ((o->have & (AN_HAVE_FH | AN_HAVE_NAME)) ==
 		    (AN_HAVE_FH | AN_HAVE_NAME) && creates_name(o->vers, o->proc))
-			an_names_child(e->names, &o->server, &o->fh, o->name, &r->fh);
+			an_names_child(e->names, &o->server, &o->fh, o->name,
+				       &t->rfh);
 	}
-	if (r->have & NFSR_COUNT) {
-		o->rcount = r->count;
+	if (am->rhave & NFSR_COUNT) {
+		o->rcount = am->rcount;
 		o->have |= AN_HAVE_RCOUNT;
 	}
-	if (r->have & NFSR_EOF) {
-		o->eof = r->eof;
+	if (am->rhave & NFSR_EOF) {
+		o->eof = am->eof;
 		o->have |= AN_HAVE_EOF;
 	}
-	if (r->have & NFSR_COMMITTED) {
-		o->committed = r->committed;
+	if (am->rhave & NFSR_COMMITTED) {
+		o->committed = am->committed;
 		o->have |= AN_HAVE_COMMITTED;
 	}
-	if (r->have & NFSR_VERF) {
-		memcpy(o->verf, r->verf, NFS_VERF_SIZE);
+	if (am->rhave & NFSR_VERF) {
+		memcpy(o->verf, am->verf, NFS_VERF_SIZE);
 		o->have |= AN_HAVE_VERF;
 	}
-	if (r->have & NFSR_FSINFO) {
-		o->rtmax = r->fsinfo.rtmax;
-		o->rtpref = r->fsinfo.rtpref;
-		o->wtmax = r->fsinfo.wtmax;
-		o->wtpref = r->fsinfo.wtpref;
-		o->dtpref = r->fsinfo.dtpref;
+	if (am->rhave & NFSR_FSINFO) {
+		o->rtmax = am->rtmax;
+		o->rtpref = am->rtpref;
+		o->wtmax = am->wtmax;
+		o->wtpref = am->wtpref;
+		o->dtpref = am->dtpref;
 		o->have |= AN_HAVE_FSINFO;
 	}
-	if (r->have & NFSR_STATFS) {
-		o->tsize = r->statfs.tsize;
+	if (am->rhave & NFSR_STATFS) {
+		o->tsize = am->tsize;
 		o->have |= AN_HAVE_STATFS;
 	}
-	if ((r->have & NFSR_ENTRIES) && (o->have & AN_HAVE_FH) &&
-	    o->vers == 3 && o->proc == NFS3_READDIRPLUS) {
-		for (k = 0; k < r->nentries && k < NFS_ENTRIES_MAX; k++)
-			if (r->entries[k].have_fh)
-				an_names_child(e->names, &o->server, &o->fh,
-					       r->entries[k].name.s,
-					       &r->entries[k].fh);
+	/* entries were kept for a v3 READDIRPLUS reply only */
+	if (!(o->have & AN_HAVE_FH))
+		return;
+	for (k = 0; k < am->nentries; k++) {
+		fh.len = p[0];
+		memcpy(fh.data, p + 2, p[0]);
+		memcpy(name, p + 2 + p[0], p[1]);
+		name[p[1]] = '\0';
+		p += 2 + p[0] + p[1];
+		an_names_child(e->names, &o->server, &o->fh, name, &fh);
 	}
 }
 
 static void reply_fill(struct an_engine *e, struct an_op_core *o,
-		       const struct cap_msg *m, const struct dec_msg *d)
+		       const struct an_msg *am, const struct msg_tail *t)
 {
-	o->flags |= AN_OP_ANSWERED | msg_flags(m);
-	o->reply_frame = m->frame;
-	o->reply_ns = m->ts_ns;
-	o->lat_first_ns = m->ts_ns - o->first_call_ns;
-	o->lat_last_ns = m->ts_ns - o->last_call_ns;
+	o->flags |= AN_OP_ANSWERED | am->mflags;
+	o->reply_frame = am->frame;
+	o->reply_ns = am->ts_ns;
+	o->lat_first_ns = am->ts_ns - o->first_call_ns;
+	o->lat_last_ns = am->ts_ns - o->last_call_ns;
 	if (o->lat_first_ns < 0)
 		o->lat_first_ns = 0;
 	if (o->lat_last_ns < 0)
 		o->lat_last_ns = 0;
-	o->reply_len = m->len;
-	o->reply_stat = d->rpc.reply_stat;
-	o->accept_stat = d->rpc.accept_stat;
-	if (d->status == DEC_TRUNCATED)
+	o->reply_len = am->len;
+	o->reply_stat = am->reply_stat;
+	o->accept_stat = am->accept_stat;
+	if (am->dstatus == 1)
 		o->flags |= AN_OP_REPLY_TRUNC;
-	else if (d->status == DEC_MALFORMED)
+	else if (am->dstatus == 2)
 		o->flags |= AN_OP_REPLY_BAD;
-	if (d->kind == DEC_BODY_NFS_REPLY) {
-		reply_nfs(e, o, &d->u.nfs_reply);
-	} else if (d->kind == DEC_BODY_MNT) {
-		const struct mnt_msg *mm = &d->u.mnt;
-
-		if (mm->have & MNT_STATUS) {
-			o->status = mm->status;
+	if (am->kind == DEC_BODY_NFS_REPLY) {
+		reply_nfs(e, o, am, t);
+	} else if (am->kind == DEC_BODY_MNT) {
+		if (am->rhave & MNT_STATUS) {
+			o->status = am->status;
 			o->have |= AN_HAVE_STATUS;
 		}
-		if ((mm->have & MNT_FH) && o->proc == MOUNT_MNT &&
-		    mm->status == 0) {
-			o->rfh = mm->fh;
+		if ((am->rhave & MNT_FH) && o->proc == MOUNT_MNT &&
+		    am->status == 0) {
+			o->rfh = t->rfh;
 			o->have |= AN_HAVE_RFH;
 			if (o->have & AN_HAVE_NAME)
-				an_names_export(e->names, &o->server, &mm->fh,
+				an_names_export(e->names, &o->server, &t->rfh,
 						o->name);
 		}
 	}
 	e->st.names_evicted = an_names_evictions(e->names);
 }
 
-static void on_reply(struct an_engine *e, const struct cap_msg *m,
-		     const struct dec_msg *d)
+static void on_reply(struct an_engine *e, const struct an_msg *am)
 {
-	uint64_t h = key_hash(&m->dst, &m->src, d->prog, d->rpc.xid);
-	int32_t i = lookup(e, h, &m->dst, &m->src, d->prog, d->rpc.xid);
+	uint64_t h = key_hash(&am->dst, &am->src, am->prog, am->xid);
+	int32_t i = lookup(e, h, &am->dst, &am->src, am->prog, am->xid);
+	struct msg_tail t;
 	struct xent *x;
 
 	e->st.replies++;
@@ -663,7 +832,7 @@ static void on_reply(struct an_engine *e, const struct cap_msg *m,
 		return;
 	}
 	x = &e->ent[i];
-	if (x->op.vers != d->vers || x->op.proc != d->proc) {
+	if (x->op.vers != am->vers || x->op.proc != am->proc) {
 		x->op.flags |= AN_OP_MISFIT_REPLY;
 		e->st.misfit_replies++;
 		return;
@@ -673,7 +842,8 @@ static void on_reply(struct an_engine *e, const struct cap_msg *m,
 		e->st.dup_replies++;
 		return;
 	}
-	reply_fill(e, &x->op, m, d);
+	tail_get(am, &t);
+	reply_fill(e, &x->op, am, &t);
 	x->state = ST_ANSWERED;
 	list_del(e, L_PENDING, i);
 	list_push(e, L_ANSWERED, i);
@@ -681,23 +851,23 @@ static void on_reply(struct an_engine *e, const struct cap_msg *m,
 
 /* ------------------------------------------------------------- feed -- */
 
+void an_feed_msg(struct an_engine *e, const struct an_msg *am)
+{
+	if (am->ts_ns > e->now) {
+		e->now = am->ts_ns;
+		expire(e);
+	}
+	if (am->type == AN_MSG_CALL)
+		on_call(e, am);
+	else if (am->type == AN_MSG_REPLY)
+		on_reply(e, am);
+}
+
 void an_feed(struct an_engine *e, const struct cap_msg *m,
 	     const struct dec_msg *d)
 {
-	if (m->ts_ns > e->now) {
-		e->now = m->ts_ns;
-		expire(e);
-	}
-	if (d->rpc.msg_type == RPC_CALL) {
-		/* the decoder remembers a call only if its header got as
-		   far as the procedure number; so do we */
-		if (d->rpc.body_off == 0 &&
-		    !(d->status == DEC_TRUNCATED && d->err_off >= 24))
-			return;
-		on_call(e, m, d);
-	} else if (d->call_seen) {
-		on_reply(e, m, d);
-	}
+	an_msg_build(e->msg, m, d);
+	an_feed_msg(e, e->msg);
 }
 
 void an_tick(struct an_engine *e, int64_t now_ns)

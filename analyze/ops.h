@@ -168,12 +168,62 @@ struct an_stats {
 	uint32_t pending_peak;		/* entries held at most */
 };
 
+/*
+ * A message as the engine reads it: what an_feed takes from a (cap_msg,
+ * dec_msg) pair, flat and small (an_msg_build), so that decoding and
+ * matching can run on two threads (feedq.h).  The machine name, the call's
+ * handle and name, the reply's handle and the handles and names of
+ * READDIRPLUS entries follow the struct, in that order; size counts them
+ * and is a multiple of 8.  AN_MSG_TIME carries only the time (a message
+ * the engine does not match still lets time pass).
+ */
+enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2 };
+
+struct an_msg {
+	uint32_t size;
+	uint8_t type, kind;		/* AN_MSG_*; enum dec_body_kind */
+	uint8_t dstatus;		/* 0 decoded, 1 truncated, 2 malformed */
+	uint8_t transport;
+	uint16_t sport, dport;
+	uint32_t mflags;		/* AN_OP_AFTER_GAP, AN_OP_IPFRAG */
+	uint64_t frame;
+	int64_t ts_ns;
+	uint32_t len;
+	struct cap_addr src, dst;
+	uint32_t xid, prog, vers, proc;
+	/* call: AN_HAVE_CRED/FH/NAME/OFFSET/COUNT/STABLE */
+	uint32_t have;
+	uint32_t uid, gid, count, stable;
+	uint64_t offset;
+	uint8_t fh_nfs;			/* the handle is an NFS call's */
+	/* reply: rhave is the body's NFSR_* or MNT_* bits (by kind) */
+	uint8_t eof;
+	uint16_t nentries;
+	uint32_t reply_stat, accept_stat;
+	uint32_t rhave, status, rcount, committed;
+	uint8_t verf[NFS_VERF_SIZE];
+	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref, tsize;
+	uint16_t machine_len, name_len;
+	uint8_t fh_len, rfh_len;
+};
+
+#define AN_MSG_MAX (sizeof(struct an_msg) + AN_MACHINE_MAX + AN_NAME_MAX + \
+		    2 * NFS_FHSIZE_MAX + \
+		    NFS_ENTRIES_MAX * (2 + NFS_FHSIZE_MAX + NFS_NAME_MAX) + 8)
+
+/* Build am (AN_MSG_MAX bytes of room) from a pair an_feed would take;
+ * returns am->size. */
+size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
+		    const struct dec_msg *d);
+
 struct an_engine;
 
 struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user);
 void an_free(struct an_engine *e);
 void an_feed(struct an_engine *e, const struct cap_msg *m,
 	     const struct dec_msg *d);
+/* The same, from an an_msg_build message: an_feed is build + this. */
+void an_feed_msg(struct an_engine *e, const struct an_msg *am);
 /* Deliver ops into q (opq.h), built in its slot, instead of calling fn:
  * one copy of each op fewer.  NULL: back to fn. */
 struct an_opq;
