@@ -16,8 +16,9 @@
  * Ownership: the caller owns the queue (an_opq_new/an_opq_free; free(NULL)
  * is a no-op; free drains first).
  *
- * Load: one ~1 KB slot copy per op; the threads sleep (condition variable)
- * only when the ring is empty or full, and wake each other in batches.
+ * Load: one copy of the op's used bytes into the ring (ring.h) per op;
+ * the threads sleep only when the ring is empty or full, and wake each
+ * other in batches.
  */
 #ifndef NFSCOPE_AN_OPQ_H
 #define NFSCOPE_AN_OPQ_H
@@ -36,12 +37,6 @@ struct an_opq *an_opq_new(unsigned slots, unsigned min_cpus, an_op_fn fn,
 void an_opq_free(struct an_opq *q);
 /* An an_op_fn: user is the queue. */
 void an_opq_push(void *q, const struct an_op *op);
-/* The same in two steps, for a producer that builds the op in place (the
- * engine: an_set_queue): reserve returns the next slot (waiting for room),
- * commit hands it over.  Unthreaded, the slot is a scratch op given to fn
- * at commit. */
-struct an_op *an_opq_reserve(struct an_opq *q);
-void an_opq_commit(struct an_opq *q);
 /* Wait until fn has returned for every op pushed so far. */
 void an_opq_drain(struct an_opq *q);
 

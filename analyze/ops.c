@@ -8,7 +8,6 @@
  * lists, so it is O(1) when nothing expires.
  */
 #include "analyze/ops.h"
-#include "analyze/opq.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -54,7 +53,6 @@ struct an_engine {
 	int64_t now;
 	struct an_names *names;
 	struct an_stats st;
-	struct an_opq *q;	/* deliver into it instead of calling fn */
 	struct an_msg *msg;	/* an_feed's message (AN_MSG_MAX bytes) */
 	struct an_op out;	/* the op being delivered: core + path */
 };
@@ -244,7 +242,7 @@ static void an_core_clear(struct an_op_core *o)
 static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 {
 	struct xent *x = &e->ent[i];
-	struct an_op *o = e->q ? an_opq_reserve(e->q) : &e->out;
+	struct an_op *o = &e->out;
 	const char *path;
 	int exp;
 
@@ -280,10 +278,7 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 		if (why & AN_OP_EVICTED)
 			e->st.evicted++;
 	}
-	if (e->q)
-		an_opq_commit(e->q);
-	else
-		e->fn(e->user, o);
+	e->fn(e->user, o);
 	x->state = ST_FREE;
 	free_push(e, i);
 	e->held--;
@@ -381,11 +376,6 @@ void an_free(struct an_engine *e)
 	free(e->hx);
 	free(e->ent);
 	free(e);
-}
-
-void an_set_queue(struct an_engine *e, struct an_opq *q)
-{
-	e->q = q;
 }
 
 const struct an_stats *an_get_stats(const struct an_engine *e)

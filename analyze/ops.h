@@ -224,10 +224,6 @@ void an_feed(struct an_engine *e, const struct cap_msg *m,
 	     const struct dec_msg *d);
 /* The same, from an an_msg_build message: an_feed is build + this. */
 void an_feed_msg(struct an_engine *e, const struct an_msg *am);
-/* Deliver ops into q (opq.h), built in its slot, instead of calling fn:
- * one copy of each op fewer.  NULL: back to fn. */
-struct an_opq;
-void an_set_queue(struct an_engine *e, struct an_opq *q);
 /* Let time pass without a message (live capture): expire by age. */
 void an_tick(struct an_engine *e, int64_t now_ns);
 /* End of input: deliver everything still held. */

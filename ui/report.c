@@ -44,14 +44,21 @@ static void on_msg(void *user, const struct cap_msg *m)
 	if (!dec_message(r->dec, m, r->msg))
 		return;
 	r->rpc_msgs++;
-	an_feed(r->eng, m, r->msg);
+	if (r->fq)
+		an_feedq_feed(r->fq, m, r->msg);
+	else
+		an_feed(r->eng, m, r->msg);
 }
 
 static void on_tick(void *user, int64_t now_ns)
 {
 	struct rep *r = user;
 
-	an_tick(r->eng, now_ns);	/* live: unanswered calls age out */
+	/* live: unanswered calls age out */
+	if (r->fq)
+		an_feedq_tick(r->fq, now_ns);
+	else
+		an_tick(r->eng, now_ns);
 }
 
 static void on_drops(void *user, const struct cap_drop_span *sp)
@@ -787,7 +794,7 @@ int ui_report_main(int argc, char **argv)
 	const char *csv = NULL, *db = NULL;
 	int64_t run_id = 0;
 	bool list_runs = false;
-	bool json = false;
+	bool json = false, feed;
 	double secs;
 	char *end;
 	uint64_t v;
@@ -918,15 +925,24 @@ int ui_report_main(int argc, char **argv)
 	so.cfg.probe = dec_probe_start;
 	so.cfg.resync_probe = dec_probe_resync;
 	so.cfg.probe_user = r.dec;
-	r.eng = an_new(&so.an, on_op, &r);
+	/*
+	 * Reading a capture with no filter, the engine runs on the second
+	 * thread with the figures and findings (feedq.h): the capture
+	 * thread only reads and decodes.  Otherwise ops go through on_op
+	 * (the filter) to the second thread (opq.h).
+	 */
+	feed = !db && !r.filtered;
+	r.eng = an_new(&so.an, feed ? on_op_sums : on_op, &r);
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);
-	if (r.figs && r.find)
-		r.q = an_opq_new(0, 2, on_op_sums, &r);
-	if (r.dec && r.msg && r.eng && r.q)
+	if (r.figs && r.find && r.eng) {
+		if (feed)
+			r.fq = an_feedq_new(r.eng, 2);
+		else
+			r.q = an_opq_new(0, 2, on_op_sums, &r);
+	}
+	if (r.dec && r.msg && r.eng && (r.q || r.fq))
 		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
-	if (pipe && !r.filtered)	/* the filter runs in on_op */
-		an_set_queue(r.eng, r.q);
 	rc = 1;
 	if (pipe == NULL) {
 		fprintf(stderr, "nfscope: out of memory\n");
@@ -943,7 +959,10 @@ int ui_report_main(int argc, char **argv)
 
 		if (ui_run(src, pipe, &h) < 0)
 			goto out;
-		an_flush(r.eng);
+		if (r.fq)
+			an_feedq_flush(r.fq);	/* the engine is ours again */
+		else
+			an_flush(r.eng);
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
 		r.ds = dec_get_stats(r.dec);
@@ -969,6 +988,7 @@ int ui_report_main(int argc, char **argv)
 	fflush(stdout);
 out:
 	cap_pipe_free(pipe);
+	an_feedq_free(r.fq);
 	an_opq_free(r.q);
 	an_find_free(r.find);
 	an_figs_free(r.figs);

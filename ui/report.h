@@ -15,6 +15,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/ops.h"
+#include "analyze/feedq.h"
 #include "analyze/opq.h"
 #include "decode/decode.h"
 #include "store/store.h"
@@ -33,6 +34,8 @@ struct rep {
 	struct an_figs *figs;
 	struct an_find *find;
 	struct an_opq *q;		/* ops to figs and find (opq.h) */
+	struct an_feedq *fq;		/* or the engine itself on the
+					   second thread (feedq.h) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;

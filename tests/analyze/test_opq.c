@@ -2,8 +2,8 @@
  * test_opq.c - the op queue (analyze/opq.h) and an_op_copy: every op
  * pushed reaches the consumer once, in order, with its fields, handles and
  * strings intact; drain waits for all of them; a slow consumer fills the
- * ring and the producer waits without losing any; reserve/commit and push
- * mix.  The expected values are the test's own sequence numbers.
+ * ring and the producer waits without losing any.  The expected values
+ * are the test's own sequence numbers.
  */
 #include <stdio.h>
 #include <string.h>
@@ -83,7 +83,7 @@ static void consume(void *user, const struct an_op *o)
 	}
 }
 
-static void run(unsigned slots, uint64_t n, int slow_every, bool reserve)
+static void run(unsigned slots, uint64_t n, int slow_every)
 {
 	struct sink s = { .slow_every = slow_every };
 	struct an_opq *q = an_opq_new(slots, 2, consume, &s);
@@ -94,13 +94,8 @@ static void run(unsigned slots, uint64_t n, int slow_every, bool reserve)
 	if (q == NULL)
 		return;
 	for (k = 0; k < n; k++) {
-		if (reserve && k % 2) {
-			fill(an_opq_reserve(q), k);
-			an_opq_commit(q);
-		} else {
-			fill(&op, k);
-			an_opq_push(q, &op);
-		}
+		fill(&op, k);
+		an_opq_push(q, &op);
 		if (k == n / 2) {
 			an_opq_drain(q);
 			CHECK(s.seen == n / 2 + 1);	/* drain: all so far */
@@ -134,10 +129,10 @@ static void test_copy(void)
 int main(void)
 {
 	test_copy();
-	run(0, 200000, 0, false);		/* default ring, fast consumer */
-	run(128, 20000, 0, true);		/* smallest ring, reserve/commit */
-	run(128, 3000, 50, false);		/* slow consumer: the ring fills */
-	run(1024, 5, 0, true);			/* fewer ops than a batch */
-	run(1024, 0, 0, false);			/* none */
+	run(0, 200000, 0);		/* default ring, fast consumer */
+	run(128, 20000, 0);		/* small ring */
+	run(128, 3000, 50);		/* slow consumer: the ring fills */
+	run(1024, 5, 0);		/* fewer ops than a batch */
+	run(1024, 0, 0);		/* none */
 	return CHECK_SUMMARY();
 }

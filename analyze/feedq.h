@@ -1,0 +1,40 @@
+/*
+ * feedq.h - run the operation engine (ops.h) on a second thread.
+ *
+ * Purpose: the capture thread reads, reassembles and decodes; matching
+ * calls to replies, delivering ops and what the engine's callback does
+ * with them (figures, findings) can run on another core.  an_feedq_feed
+ * builds the engine's flat message (an_msg_build) straight into a ring
+ * (ring.h) and the consumer thread feeds it to the engine, in order.
+ *
+ * Invariants: the engine sees exactly the messages, ticks and flush it
+ * would have seen from an_feed, an_tick and an_flush, in the same order,
+ * so its results are the same.  While the queue is threaded, the engine
+ * and everything its callback touches belong to the consumer thread: read
+ * them only after an_feedq_drain (or an_feedq_flush).  Without a second
+ * thread (see an_ring_new) the calls go straight to the engine.
+ *
+ * Ownership: the caller owns the queue and, apart from it, the engine
+ * (free the queue first; an_feedq_free drains; free(NULL) is a no-op).
+ *
+ * Load: per message one build in place (a few hundred bytes; more for a
+ * READDIRPLUS reply's entries); the threads wake each other in batches.
+ */
+#ifndef NFSCOPE_AN_FEEDQ_H
+#define NFSCOPE_AN_FEEDQ_H
+
+#include "analyze/ops.h"
+
+struct an_feedq;
+
+/* min_cpus: as an_ring_new.  NULL: out of memory. */
+struct an_feedq *an_feedq_new(struct an_engine *e, unsigned min_cpus);
+void an_feedq_free(struct an_feedq *q);
+void an_feedq_feed(struct an_feedq *q, const struct cap_msg *m,
+		   const struct dec_msg *d);
+void an_feedq_tick(struct an_feedq *q, int64_t now_ns);
+/* an_flush on the engine's thread, then drain. */
+void an_feedq_flush(struct an_feedq *q);
+void an_feedq_drain(struct an_feedq *q);
+
+#endif
