@@ -522,10 +522,14 @@ static void build_reply(struct an_msg *am, const struct dec_msg *d)
 	}
 }
 
+static const struct an_msg msg_zero;
+
 size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 		    const struct dec_msg *d)
 {
-	memset(am, 0, sizeof(*am));
+	/* copied from a zero message: vector moves, where memset's rep
+	   stos took a third of the build */
+	memcpy(am, &msg_zero, sizeof(*am));
 	am->size = sizeof(*am);
 	am->ts_ns = m->ts_ns;
 	if (d->rpc.msg_type == RPC_CALL) {
