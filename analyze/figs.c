@@ -134,6 +134,9 @@ struct an_figs {
 	uint32_t nivl, ivl_cap;
 	int64_t ivl_base;	/* interval number of ivl[0] */
 	struct an_figs_totals tot;
+	/* an_figs_push: ops [pout, pin) wait in pipe[k % PIPE] */
+	struct pipe_slot *pipe;
+	uint32_t pin, pout;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -258,6 +261,7 @@ void an_figs_free(struct an_figs *f)
 	index_fini(&f->pix);
 	index_fini(&f->six);
 	free(f->ivl);
+	free(f->pipe);
 	free(f);
 }
 
@@ -467,6 +471,27 @@ static void rows_walk(struct an_figs *f, const struct an_op *op, uint64_t db,
 	}
 }
 
+static void cell_key_of(struct cell_key *k, const struct an_op *op)
+{
+	memset(k, 0, sizeof(*k));
+	k->client = op->client;
+	k->server = op->server;
+	k->export_id = (op->have & AN_HAVE_EXPORT) ? op->export_id : -1;
+	k->prog = op->prog;
+	k->vers = op->vers;
+	k->proc = op->proc;
+}
+
+static void file_key_of(struct row_key *k, const struct an_op *op)
+{
+	memset(k, 0, sizeof(*k));
+	k->group = AN_BY_FILE;
+	k->addr = op->server;
+	k->export_id = -1;
+	k->fh = op->fh;
+	k->proc = AN_PROC_ALL;
+}
+
 static uint64_t cell_hash(const struct cell_key *k)
 {
 	uint64_t h = mix(mix(k->prog, (uint64_t)k->vers << 32 | k->proc),
@@ -492,13 +517,7 @@ static struct cell *cell_get(struct an_figs *f, const struct an_op *op)
 	uint64_t h;
 	uint32_t i, j;
 
-	memset(&k, 0, sizeof(k));
-	k.client = op->client;
-	k.server = op->server;
-	k.export_id = (op->have & AN_HAVE_EXPORT) ? op->export_id : -1;
-	k.prog = op->prog;
-	k.vers = op->vers;
-	k.proc = op->proc;
+	cell_key_of(&k, op);
 	h = cell_hash(&k);
 	for (i = (uint32_t)h & f->cix.mask; f->cix.id[i];
 	     i = (i + 1) & f->cix.mask) {
@@ -542,12 +561,7 @@ static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
 	}
 	if (!(op->have & AN_HAVE_FH))
 		return;
-	memset(&k, 0, sizeof(k));
-	k.group = AN_BY_FILE;
-	k.addr = op->server;
-	k.export_id = -1;
-	k.fh = op->fh;
-	k.proc = AN_PROC_ALL;
+	file_key_of(&k, op);
 	if ((r = row_get(f, &k)) != NULL) {
 		row_add(r, op, db, err);
 		if (op->have & AN_HAVE_PATH)
@@ -604,6 +618,9 @@ static void fold(struct an_figs *f)
 }
 
 /* ------------------------------------------------- pairs and servers -- */
+
+static const struct an_server *server_lookup(const struct an_figs *f,
+					     const struct cap_addr *a);
 
 static void *obj_get(struct index *x, struct vec *v, uint32_t max,
 		     uint64_t *dropped, uint64_t h,
@@ -720,7 +737,7 @@ static void server_add(struct an_figs *f, const struct an_op *op)
 	bool fresh;
 
 	if (!(op->have & (AN_HAVE_FSINFO | AN_HAVE_STATFS | AN_HAVE_VERF)) &&
-	    an_figs_server_find(f, &op->server) != NULL)
+	    server_lookup(f, &op->server) != NULL)
 		return;
 	s = obj_get(&f->six, &f->servers, f->cfg.servers_max,
 		    &f->tot.servers_dropped, h ? h : 1, server_is, &op->server,
@@ -846,7 +863,7 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 
 /* -------------------------------------------------------------- add -- */
 
-void an_figs_add(struct an_figs *f, const struct an_op *op)
+static void figs_add(struct an_figs *f, const struct an_op *op)
 {
 	uint64_t db = an_op_data_bytes(op);
 	int64_t last = op->reply_ns > op->last_call_ns ? op->reply_ns :
@@ -874,11 +891,160 @@ void an_figs_add(struct an_figs *f, const struct an_op *op)
 	}
 }
 
+/* --------------------------------------------------------- pipeline -- */
+
+/*
+ * an_figs_push: an op waits PIPE pushes; at its push the index slots of
+ * its cell and file row are fetched, STAGE1 pushes later the cell and row
+ * found there (the index lines are in the cache by then), STAGE2 pushes
+ * later their histogram buckets, and it is added when it leaves.  The
+ * stages only read and prefetch: what they find may be gone or not yet
+ * made when the op is added (an earlier op in the pipe creates its cell),
+ * and figs_add looks everything up again.
+ */
+#define PIPE 8
+#define STAGE1 3
+#define STAGE2 6
+
+struct pipe_slot {
+	struct an_op op;
+	uint64_t ch;		/* cell hash */
+	uint64_t rh;		/* file row hash; 0: no handle */
+};
+
+/* The entry of x holding hash h, without comparing keys; 0 if none. */
+static uint32_t index_peek(const struct index *x, uint64_t h)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)h & x->mask; x->id[i]; i = (i + 1) & x->mask)
+		if (x->h[i] == h)
+			return x->id[i];
+	return 0;
+}
+
+static void stage0(struct an_figs *f, struct pipe_slot *s)
+{
+	struct cell_key ck;
+	struct row_key rk;
+	uint32_t i;
+
+	cell_key_of(&ck, &s->op);
+	s->ch = cell_hash(&ck);
+	i = (uint32_t)s->ch & f->cix.mask;
+	__builtin_prefetch(&f->cix.id[i]);
+	__builtin_prefetch(&f->cix.h[i]);
+	s->rh = 0;
+	if (!(s->op.have & AN_HAVE_FH))
+		return;
+	file_key_of(&rk, &s->op);
+	s->rh = key_hash(&rk);
+	i = (uint32_t)s->rh & f->fix.mask;
+	__builtin_prefetch(&f->fix.id[i]);
+	__builtin_prefetch(&f->fix.h[i]);
+}
+
+static const struct cell *peek_cell(const struct an_figs *f,
+				    const struct pipe_slot *s)
+{
+	uint32_t id = index_peek(&f->cix, s->ch);
+
+	return id ? vec_at(&f->cells, id - 1) : NULL;
+}
+
+static const struct an_row *peek_file(const struct an_figs *f,
+				      const struct pipe_slot *s)
+{
+	uint32_t id = s->rh ? index_peek(&f->fix, s->rh) : 0;
+
+	if (id == 0)
+		return NULL;
+	id--;
+	return vec_at(&f->rows[id >> 24], id & 0xffffff);
+}
+
+static void prefetch_lines(const void *p, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k += 64)
+		__builtin_prefetch((const char *)p + k, 1);
+}
+
+static void stage1(const struct an_figs *f, const struct pipe_slot *s)
+{
+	const struct cell *c = peek_cell(f, s);
+	const struct an_row *r = peek_file(f, s);
+
+	if (c != NULL) {
+		prefetch_lines(c, offsetof(struct cell, lat.chunk));
+		__builtin_prefetch(&c->lat.chunk[HIST_NCHUNK / 2]);
+	}
+	if (r != NULL) {
+		__builtin_prefetch(r, 1);
+		prefetch_lines(&r->calls, offsetof(struct an_row, st) -
+					  offsetof(struct an_row, calls));
+		prefetch_lines(&r->lat, offsetof(struct hist, chunk));
+		prefetch_lines(&r->lat_last, offsetof(struct hist, chunk));
+	}
+}
+
+static void stage2(const struct an_figs *f, const struct pipe_slot *s)
+{
+	const struct cell *c = peek_cell(f, s);
+	const struct an_row *r = peek_file(f, s);
+	uint64_t l = (uint64_t)s->op.lat_first_ns;
+
+	if (!(s->op.flags & AN_OP_ANSWERED))
+		return;
+	if (c != NULL)
+		hist_prefetch(&c->lat, l);
+	if (r != NULL) {
+		hist_prefetch(&r->lat, l);
+		hist_prefetch(&r->lat_last, (uint64_t)s->op.lat_last_ns);
+	}
+}
+
+/* Add the ops still waiting, in order. */
+static void figs_sync(struct an_figs *f)
+{
+	for (; f->pout != f->pin; f->pout++)
+		figs_add(f, &f->pipe[f->pout % PIPE].op);
+}
+
+void an_figs_add(struct an_figs *f, const struct an_op *op)
+{
+	figs_sync(f);
+	figs_add(f, op);
+}
+
+void an_figs_push(struct an_figs *f, const struct an_op *op)
+{
+	struct pipe_slot *s;
+
+	if (f->pipe == NULL &&
+	    (f->pipe = malloc(PIPE * sizeof(*f->pipe))) == NULL) {
+		figs_add(f, op);	/* no memory: unpipelined */
+		return;
+	}
+	if (f->pin - f->pout == PIPE)
+		figs_add(f, &f->pipe[f->pout++ % PIPE].op);
+	s = &f->pipe[f->pin % PIPE];
+	an_op_copy(&s->op, op);
+	stage0(f, s);
+	if (f->pin - f->pout >= STAGE1)
+		stage1(f, &f->pipe[(f->pin - STAGE1) % PIPE]);
+	if (f->pin - f->pout >= STAGE2)
+		stage2(f, &f->pipe[(f->pin - STAGE2) % PIPE]);
+	f->pin++;
+}
+
 /* ---------------------------------------------------------- access -- */
 
 /* Reads are logically const: folding pending cell sums changes no figure. */
 uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g)
 {
+	figs_sync((struct an_figs *)f);
 	if (f->unfolded)
 		fold((struct an_figs *)f);
 	return f->rows[g].n;
@@ -887,6 +1053,7 @@ uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g)
 const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,
 				 uint32_t k)
 {
+	figs_sync((struct an_figs *)f);
 	if (f->unfolded)
 		fold((struct an_figs *)f);
 	return k < f->rows[g].n ? vec_at(&f->rows[g], k) : NULL;
@@ -894,26 +1061,37 @@ const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,
 
 uint32_t an_figs_npairs(const struct an_figs *f)
 {
+	figs_sync((struct an_figs *)f);
 	return f->pairs.n;
 }
 
 const struct an_pair *an_figs_pair(const struct an_figs *f, uint32_t k)
 {
+	figs_sync((struct an_figs *)f);
 	return k < f->pairs.n ? vec_at(&f->pairs, k) : NULL;
 }
 
 uint32_t an_figs_nservers(const struct an_figs *f)
 {
+	figs_sync((struct an_figs *)f);
 	return f->servers.n;
 }
 
 const struct an_server *an_figs_server(const struct an_figs *f, uint32_t k)
 {
+	figs_sync((struct an_figs *)f);
 	return k < f->servers.n ? vec_at(&f->servers, k) : NULL;
 }
 
 const struct an_server *an_figs_server_find(const struct an_figs *f,
 					    const struct cap_addr *a)
+{
+	figs_sync((struct an_figs *)f);
+	return server_lookup(f, a);
+}
+
+static const struct an_server *server_lookup(const struct an_figs *f,
+					     const struct cap_addr *a)
 {
 	uint64_t h = addr_hash(11, a);
 	uint32_t i;
@@ -929,12 +1107,14 @@ const struct an_server *an_figs_server_find(const struct an_figs *f,
 
 uint32_t an_figs_nintervals(const struct an_figs *f)
 {
+	figs_sync((struct an_figs *)f);
 	return f->nivl;
 }
 
 const struct an_interval *an_figs_interval(const struct an_figs *f,
 					   uint32_t k)
 {
+	figs_sync((struct an_figs *)f);
 	return k < f->nivl ? &f->ivl[k] : NULL;
 }
 
@@ -945,5 +1125,6 @@ int64_t an_figs_interval_ns(const struct an_figs *f)
 
 const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
 {
+	figs_sync((struct an_figs *)f);
 	return &f->tot;
 }

@@ -36,7 +36,9 @@
  * the first an_figs_nrows/an_figs_row after adds.  Cells share rows_max as
  * their own budget; past it ops update the rows directly (same figures,
  * slower).  Allocation only when a new row/cell/pair/server/interval
- * appears (amortised).
+ * appears (amortised).  an_figs_push adds the same way, a few ops late,
+ * after prefetching the lines the add touches (report uses it: its
+ * second thread otherwise waited on one cache miss after another).
  */
 #ifndef NFSCOPE_AN_FIGS_H
 #define NFSCOPE_AN_FIGS_H
@@ -146,6 +148,13 @@ struct an_figs;
 struct an_figs *an_figs_new(const struct an_figs_config *cfg);
 void an_figs_free(struct an_figs *f);
 void an_figs_add(struct an_figs *f, const struct an_op *op);
+/* an_figs_add, pipelined for a caller that adds many ops in a row: the op
+ * is copied and added a few pushes later, once the cell, file row and
+ * histogram buckets it updates have been fetched into the cache (their
+ * misses, one after the other, were most of an add).  Every other
+ * an_figs_* call first adds the ops still waiting, so the figures are
+ * those of adding each op in order. */
+void an_figs_push(struct an_figs *f, const struct an_op *op);
 
 uint32_t an_figs_nrows(const struct an_figs *f, enum an_group g);
 const struct an_row *an_figs_row(const struct an_figs *f, enum an_group g,

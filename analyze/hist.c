@@ -78,6 +78,15 @@ static bool hist_bump(struct hist *h, unsigned c, unsigned i, uint64_t n)
 	return true;
 }
 
+void hist_prefetch(const struct hist *h, uint64_t v)
+{
+	unsigned c, i;
+
+	hist_index(v, &c, &i);
+	if (h->chunk[c] != NULL)
+		__builtin_prefetch(&h->chunk[c][i], 1);
+}
+
 void hist_add(struct hist *h, uint64_t v)
 {
 	unsigned c, i;

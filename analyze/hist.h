@@ -49,6 +49,9 @@ void hist_fini(struct hist *h);
 /* Empty h, keeping its chunks for reuse. */
 void hist_clear(struct hist *h);
 void hist_add(struct hist *h, uint64_t v);
+/* Fetch into the cache the bucket hist_add(h, v) would bump (a hint:
+ * nothing changes). */
+void hist_prefetch(const struct hist *h, uint64_t v);
 /* Add every value of src into dst.  False if a chunk could not be
  * allocated (dst->lost counts what went missing). */
 bool hist_merge(struct hist *dst, const struct hist *src);

@@ -15,12 +15,13 @@ const char *const rep_group_names[AN_BY_N] = {
 
 /* ----------------------------------------------------------- driving -- */
 
-/* On the consumer thread (opq.h): the figures and findings. */
+/* On the second thread (feedq.h, opq.h): the figures (pipelined: the
+ * figures are read only at the end) and findings. */
 static void on_op_sums(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
-	an_figs_add(r->figs, op);
+	an_figs_push(r->figs, op);
 	an_find_add(r->find, op);
 }
 
