@@ -976,9 +976,13 @@ static void stage1(const struct an_figs *f, const struct pipe_slot *s)
 	const struct cell *c = peek_cell(f, s);
 	const struct an_row *r = peek_file(f, s);
 
+	uint64_t l = (uint64_t)s->op.lat_first_ns;
+	bool ans = s->op.flags & AN_OP_ANSWERED;
+
 	if (c != NULL) {
 		prefetch_lines(c, offsetof(struct cell, lat.chunk));
-		__builtin_prefetch(&c->lat.chunk[HIST_NCHUNK / 2]);
+		if (ans)
+			hist_prefetch_chunk(&c->lat, l);
 	}
 	if (r != NULL) {
 		__builtin_prefetch(r, 1);
@@ -986,6 +990,11 @@ static void stage1(const struct an_figs *f, const struct pipe_slot *s)
 					  offsetof(struct an_row, calls));
 		prefetch_lines(&r->lat, offsetof(struct hist, chunk));
 		prefetch_lines(&r->lat_last, offsetof(struct hist, chunk));
+		if (ans) {
+			hist_prefetch_chunk(&r->lat, l);
+			hist_prefetch_chunk(&r->lat_last,
+					    (uint64_t)s->op.lat_last_ns);
+		}
 	}
 }
 

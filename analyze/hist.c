@@ -78,6 +78,14 @@ static bool hist_bump(struct hist *h, unsigned c, unsigned i, uint64_t n)
 	return true;
 }
 
+void hist_prefetch_chunk(const struct hist *h, uint64_t v)
+{
+	unsigned c, i;
+
+	hist_index(v, &c, &i);
+	__builtin_prefetch(&h->chunk[c]);
+}
+
 void hist_prefetch(const struct hist *h, uint64_t v)
 {
 	unsigned c, i;

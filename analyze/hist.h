@@ -52,6 +52,9 @@ void hist_add(struct hist *h, uint64_t v);
 /* Fetch into the cache the bucket hist_add(h, v) would bump (a hint:
  * nothing changes). */
 void hist_prefetch(const struct hist *h, uint64_t v);
+/* The same for the pointer to that bucket's chunk (h's line holding it):
+ * a step earlier, when h itself may not be in the cache yet. */
+void hist_prefetch_chunk(const struct hist *h, uint64_t v);
 /* Add every value of src into dst.  False if a chunk could not be
  * allocated (dst->lost counts what went missing). */
 bool hist_merge(struct hist *dst, const struct hist *src);
