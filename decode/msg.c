@@ -30,6 +30,7 @@
 struct dec {
 	struct dec_xidmap *xm;
 	struct dec_stats st;
+	bool no_attrs;		/* dec_config.no_attrs */
 };
 
 struct dec *
@@ -47,6 +48,7 @@ dec_new(const struct dec_config *cfg)
 	if (d == NULL)
 		return NULL;
 	d->xm = dec_xidmap_new(max, ttl);
+	d->no_attrs = cfg != NULL && cfg->no_attrs;
 	if (d->xm == NULL) {
 		free(d);
 		return NULL;
@@ -454,6 +456,7 @@ dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
 		return false;
 	}
 	xdr_init(&c, m->data, cap, m->len);
+	c.no_attrs = d->no_attrs;
 	mtype = dec_load32(m->data + 4);
 	if (mtype == RPC_CALL)
 		return dec_call(d, m, &c, out);

@@ -25,6 +25,7 @@ xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len)
 	c->off = 0;
 	c->err = XDR_OK;
 	c->err_off = 0;
+	c->no_attrs = false;
 }
 
 static bool

@@ -227,6 +227,7 @@ int ui_record_main(int argc, char **argv)
 		cap_close(src);
 		return 1;
 	}
+	so.dec.no_attrs = true;		/* the store keeps no attribute values */
 	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;

@@ -921,6 +921,7 @@ int ui_report_main(int argc, char **argv)
 	r.out = stdout;
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
+	so.dec.no_attrs = true;		/* no figure uses attribute values */
 	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));
 	so.cfg.probe = dec_probe_start;

@@ -4,7 +4,8 @@
  *
  * Every procedure, both directions, every field and have bit; then cuts by
  * the snaplen (truncated, fields before the cut kept), lying lengths and
- * bad union discriminants (malformed), and the values we keep leniently.
+ * bad union discriminants (malformed), and the values we keep leniently;
+ * with no_attrs, the same results at every cut, attribute values skipped.
  * The output structs are filled with garbage before each decode, as the
  * real caller does not clear them.
  */
@@ -873,6 +874,23 @@ wentry3(struct wb *w, uint32_t i, bool plus, bool attr, bool fh)
 		wfh3(w, (uint8_t)i, 32);
 }
 
+/* A READDIRPLUS3resok with four entries: with and without attributes and
+ * handles. */
+static void
+wreaddirplus(struct wb *w)
+{
+	w->n = 0;
+	w32(w, 0);
+	wpost(w, true, 180);
+	wbytes(w, verf_a, 8);
+	wentry3(w, 0, true, true, true);
+	wentry3(w, 1, true, false, true);
+	wentry3(w, 2, true, true, false);
+	wentry3(w, 3, true, false, false);
+	w32(w, 0);
+	w32(w, 1);
+}
+
 static bool
 entry3_is(const struct nfs_entry *e, uint32_t i, bool attr, bool fh)
 {
@@ -928,16 +946,7 @@ test_v3_dirlists(struct tally *t, struct wb *w, struct nfs_reply *r)
 		 r->have == (NFSR_STATUS | NFSR_COOKIEVERF | NFSR_ENTRIES));
 
 	/* READDIRPLUS3resok: entries with and without attrs/handles */
-	w->n = 0;
-	w32(w, 0);
-	wpost(w, true, 180);
-	wbytes(w, verf_a, 8);
-	wentry3(w, 0, true, true, true);
-	wentry3(w, 1, true, false, true);
-	wentry3(w, 2, true, true, false);
-	wentry3(w, 3, true, false, false);
-	w32(w, 0);
-	w32(w, 1);
+	wreaddirplus(w);
 	ok = run_reply(3, NFS3_READDIRPLUS, w, w->n, w->n, &c, r);
 	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 		 NFSR_DIR_ATTR | NFSR_COOKIEVERF | NFSR_ENTRIES));
@@ -1764,6 +1773,119 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	(void)a;
 }
 
+/* ------------------------------------------------ no_attrs skipping -- */
+
+/* The fields a no_attrs decode must give as a full one does: all but the
+ * attribute values (fattr3, wcc_attr). */
+static bool
+same_but_attrs(const struct nfs_reply *a, const struct nfs_reply *b)
+{
+	uint32_t k;
+
+	if (a->have != b->have || a->status != b->status ||
+	    a->wcc.have_before != b->wcc.have_before ||
+	    a->wcc.have_after != b->wcc.have_after)
+		return false;
+	if ((a->have & NFSR_FH) && (a->fh.len != b->fh.len ||
+				     memcmp(a->fh.data, b->fh.data, a->fh.len)))
+		return false;
+	if ((a->have & NFSR_COUNT) && a->count != b->count)
+		return false;
+	if ((a->have & NFSR_ENTRIES) &&
+	    (a->nentries != b->nentries || a->entries_total != b->entries_total))
+		return false;
+	for (k = 0; (a->have & NFSR_ENTRIES) && k < a->nentries; k++) {
+		const struct nfs_entry *x = &a->entries[k], *y = &b->entries[k];
+
+		if (x->fileid != y->fileid || x->cookie != y->cookie ||
+		    strcmp(x->name.s, y->name.s) != 0 ||
+		    x->have_fh != y->have_fh || x->have_attr != y->have_attr ||
+		    (x->have_fh && (x->fh.len != y->fh.len ||
+				    memcmp(x->fh.data, y->fh.data, x->fh.len))))
+			return false;
+	}
+	return true;
+}
+
+/* Decode w as a reply to proc at every captured length (truncated) and
+ * every wire length (malformed), with and without no_attrs: the same
+ * result, error, error offset, end offset and non-attribute fields. */
+static void
+no_attrs_cuts(struct tally *t, uint32_t proc, const struct wb *w,
+	      struct nfs_reply *r, struct nfs_reply *r2)
+{
+	uint32_t n, bad = 0, runs = 0;
+
+	for (n = 0; n <= w->n; n++) {
+		for (int lenient = 0; lenient < 2; lenient++) {
+			struct xdr c, c2;
+			uint32_t cap = n, len = lenient ? n : w->n;
+			bool ok, ok2;
+
+			ok = run_reply(3, proc, w, cap, len, &c, r);
+			memset(r2, 0xa5, sizeof *r2);
+			r2->have = 0;
+			xdr_init(&c2, w->b, cap, len);
+			c2.no_attrs = true;
+			ok2 = nfs3_decode_reply(&c2, proc, r2);
+			runs++;
+			if (ok != ok2 || c.err != c2.err ||
+			    c.err_off != c2.err_off || c.off != c2.off ||
+			    !same_but_attrs(r, r2))
+				bad++;
+		}
+	}
+	CHECK(t, runs == 2 * (w->n + 1) && bad == 0);
+}
+
+static void
+test_no_attrs(struct tally *t, struct wb *w, struct nfs_reply *r)
+{
+	struct nfs_reply *r2 = malloc(sizeof *r2);
+
+	if (r2 == NULL) {
+		CHECK(t, r2 != NULL);
+		return;
+	}
+	/* GETATTR: fattr3 */
+	w->n = 0;
+	w32(w, 0);
+	wfattr3(w, 11);
+	no_attrs_cuts(t, NFS3_GETATTR, w, r, r2);
+	/* SETATTR: wcc_data, both halves */
+	w->n = 0;
+	w32(w, 0);
+	wwcc(w, true, true, 20);
+	no_attrs_cuts(t, NFS3_SETATTR, w, r, r2);
+	/* LOOKUP: handle, then two post_op_attrs */
+	w->n = 0;
+	w32(w, 0);
+	wfh3(w, 0xa0, 32);
+	wpost(w, true, 30);
+	wpost(w, true, 31);
+	no_attrs_cuts(t, NFS3_LOOKUP, w, r, r2);
+	/* READDIRPLUS: entries with and without attributes and handles */
+	wreaddirplus(w);
+	no_attrs_cuts(t, NFS3_READDIRPLUS, w, r, r2);
+	/* and the skip takes the values out: a no_attrs GETATTR leaves the
+	   attribute struct as it was */
+	w->n = 0;
+	w32(w, 0);
+	wfattr3(w, 11);
+	{
+		struct xdr c;
+
+		memset(r2, 0xa5, sizeof *r2);
+		r2->have = 0;
+		xdr_init(&c, w->b, w->n, w->n);
+		c.no_attrs = true;
+		CHECK(t, nfs3_decode_reply(&c, NFS3_GETATTR, r2) &&
+			 all_ok(true, &c, w) && r2->have == (NFSR_STATUS | NFSR_ATTR) &&
+			 !fattr3_is(&r2->attr, 11));
+	}
+	free(r2);
+}
+
 int
 main(void)
 {
@@ -1782,6 +1904,7 @@ main(void)
 	test_truncated(&t, w, a, r);
 	test_malformed(&t, w, a, r);
 	test_lenient(&t, w, a, r);
+	test_no_attrs(&t, w, r);
 	printf("%d passed, %d failed\n", t.pass, t.fail);
 	free(a);
 	free(r);
