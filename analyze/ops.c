@@ -482,20 +482,30 @@ static void build_reply(struct an_msg *am, const struct dec_msg *d)
 		const struct nfs_reply *r = &d->u.nfs_reply;
 		uint32_t k;
 
+		/* only what the have bits say is there: the decoder leaves
+		   the rest as it was (a bool there may not even be one) */
 		am->rhave = r->have;
-		am->status = r->status;
+		if (r->have & NFSR_STATUS)
+			am->status = r->status;
 		if (r->have & NFSR_FH)
 			tail_fh(am, &r->fh, &am->rfh_len);
-		am->rcount = r->count;
-		am->eof = r->eof;
-		am->committed = r->committed;
-		memcpy(am->verf, r->verf, NFS_VERF_SIZE);
-		am->rtmax = r->fsinfo.rtmax;
-		am->rtpref = r->fsinfo.rtpref;
-		am->wtmax = r->fsinfo.wtmax;
-		am->wtpref = r->fsinfo.wtpref;
-		am->dtpref = r->fsinfo.dtpref;
-		am->tsize = r->statfs.tsize;
+		if (r->have & NFSR_COUNT)
+			am->rcount = r->count;
+		if (r->have & NFSR_EOF)
+			am->eof = r->eof;
+		if (r->have & NFSR_COMMITTED)
+			am->committed = r->committed;
+		if (r->have & NFSR_VERF)
+			memcpy(am->verf, r->verf, NFS_VERF_SIZE);
+		if (r->have & NFSR_FSINFO) {
+			am->rtmax = r->fsinfo.rtmax;
+			am->rtpref = r->fsinfo.rtpref;
+			am->wtmax = r->fsinfo.wtmax;
+			am->wtpref = r->fsinfo.wtpref;
+			am->dtpref = r->fsinfo.dtpref;
+		}
+		if (r->have & NFSR_STATFS)
+			am->tsize = r->statfs.tsize;
 		if (!(r->have & NFSR_ENTRIES) || d->vers != 3 ||
 		    d->proc != NFS3_READDIRPLUS)
 			return;
@@ -519,7 +529,8 @@ static void build_reply(struct an_msg *am, const struct dec_msg *d)
 		const struct mnt_msg *mm = &d->u.mnt;
 
 		am->rhave = mm->have;
-		am->status = mm->status;
+		if (mm->have & MNT_STATUS)
+			am->status = mm->status;
 		if (mm->have & MNT_FH)
 			tail_fh(am, &mm->fh, &am->rfh_len);
 	}
