@@ -169,9 +169,15 @@ static void prefetch_ent(const struct an_engine *e, int32_t i)
 	const char *p = (const char *)&e->ent[i];
 	size_t k;
 
-	/* the links, the fixed fields and the handle: what delivery reads */
+	/* the links, the fixed fields, the handle and the machine name:
+	   what delivery reads (entries are not line-aligned: the last
+	   byte's line too) */
 	for (k = 0; k < offsetof(struct xent, op.rfh); k += 64)
 		__builtin_prefetch(p + k, 1);
+	__builtin_prefetch(p + offsetof(struct xent, op.rfh) - 1, 1);
+	__builtin_prefetch(p + offsetof(struct xent, op.machine), 1);
+	__builtin_prefetch(p + offsetof(struct xent, op.machine) +
+			   AN_MACHINE_MAX - 1, 1);
 	__builtin_prefetch(&e->bucket[e->hx[i].hash & e->bmask], 1);
 }
 
