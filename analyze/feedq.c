@@ -87,9 +87,3 @@ void an_feedq_flush(struct an_feedq *q)
 	put_mark(q, FEEDQ_FLUSH, 0);
 	an_ring_drain(q->ring);
 }
-
-void an_feedq_drain(struct an_feedq *q)
-{
-	if (q != NULL)
-		an_ring_drain(q->ring);
-}

@@ -11,7 +11,7 @@
  * would have seen from an_feed, an_tick and an_flush, in the same order,
  * so its results are the same.  While the queue is threaded, the engine
  * and everything its callback touches belong to the consumer thread: read
- * them only after an_feedq_drain (or an_feedq_flush).  Without a second
+ * them only after an_feedq_flush (or an_feedq_free).  Without a second
  * thread (see an_ring_new) the calls go straight to the engine.
  *
  * Ownership: the caller owns the queue and, apart from it, the engine
@@ -33,8 +33,7 @@ void an_feedq_free(struct an_feedq *q);
 void an_feedq_feed(struct an_feedq *q, const struct cap_msg *m,
 		   const struct dec_msg *d);
 void an_feedq_tick(struct an_feedq *q, int64_t now_ns);
-/* an_flush on the engine's thread, then drain. */
+/* an_flush on the engine's thread, then wait until it is done. */
 void an_feedq_flush(struct an_feedq *q);
-void an_feedq_drain(struct an_feedq *q);
 
 #endif
