@@ -311,6 +311,15 @@ def mode_crash():
         con = sqlite3.connect(db)
         ic = con.execute("PRAGMA integrity_check").fetchone()[0]
         check(ic == "ok", "trial %d: integrity_check %s" % (t, ic))
+        if not con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ops'"
+                           ).fetchone()[0]:
+            # killed before the schema's transaction committed (a slow
+            # start, e.g. under a sanitizer): then nothing may have been
+            # logged as committed either
+            con.close()
+            check(not done, "trial %d: no schema, but batches logged %s" % (t, done))
+            print("crash trial %d: killed before the schema was committed" % t)
+            continue
         ops = con.execute("SELECT count(*) FROM ops").fetchone()[0]
         cells = con.execute("SELECT count(*) FROM intervals").fetchone()[0]
         state = con.execute("SELECT state FROM runs").fetchall()
