@@ -975,7 +975,6 @@ static void stage1(const struct an_figs *f, const struct pipe_slot *s)
 {
 	const struct cell *c = peek_cell(f, s);
 	const struct an_row *r = peek_file(f, s);
-
 	uint64_t l = (uint64_t)s->op.lat_first_ns;
 	bool ans = s->op.flags & AN_OP_ANSWERED;
 

@@ -411,13 +411,10 @@ static uint32_t msg_flags(const struct cap_msg *m)
 }
 
 /* Append n bytes to the message's tail. */
-static uint8_t *tail_put(struct an_msg *am, const void *p, size_t n)
+static void tail_put(struct an_msg *am, const void *p, size_t n)
 {
-	uint8_t *t = (uint8_t *)am + am->size;
-
-	memcpy(t, p, n);
+	memcpy((uint8_t *)am + am->size, p, n);
 	am->size += (uint32_t)n;
-	return t;
 }
 
 static void tail_fh(struct an_msg *am, const struct nfs_fh *fh, uint8_t *len)

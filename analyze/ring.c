@@ -29,9 +29,9 @@ struct an_ring {
 	uint8_t *buf;
 	uint64_t size, mask;
 	uint64_t need;		/* header + rec_max, rounded up to 8 */
-	uint64_t batch;		/* the consumer publishes its progress this
-				   often (bytes), and sleeps until this much
-				   is queued */
+	uint64_t batch;		/* a quarter of the ring: the consumer sleeps
+				   until this much is queued, and publishes
+				   its progress every quarter of it */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -39,7 +39,6 @@ struct an_ring {
 	_Atomic bool cwait;		/* consumer asleep or about to be */
 	_Alignas(64) _Atomic uint64_t tail;	/* published */
 	uint64_t ptail;			/* the producer's: padding included */
-	uint64_t ppub;			/* what it last published */
 	uint64_t publish;		/* publish once this much waits */
 	_Atomic bool pwait;		/* producer asleep or about to be */
 	_Atomic bool flush;		/* producer waits: consume what there is */
@@ -140,9 +139,8 @@ void an_ring_publish(struct an_ring *r)
 {
 	uint64_t tail = r->ptail;
 
-	if (tail == r->ppub)
+	if (tail == atomic_load_explicit(&r->tail, memory_order_relaxed))
 		return;
-	r->ppub = tail;
 	atomic_store(&r->tail, tail);
 	if (atomic_load(&r->cwait) &&
 	    tail - atomic_load(&r->head) >= r->batch)
@@ -191,7 +189,8 @@ void an_ring_commit(struct an_ring *r, size_t size)
 	__builtin_prefetch(r->buf + ((r->ptail + 128) & r->mask), 1);
 	__builtin_prefetch(r->buf + ((r->ptail + 192) & r->mask), 1);
 	/* each publication costs the consumer's cache its copy of tail */
-	if (r->ptail - r->ppub >= r->publish)
+	if (r->ptail - atomic_load_explicit(&r->tail, memory_order_relaxed) >=
+	    r->publish)
 		an_ring_publish(r);
 }
 

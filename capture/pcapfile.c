@@ -3,9 +3,9 @@
  *
  * libpcap reads a savefile with two fread(3)s per packet (the 16-byte
  * record header, then the data into its own buffer): two stdio copies and
- * two locked calls per packet, about a fifth of the capture thread's time
- * on a file of small NFS messages.  This reads the file with pread(2) into
- * one buffer and hands out packets in place.
+ * two locked calls per packet, 8% of report's time on the metadata
+ * benchmark (bench/run.sh).  This reads the file with pread(2) into one
+ * buffer and hands out packets in place.
  *
  * It reads only what it is sure to read as libpcap would: a file in this
  * machine's byte order, version 2.4, with records whose caplen is at most

@@ -325,25 +325,28 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 		pcap_breakloop(s->pc);
 }
 
-/* At most max packets from the fast reader: the count taken.  When it
- * stops, the file goes back to libpcap at the record it stopped at. */
-static int fast_dispatch(struct cap_source *s, int max)
+/* At most max packets from the fast reader: the count taken, -1 (and
+ * errbuf) if the file cannot be handed back.  When it stops, the file goes
+ * back to libpcap at the record it stopped at. */
+static int fast_dispatch(struct cap_source *s, int max, char *errbuf)
 {
 	struct cap_pkt pkt;
 	int n = 0;
 
 	while (n < max) {
 		if (cap_file_next(s->ff, &pkt) <= 0) {
+			uint64_t pos = cap_file_pos(s->ff);
 			FILE *fp = pcap_file(s->pc);
 
-			if (fp == NULL || fseeko(fp, (off_t)cap_file_pos(s->ff),
-						 SEEK_SET) != 0) {
-				/* cannot happen on a regular file; if it
-				   does, the file ends here */
-				s->done = true;
-			}
 			cap_file_free(s->ff);
 			s->ff = NULL;
+			if (fp == NULL || fseeko(fp, (off_t)pos, SEEK_SET) != 0) {
+				snprintf(errbuf, CAP_ERRBUF_SIZE,
+					 "read: cannot seek to offset %llu: %s",
+					 (unsigned long long)pos,
+					 fp ? strerror(errno) : "no file");
+				return -1;
+			}
 			break;
 		}
 		if (!take(s, &pkt))
@@ -380,8 +383,8 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 	}
 	s->pipe = pipe;
 	if (s->ff) {
-		n = fast_dispatch(s, max);
-		if (n > 0 || s->done)
+		n = fast_dispatch(s, max, errbuf);
+		if (n != 0 || s->done)
 			return n;
 		/* handed back with none taken: libpcap goes on below */
 	}

@@ -928,10 +928,11 @@ int ui_report_main(int argc, char **argv)
 	so.cfg.resync_probe = dec_probe_resync;
 	so.cfg.probe_user = r.dec;
 	/*
-	 * Reading a capture with no filter, the engine runs on the second
+	 * Reading a capture with none of the operation filters (--from,
+	 * --to, --client, --server, --op), the engine runs on the second
 	 * thread with the figures and findings (feedq.h): the capture
 	 * thread only reads and decodes.  Otherwise ops go through on_op
-	 * (the filter) to the second thread (opq.h).
+	 * (the filter; a database's ops) to the second thread (opq.h).
 	 */
 	feed = !db && !r.filtered;
 	r.eng = an_new(&so.an, feed ? on_op_sums : on_op, &r);
