@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CAP_ERRBUF_SIZE 512
 
@@ -246,6 +247,19 @@ void cap_source_progress(struct cap_source *s, uint64_t *done,
 
 /* Format an address ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */
 const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n);
-bool cap_addr_eq(const struct cap_addr *a, const struct cap_addr *b);
+
+/* Same address.  The bytes past an IPv4 address are zero, so the whole
+ * 16 bytes compare as two words (inline: every table lookup calls it). */
+static inline bool cap_addr_eq(const struct cap_addr *a,
+			       const struct cap_addr *b)
+{
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, a->a, 8);
+	memcpy(&a1, a->a + 8, 8);
+	memcpy(&b0, b->a, 8);
+	memcpy(&b1, b->a + 8, 8);
+	return a->family == b->family && ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
 
 #endif

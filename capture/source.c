@@ -583,10 +583,3 @@ const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n)
 	}
 	return buf;
 }
-
-bool cap_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
-{
-	if (a->family != b->family)
-		return false;
-	return memcmp(a->a, b->a, a->family == 6 ? 16 : 4) == 0;
-}
