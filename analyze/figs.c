@@ -267,14 +267,18 @@ void an_figs_free(struct an_figs *f)
 
 /* ------------------------------------------------------------- rows -- */
 
-static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
+/* The row of k (hash h: key_hash(k), or 0 to compute it). */
+static struct an_row *row_get_h(struct an_figs *f, const struct row_key *k,
+				uint64_t h)
 {
-	uint64_t h = key_hash(k);
 	struct index *x = k->group == AN_BY_FILE ? &f->fix : &f->rix;
-	uint32_t i = (uint32_t)h & x->mask, id;
-	struct an_row *r;
 	struct vec *v = &f->rows[k->group];
+	struct an_row *r;
+	uint32_t i, id;
 
+	if (h == 0)
+		h = key_hash(k);
+	i = (uint32_t)h & x->mask;
 	for (;;) {
 		if (x->id[i] == 0)
 			break;
@@ -313,6 +317,11 @@ static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
 	x->h[i] = h;
 	x->id[i] = ((uint32_t)k->group << 24 | (v->n - 1)) + 1;
 	return r;
+}
+
+static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
+{
+	return row_get_h(f, k, 0);
 }
 
 bool an_op_is_error(const struct an_op *op)
@@ -509,16 +518,18 @@ static bool cell_is(const struct cell *c, const struct cell_key *k)
 	       cap_addr_eq(&c->key.server, &k->server);
 }
 
-/* The op's cell, created (with its rows) if new; NULL: no room. */
-static struct cell *cell_get(struct an_figs *f, const struct an_op *op)
+/* The op's cell (hash h: cell_hash of its key, or 0 to compute it),
+ * created (with its rows) if new; NULL: no room. */
+static struct cell *cell_get(struct an_figs *f, const struct an_op *op,
+			     uint64_t h)
 {
 	struct cell_key k;
 	struct cell *c;
-	uint64_t h;
 	uint32_t i, j;
 
 	cell_key_of(&k, op);
-	h = cell_hash(&k);
+	if (h == 0)
+		h = cell_hash(&k);
 	for (i = (uint32_t)h & f->cix.mask; f->cix.id[i];
 	     i = (i + 1) & f->cix.mask) {
 		if (f->cix.h[i] == h) {
@@ -539,7 +550,9 @@ static struct cell *cell_get(struct an_figs *f, const struct an_op *op)
 	return c;
 }
 
-static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
+/* ch, rh: the op's cell hash and file row hash (stage0), or 0 */
+static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db,
+		     uint64_t ch, uint64_t rh)
 {
 	bool err = an_op_is_error(op);
 	struct row_key k;
@@ -547,7 +560,7 @@ static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
 	struct cell *c;
 	uint32_t j;
 
-	c = cell_get(f, op);
+	c = cell_get(f, op, ch);
 	if (c == NULL) {
 		rows_walk(f, op, db, err, NULL);
 	} else {
@@ -562,7 +575,7 @@ static void rows_add(struct an_figs *f, const struct an_op *op, uint64_t db)
 	if (!(op->have & AN_HAVE_FH))
 		return;
 	file_key_of(&k, op);
-	if ((r = row_get(f, &k)) != NULL) {
+	if ((r = row_get_h(f, &k, rh)) != NULL) {
 		row_add(r, op, db, err);
 		if (op->have & AN_HAVE_PATH)
 			memcpy(r->path, op->path, sizeof(r->path));
@@ -863,7 +876,9 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 
 /* -------------------------------------------------------------- add -- */
 
-static void figs_add(struct an_figs *f, const struct an_op *op)
+/* ch, rh: as rows_add */
+static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
+		     uint64_t rh)
 {
 	uint64_t db = an_op_data_bytes(op);
 	int64_t last = op->reply_ns > op->last_call_ns ? op->reply_ns :
@@ -883,7 +898,7 @@ static void figs_add(struct an_figs *f, const struct an_op *op)
 		t->errors++;
 	t->retrans += op->retrans;
 	t->dup_replies += op->dup_replies;
-	rows_add(f, op, db);
+	rows_add(f, op, db, ch, rh);
 	interval_add(f, op, db);
 	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3)) {
 		pair_add(f, op);
@@ -1017,13 +1032,14 @@ static void stage2(const struct an_figs *f, const struct pipe_slot *s)
 static void figs_sync(struct an_figs *f)
 {
 	for (; f->pout != f->pin; f->pout++)
-		figs_add(f, &f->pipe[f->pout % PIPE].op);
+		figs_add(f, &f->pipe[f->pout % PIPE].op,
+			 f->pipe[f->pout % PIPE].ch, f->pipe[f->pout % PIPE].rh);
 }
 
 void an_figs_add(struct an_figs *f, const struct an_op *op)
 {
 	figs_sync(f);
-	figs_add(f, op);
+	figs_add(f, op, 0, 0);
 }
 
 void an_figs_push(struct an_figs *f, const struct an_op *op)
@@ -1032,11 +1048,13 @@ void an_figs_push(struct an_figs *f, const struct an_op *op)
 
 	if (f->pipe == NULL &&
 	    (f->pipe = malloc(PIPE * sizeof(*f->pipe))) == NULL) {
-		figs_add(f, op);	/* no memory: unpipelined */
+		figs_add(f, op, 0, 0);	/* no memory: unpipelined */
 		return;
 	}
-	if (f->pin - f->pout == PIPE)
-		figs_add(f, &f->pipe[f->pout++ % PIPE].op);
+	if (f->pin - f->pout == PIPE) {
+		s = &f->pipe[f->pout++ % PIPE];
+		figs_add(f, &s->op, s->ch, s->rh);
+	}
 	s = &f->pipe[f->pin % PIPE];
 	an_op_copy(&s->op, op);
 	stage0(f, s);
