@@ -101,7 +101,7 @@ xdr_u64_slow(struct xdr *c, uint64_t *v)
 }
 
 bool
-xdr_enum(struct xdr *c, uint32_t *v, uint32_t max)
+xdr_enum_slow(struct xdr *c, uint32_t *v, uint32_t max)
 {
 	uint32_t u;
 
@@ -114,11 +114,11 @@ xdr_enum(struct xdr *c, uint32_t *v, uint32_t max)
 }
 
 bool
-xdr_bool(struct xdr *c, bool *v)
+xdr_bool_slow(struct xdr *c, bool *v)
 {
 	uint32_t u;
 
-	if (!xdr_enum(c, &u, 1))
+	if (!xdr_enum_slow(c, &u, 1))
 		return false;
 	*v = u != 0;
 	return true;

@@ -51,9 +51,8 @@ void xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len);
 bool xdr_fail(struct xdr *c, enum xdr_err e);
 
 bool xdr_i32(struct xdr *c, int32_t *v);
-bool xdr_bool(struct xdr *c, bool *v);	/* malformed unless 0 or 1 */
-/* enum with a range check: malformed if v > max */
-bool xdr_enum(struct xdr *c, uint32_t *v, uint32_t max);
+/* xdr_bool (malformed unless 0 or 1) and xdr_enum (malformed if v > max)
+ * are inline, below */
 
 /* Fixed-length opaque of n bytes (padded to 4) copied into out. */
 bool xdr_fixed(struct xdr *c, void *out, uint32_t n);
@@ -97,6 +96,8 @@ static inline uint32_t xdr_cap_left(const struct xdr *c)
  */
 bool xdr_u32_slow(struct xdr *c, uint32_t *v);
 bool xdr_u64_slow(struct xdr *c, uint64_t *v);
+bool xdr_enum_slow(struct xdr *c, uint32_t *v, uint32_t max);
+bool xdr_bool_slow(struct xdr *c, bool *v);
 
 static inline uint32_t xdr_load32(const uint8_t *p)
 {
@@ -112,6 +113,36 @@ static inline bool xdr_u32(struct xdr *c, uint32_t *v)
 		return true;
 	}
 	return xdr_u32_slow(c, v);
+}
+
+/* enum with a range check: malformed if v > max */
+static inline bool xdr_enum(struct xdr *c, uint32_t *v, uint32_t max)
+{
+	if (c->err == XDR_OK && xdr_cap_left(c) >= 4) {
+		uint32_t u = xdr_load32(c->buf + c->off);
+
+		if (u <= max) {
+			*v = u;
+			c->off += 4;
+			return true;
+		}
+	}
+	return xdr_enum_slow(c, v, max);
+}
+
+/* malformed unless 0 or 1 */
+static inline bool xdr_bool(struct xdr *c, bool *v)
+{
+	if (c->err == XDR_OK && xdr_cap_left(c) >= 4) {
+		uint32_t u = xdr_load32(c->buf + c->off);
+
+		if (u <= 1) {
+			*v = u != 0;
+			c->off += 4;
+			return true;
+		}
+	}
+	return xdr_bool_slow(c, v);
 }
 
 static inline bool xdr_u64(struct xdr *c, uint64_t *v)
