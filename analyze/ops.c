@@ -584,10 +584,11 @@ size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 	return am->size;
 }
 
-/* The message's tail, in the order build_* appended it. */
+/* The message's tail, in the order build_* appended it: pointers into
+ * the message, nothing copied (handles are copied once, into the op). */
 struct msg_tail {
 	const char *machine, *name;
-	struct nfs_fh fh, rfh;
+	const uint8_t *fh, *rfh;
 	const uint8_t *entries;
 };
 
@@ -597,15 +598,19 @@ static void tail_get(const struct an_msg *am, struct msg_tail *t)
 
 	t->machine = (const char *)p;
 	p += am->machine_len;
-	t->fh.len = am->fh_len;
-	memcpy(t->fh.data, p, am->fh_len);
+	t->fh = p;
 	p += am->fh_len;
 	t->name = (const char *)p;
 	p += am->name_len;
-	t->rfh.len = am->rfh_len;
-	memcpy(t->rfh.data, p, am->rfh_len);
+	t->rfh = p;
 	p += am->rfh_len;
 	t->entries = p;
+}
+
+static void tail_fh_copy(struct nfs_fh *d, const uint8_t *p, uint8_t len)
+{
+	d->len = len;
+	memcpy(d->data, p, len);
 }
 
 /* ------------------------------------------------------------ calls -- */
@@ -644,7 +649,7 @@ static void call_fill(struct an_op_core *o, const struct an_msg *am,
 		copy_name(o->machine, t->machine, am->machine_len);
 	}
 	if (am->have & AN_HAVE_FH)
-		o->fh = t->fh;
+		tail_fh_copy(&o->fh, t->fh, am->fh_len);
 	if (am->have & AN_HAVE_NAME)
 		copy_name(o->name, t->name, am->name_len);
 	o->offset = am->offset;
@@ -658,8 +663,8 @@ static bool same_call(const struct an_op_core *o, const struct an_msg *am,
 	if (o->vers != am->vers || o->proc != am->proc)
 		return false;
 	if ((o->have & AN_HAVE_FH) && am->fh_nfs) {
-		if (t->fh.len != o->fh.len ||
-		    memcmp(t->fh.data, o->fh.data, t->fh.len) != 0)
+		if (am->fh_len != o->fh.len ||
+		    memcmp(t->fh, o->fh.data, am->fh_len) != 0)
 			return false;
 	}
 	return true;
@@ -744,12 +749,12 @@ static void reply_nfs(struct an_engine *e, struct an_op_core *o,
 		o->have |= AN_HAVE_STATUS;
 	}
 	if (am->rhave & NFSR_FH) {
-		o->rfh = t->rfh;
+		tail_fh_copy(&o->rfh, t->rfh, am->rfh_len);
 		o->have |= AN_HAVE_RFH;
 		if ((o->have & (AN_HAVE_FH | AN_HAVE_NAME)) ==
 		    (AN_HAVE_FH | AN_HAVE_NAME) && creates_name(o->vers, o->proc))
 			an_names_child(e->names, &o->server, &o->fh, o->name,
-				       &t->rfh);
+				       &o->rfh);
 	}
 	if (am->rhave & NFSR_COUNT) {
 		o->rcount = am->rcount;
@@ -820,10 +825,10 @@ static void reply_fill(struct an_engine *e, struct an_op_core *o,
 		}
 		if ((am->rhave & MNT_FH) && o->proc == MOUNT_MNT &&
 		    am->status == 0) {
-			o->rfh = t->rfh;
+			tail_fh_copy(&o->rfh, t->rfh, am->rfh_len);
 			o->have |= AN_HAVE_RFH;
 			if (o->have & AN_HAVE_NAME)
-				an_names_export(e->names, &o->server, &t->rfh,
+				an_names_export(e->names, &o->server, &o->rfh,
 						o->name);
 		}
 	}
