@@ -62,10 +62,22 @@ struct noent {
 	int64_t first_ns, last_ns;
 };
 
+/* subj_get's memo: an address and role -> its subject (slot + 1; 0:
+ * empty).  Subjects are never freed, so a memo entry stays true. */
+#define SUBJ_MEMO_BITS 8
+#define SUBJ_MEMO (1u << SUBJ_MEMO_BITS)
+
+struct subj_memo {
+	struct cap_addr addr;
+	bool is_server;
+	uint32_t slot1;
+};
+
 struct an_find {
 	struct an_find_config cfg;
 	struct subj subj[AN_FIND_SUBJECTS];
 	uint64_t subj_dropped;
+	struct subj_memo memo[SUBJ_MEMO];
 	struct reval *reval;
 	struct noent *noent;
 	struct an_finding *out;
