@@ -4,9 +4,13 @@
  * another client port, a late retransmit, duplicate replies, XID reuse for
  * another procedure, unanswered calls (aged out and at end), a reply that
  * does not fit; exact op records and figures; histogram percentiles within
- * 1% of the exact nearest-rank values.
+ * 1% of the exact nearest-rank values; merges bucket for bucket equal to
+ * adding the values directly; a GETATTR storm from each of more clients
+ * than the findings' subject memo has slots, each found once and for its
+ * own client.
  */
 #include "analyze/figs.h"
+#include "analyze/find.h"
 #include "analyze/hist.h"
 #include "analyze/ops.h"
 
@@ -261,10 +265,187 @@ static void test_hist(void)
 	free(v);
 }
 
+/* Same buckets, count, min and max: every nearest-rank percentile equal
+ * (each rank's bucket is then the same) and the same counts per range. */
+static bool hist_same(const struct hist *a, const struct hist *b)
+{
+	uint64_t lo, hi, k;
+	unsigned c;
+
+	if (a->count != b->count || a->min != b->min || a->max != b->max)
+		return false;
+	for (k = 1; k <= a->count; k++) {
+		double p = 100.0 * (double)k / (double)a->count;
+
+		if (hist_percentile(a, p) != hist_percentile(b, p))
+			return false;
+	}
+	for (c = 0; c < HIST_NCHUNK; c++)
+		if (hist_range_count(a, c, &lo, &hi) !=
+		    hist_range_count(b, c, &lo, &hi))
+			return false;
+	return true;
+}
+
+/*
+ * hist_merge and hist_merge_replaced against the histogram of the same
+ * values added one by one: `all` holds values of which `minus` is a
+ * subset, replaced by `plus`; the merge must equal adding (all - minus +
+ * plus) directly, into an empty and into a non-empty histogram, and make
+ * no chunk for a range whose values were all replaced away.
+ */
+static void test_hist_merges(void)
+{
+	enum { N = 3000 };
+	struct hist all, minus, plus, want, got, got2, want2, clr, dst;
+	uint64_t seed = 7, v, w, sum = 0, mn = UINT64_MAX, mx = 0, lo, hi;
+	unsigned c0, k;
+	size_t i;
+
+	hist_init(&all);
+	hist_init(&minus);
+	hist_init(&plus);
+	hist_init(&want);
+	hist_init(&got);
+	hist_init(&got2);
+	hist_init(&want2);
+	for (i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		v = 200ull << ((seed >> 33) % 24);
+		v += (seed >> 11) % v;
+		hist_add(&all, v);
+		/* every third value replaced by one ~3x as large, and every
+		   value in [2^20, 2^21) ns replaced by one out of it, so that
+		   range ends empty */
+		if (i % 3 == 0 || (v >> 20) == 1) {
+			hist_add(&minus, v);
+			w = v * 3 + 1;
+			if ((w >> 20) == 1)
+				w <<= 2;
+			hist_add(&plus, w);
+		} else {
+			w = v;
+		}
+		hist_add(&want, w);
+		hist_add(&want2, w);
+		sum += w;
+		mn = w < mn ? w : mn;
+		mx = w > mx ? w : mx;
+	}
+	CHECK(hist_merge_replaced(&got, &all, &minus, &plus, N, (double)sum,
+				  mn, mx));
+	CHECK(hist_same(&got, &want));
+	CHECK(got.sum == (double)sum);
+	/* range of [2^20, 2^21) ns: c = 20 - 7 + 1 */
+	c0 = 20 - HIST_SUB_BITS + 1;
+	CHECK(hist_range_count(&all, c0, &lo, &hi) > 0);
+	CHECK(hist_range_count(&want, c0, &lo, &hi) == 0);
+	CHECK(got.chunk[c0] == NULL);
+	/* into a histogram that already holds values */
+	for (k = 0; k < 50; k++) {
+		hist_add(&got2, 1000 + 37 * k);
+		hist_add(&want2, 1000 + 37 * k);
+	}
+	CHECK(hist_merge_replaced(&got2, &all, &minus, &plus, N, (double)sum,
+				  mn, mx));
+	CHECK(hist_same(&got2, &want2));
+	/* hist_merge of the same values */
+	hist_init(&dst);
+	CHECK(hist_merge(&dst, &want));
+	CHECK(hist_same(&dst, &want));
+	hist_fini(&dst);
+	/* a cleared histogram keeps its (zeroed) chunks: merging it makes
+	   none in the destination */
+	hist_init(&clr);
+	hist_init(&dst);
+	hist_add(&clr, 5000000);
+	hist_clear(&clr);
+	hist_add(&clr, 50);
+	CHECK(hist_merge(&dst, &clr));
+	CHECK(dst.count == 1 && dst.min == 50 && dst.max == 50);
+	for (k = 1; k < HIST_NCHUNK; k++)
+		CHECK(dst.chunk[k] == NULL);
+	hist_fini(&clr);
+	hist_fini(&dst);
+	hist_fini(&all);
+	hist_fini(&minus);
+	hist_fini(&plus);
+	hist_fini(&want);
+	hist_fini(&got);
+	hist_fini(&got2);
+	hist_fini(&want2);
+}
+
+/*
+ * CLIENTS clients (more than the findings' 256-slot subject memo, so memo
+ * slots collide and are taken over) each send 600 GETATTR/s for 4 s, all
+ * interleaved, with the default 500/s threshold: each client gets exactly
+ * one GETATTR storm finding, with its own address and its 2400 calls.
+ */
+static void test_find_many_clients(void)
+{
+	enum { CLIENTS = 400, RATE = 600, SECS = 4 };
+	struct an_figs *figs = an_figs_new(NULL);
+	struct an_find *f = an_find_new(NULL);
+	static int seen[CLIENTS];
+	struct an_op op;
+	size_t k, n;
+	int c, t;
+
+	if (figs == NULL || f == NULL) {
+		CHECK(!"out of memory");
+		return;
+	}
+	memset(&op, 0, sizeof(op));
+	op.prog = PROG_NFS;
+	op.vers = 3;
+	op.proc = NFS3_GETATTR;
+	op.flags = AN_OP_ANSWERED;
+	op.have = AN_HAVE_STATUS;
+	op.server = A(1);
+	for (t = 0; t < RATE * SECS; t++) {
+		for (c = 0; c < CLIENTS; c++) {
+			memset(&op.client, 0, sizeof(op.client));
+			op.client.family = 4;
+			op.client.a[0] = 10;
+			op.client.a[1] = 1;
+			op.client.a[2] = (uint8_t)(c >> 8);
+			op.client.a[3] = (uint8_t)c;
+			op.first_call_ns = op.last_call_ns =
+				1000000000LL + (int64_t)t * 1000000000 / RATE;
+			op.reply_ns = op.first_call_ns + 100000;
+			op.lat_first_ns = op.lat_last_ns = 100000;
+			an_find_add(f, &op);
+		}
+	}
+	an_find_finish(f, figs, 0);
+	n = an_find_count(f);
+	for (k = 0; k < n; k++) {
+		const struct an_finding *g = an_find_get(f, k);
+
+		if (g->kind != AN_F_GETATTR_STORM)
+			continue;
+		c = g->client.a[2] << 8 | g->client.a[3];
+		CHECK(g->have_client && g->client.a[0] == 10 &&
+		      g->client.a[1] == 1 && c < CLIENTS);
+		if (c < CLIENTS) {
+			seen[c]++;
+			CHECK(g->count == RATE * SECS);
+		}
+	}
+	for (c = 0; c < CLIENTS; c++)
+		CHECK(seen[c] == 1);
+	CHECK(an_find_dropped(f) == 0);
+	an_find_free(f);
+	an_figs_free(figs);
+}
+
 int main(void)
 {
 	test_scenario();
 	test_hist();
+	test_hist_merges();
+	test_find_many_clients();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
 	else
