@@ -34,8 +34,9 @@ struct an_feedq *an_feedq_new(struct an_engine *e, unsigned min_cpus)
 	if (q == NULL)
 		return NULL;
 	q->e = e;
-	q->ring = an_ring_new(FEEDQ_BYTES, AN_MSG_MAX, FEEDQ_PUBLISH, min_cpus,
-			      on_rec, q);
+	if (min_cpus > 0)
+		q->ring = an_ring_new(FEEDQ_BYTES, AN_MSG_MAX, FEEDQ_PUBLISH,
+				      min_cpus, on_rec, q);
 	return q;
 }
 

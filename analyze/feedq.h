@@ -27,7 +27,9 @@
 
 struct an_feedq;
 
-/* min_cpus: as an_ring_new.  NULL: out of memory. */
+/* min_cpus: as an_ring_new; 0: no thread, the calls go straight to the
+ * engine (a caller that hands the engine's ops to a thread of its own).
+ * NULL: out of memory. */
 struct an_feedq *an_feedq_new(struct an_engine *e, unsigned min_cpus);
 void an_feedq_free(struct an_feedq *q);
 void an_feedq_feed(struct an_feedq *q, const struct cap_msg *m,

@@ -1028,12 +1028,19 @@ static void stage2(const struct an_figs *f, const struct pipe_slot *s)
 	}
 }
 
+/* Add the oldest op waiting. */
+static void pipe_out(struct an_figs *f)
+{
+	const struct pipe_slot *s = &f->pipe[f->pout++ % PIPE];
+
+	figs_add(f, &s->op, s->ch, s->rh);
+}
+
 /* Add the ops still waiting, in order. */
 static void figs_sync(struct an_figs *f)
 {
-	for (; f->pout != f->pin; f->pout++)
-		figs_add(f, &f->pipe[f->pout % PIPE].op,
-			 f->pipe[f->pout % PIPE].ch, f->pipe[f->pout % PIPE].rh);
+	while (f->pout != f->pin)
+		pipe_out(f);
 }
 
 void an_figs_add(struct an_figs *f, const struct an_op *op)
@@ -1051,10 +1058,8 @@ void an_figs_push(struct an_figs *f, const struct an_op *op)
 		figs_add(f, op, 0, 0);	/* no memory: unpipelined */
 		return;
 	}
-	if (f->pin - f->pout == PIPE) {
-		s = &f->pipe[f->pout++ % PIPE];
-		figs_add(f, &s->op, s->ch, s->rh);
-	}
+	if (f->pin - f->pout == PIPE)
+		pipe_out(f);
 	s = &f->pipe[f->pin % PIPE];
 	an_op_copy(&s->op, op);
 	stage0(f, s);

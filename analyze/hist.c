@@ -111,9 +111,9 @@ void hist_add(struct hist *h, uint64_t v)
 
 /* Add a chunk's worth of bucket counts v into chunk c of h; the chunk is
  * made only if some count is not 0.  Branch-free loops over the 128
- * buckets (the compiler vectorises them): a report merges every cell into
- * each of its rows at the end, and bucket by bucket that took a sixth of
- * a short run. */
+ * buckets (the compiler vectorises the add): a report merges every cell
+ * into each of its rows at the end, and bucket by bucket that was a sixth
+ * of a short run's instructions. */
 static bool chunk_add(struct hist *h, unsigned c,
 		      const uint64_t *restrict v)
 {
@@ -165,7 +165,7 @@ bool hist_merge_replaced(struct hist *dst, const struct hist *all,
 			 const struct hist *minus, const struct hist *plus,
 			 uint64_t count, double sum, uint64_t min, uint64_t max)
 {
-	uint64_t v[HIST_SUB] __attribute__((aligned(16)));
+	uint64_t v[HIST_SUB];
 	unsigned c, i;
 	bool ok = true;
 

@@ -23,8 +23,6 @@
 #ifndef NFSCOPE_AN_OPQ_H
 #define NFSCOPE_AN_OPQ_H
 
-#include <stdbool.h>
-
 #include "analyze/ops.h"
 
 struct an_opq;

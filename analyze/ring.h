@@ -23,11 +23,12 @@
  * Load: head and tail are byte counts that only grow; each side publishes
  * its own (the producer in batches if asked: each publication takes the
  * line from the consumer's cache) with a release store and reads the
- * other's with an acquire load.  A side with nothing to do sleeps on the condition variable after
- * saying so (cwait/pwait); the other checks that flag after publishing
- * (sequentially consistent: one of them always sees the other, no lost
- * wake-up) and signals under the mutex, only once a batch (a quarter of
- * the ring) is ready, so the threads do not wake per record.
+ * other's with an acquire load.  A side with nothing to do sleeps on the
+ * condition variable after saying so (cwait/pwait); the other checks that
+ * flag after publishing (sequentially consistent: one of them always sees
+ * the other, no lost wake-up) and signals under the mutex, only once a
+ * batch (a quarter of the ring) is ready, so the threads do not wake per
+ * record.
  */
 #ifndef NFSCOPE_AN_RING_H
 #define NFSCOPE_AN_RING_H

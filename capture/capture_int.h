@@ -100,7 +100,6 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3);
 /* Finish idle flows (all of them if all). */
 void cap_tcp_expire(struct cap_pipe *p, bool all);
 
-
 /* pcapfile.c: the fast reader of a classic pcap file, for source.c.  It
  * takes a file libpcap has opened (the file header, libpcap's snapshot
  * length) and reads records from the fd with pread, from offset 24 on.

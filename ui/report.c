@@ -45,21 +45,14 @@ static void on_msg(void *user, const struct cap_msg *m)
 	if (!dec_message(r->dec, m, r->msg))
 		return;
 	r->rpc_msgs++;
-	if (r->fq)
-		an_feedq_feed(r->fq, m, r->msg);
-	else
-		an_feed(r->eng, m, r->msg);
+	an_feedq_feed(r->fq, m, r->msg);
 }
 
 static void on_tick(void *user, int64_t now_ns)
 {
 	struct rep *r = user;
 
-	/* live: unanswered calls age out */
-	if (r->fq)
-		an_feedq_tick(r->fq, now_ns);
-	else
-		an_tick(r->eng, now_ns);
+	an_feedq_tick(r->fq, now_ns);	/* live: unanswered calls age out */
 }
 
 static void on_drops(void *user, const struct cap_drop_span *sp)
@@ -931,7 +924,8 @@ int ui_report_main(int argc, char **argv)
 	 * Reading a capture with none of the operation filters (--from,
 	 * --to, --client, --server, --op), the engine runs on the second
 	 * thread with the figures and findings (feedq.h): the capture
-	 * thread only reads and decodes.  Otherwise ops go through on_op
+	 * thread only reads and decodes.  Otherwise the engine stays on the
+	 * capture thread (an unthreaded feedq) and ops go through on_op
 	 * (the filter; a database's ops) to the second thread (opq.h).
 	 */
 	feed = !db && !r.filtered;
@@ -939,12 +933,11 @@ int ui_report_main(int argc, char **argv)
 	r.figs = an_figs_new(&fc);
 	r.find = an_find_new(&dc);
 	if (r.figs && r.find && r.eng) {
-		if (feed)
-			r.fq = an_feedq_new(r.eng, 2);
-		else
+		r.fq = an_feedq_new(r.eng, feed ? 2 : 0);
+		if (!feed)
 			r.q = an_opq_new(0, 2, on_op_sums, &r);
 	}
-	if (r.dec && r.msg && r.eng && (r.q || r.fq))
+	if (r.dec && r.msg && r.fq && (feed || r.q))
 		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
 	rc = 1;
 	if (pipe == NULL) {
@@ -962,10 +955,7 @@ int ui_report_main(int argc, char **argv)
 
 		if (ui_run(src, pipe, &h) < 0)
 			goto out;
-		if (r.fq)
-			an_feedq_flush(r.fq);	/* the engine is ours again */
-		else
-			an_flush(r.eng);
+		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
 		r.ds = dec_get_stats(r.dec);

@@ -33,9 +33,9 @@ struct rep {
 	struct an_engine *eng;
 	struct an_figs *figs;
 	struct an_find *find;
-	struct an_opq *q;		/* ops to figs and find (opq.h) */
-	struct an_feedq *fq;		/* or the engine itself on the
-					   second thread (feedq.h) */
+	struct an_feedq *fq;		/* messages to the engine, on the
+					   second thread or not (feedq.h) */
+	struct an_opq *q;		/* or ops to figs and find (opq.h) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;
