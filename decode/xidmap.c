@@ -227,6 +227,29 @@ xid_expired(const struct dec_xidmap *m, const struct xid_node *n,
 	return now_ns > n->call.ts_ns && now_ns - n->call.ts_ns > m->ttl_ns;
 }
 
+/*
+ * Once the table is full every put reuses the oldest node, a whole table
+ * of calls old and out of the cache: its node, its hash chain's bucket and
+ * link.  Fetch them a put ahead - the next victim's bucket and link (its
+ * node came in at the put before), the node of the one after it.
+ */
+static void
+xid_prefetch_victims(const struct dec_xidmap *m)
+{
+	uint32_t v = m->old_head, w;
+
+	if (v == NIL)
+		return;
+	__builtin_prefetch(&m->buckets[m->nodes[v].bucket], 1);
+	__builtin_prefetch(&m->hot[v], 1);
+	w = m->nodes[v].anext;
+	if (w != NIL) {
+		__builtin_prefetch(&m->nodes[w], 1);
+		__builtin_prefetch((const char *)&m->nodes[w] +
+				   sizeof(m->nodes[w]) - 1, 1);
+	}
+}
+
 void
 dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	       const struct dec_xid_call *call)
@@ -251,6 +274,7 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    m->nodes[old].call.reply_len == 0)
 			m->evictions++;
 		xid_release(m, old);
+		xid_prefetch_victims(m);
 	}
 	i = m->free_head;
 	n = &m->nodes[i];
