@@ -12,7 +12,12 @@
 # on the TCP half of the others, gets a time.  Prints, per file and tool:
 # seconds, packets/s, peak RSS (/usr/bin/time -v) and the time as a ratio to
 # the floor.  Row floor-1M is the floor with a 1 MiB stdio buffer (libpcap's
-# pcap_open_offline keeps stdio's 4 KiB).  Never asserts speed.
+# pcap_open_offline keeps stdio's 4 KiB).  Then, for meta and data, row
+# pairs: BENCH_PAIRS (default 5) runs of the floor and nfscope report back to
+# back, and the median of the pairs' ratios: on a shared host whose speed
+# drifts by tens of percent from minute to minute, the ratio of two runs a
+# second apart is the figure to trust, not one of the single runs above.
+# Never asserts speed.
 set -u
 G=$1 N=$2 F=$3
 T=/usr/bin/time
@@ -51,6 +56,34 @@ measure() {
 		"$([ $rc = 0 ] || echo "  (exit $rc: $(head -c 120 "$D/err.txt" | tr '\n' ' '))")"
 }
 
+# pairs FILE PCAP -> one row: BENCH_PAIRS (floor, nfscope report) pairs
+# back to back; medians of the floor's and nfscope's times, and the median,
+# lowest and highest of the pairs' ratios
+pairs() {
+	file=$1 pcap=$2 k=0
+	: > "$D/pairs.txt"
+	while [ $k -lt "${BENCH_PAIRS:-5}" ]; do
+		"$T" -f %e -o "$D/t-floor.txt" "$F" "$pcap" > /dev/null 2>&1
+		"$T" -f %e -o "$D/t-nfscope.txt" "$N" report -r "$pcap" > /dev/null 2>&1
+		echo "$(tail -1 "$D/t-floor.txt") $(tail -1 "$D/t-nfscope.txt")" >> "$D/pairs.txt"
+		k=$((k + 1))
+	done
+	awk -v file="$file" '
+		function med(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		{ n++; fl[n] = $1; nf[n] = $2; r[n] = $1 > 0 ? $2 / $1 : 0 }
+		END {
+			mf = med(fl, n); mn = med(nf, n); mr = med(r, n)
+			printf "%-10s %-11s floor %.2f s, nfscope %.2f s (medians of %d pairs); x floor: median %.2f, pairs %.2f to %.2f\n",
+				file, "pairs", mf, mn, n, mr, r[1], r[n]
+		}' "$D/pairs.txt"
+}
+
 case $G in /*) ;; *) G=$PWD/$G ;; esac
 case $N in /*) ;; *) N=$PWD/$N ;; esac
 case $F in /*) ;; *) F=$PWD/$F ;; esac
@@ -79,5 +112,6 @@ for f in meta data meta-short meta-udp data-udp; do
 		measure nfstrace "$f" nfstrace -m stat -I "$pcap" -a "$NFSTRACE_MOD" --log "$D/nfstrace.log"
 	fi
 	measure tcpdump "$f" tcpdump -nr "$pcap"
+	pairs "$f" "$pcap"
 done
 exit 0
