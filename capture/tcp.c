@@ -49,6 +49,7 @@ struct cap_tcp_table {
 	uint32_t nbucket;		/* power of two */
 	uint32_t nflows;
 	struct tcp_flow *lru_head, *lru_tail;	/* head: most recent */
+	size_t ooo_segs;		/* queued out of order, all flows */
 };
 
 struct cap_tcp_table *cap_tcp_new(uint32_t flows_max)
@@ -68,13 +69,14 @@ struct cap_tcp_table *cap_tcp_new(uint32_t flows_max)
 	return t;
 }
 
-static void ooo_free_all(struct tcp_flow *f)
+static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f)
 {
 	while (f->ooo) {
 		struct ooo_seg *s = f->ooo;
 
 		f->ooo = s->next;
 		free(s);
+		t->ooo_segs--;
 	}
 	f->ooo_tail = NULL;
 	f->ooo_bytes = 0;
@@ -97,7 +99,7 @@ static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
 	else
 		t->lru_tail = f->lru_prev;
 	t->nflows--;
-	ooo_free_all(f);
+	ooo_free_all(t, f);
 	free(f->buf);
 	free(f);
 }
@@ -178,6 +180,7 @@ static void ooo_drain(struct cap_pipe *p, struct tcp_flow *f)
 		f->ooo_bytes -= s->caplen;
 		seg_apply(p, f, &cx, s->seq, s->data, s->caplen, s->len);
 		free(s);
+		p->tcp->ooo_segs--;
 	}
 }
 
@@ -221,6 +224,7 @@ static void ooo_insert(struct cap_pipe *p, struct tcp_flow *f,
 	memcpy(s->data, d, caplen);
 	s->next = *pp;
 	*pp = s;
+	p->tcp->ooo_segs++;
 	if (!s->next)
 		f->ooo_tail = s;
 	f->ooo_bytes += caplen;
@@ -367,9 +371,10 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	len = l3->len - doff;
 	d += doff;
 	h = flow_hash(&l3->src, &l3->dst, sport, dport);
-	if (fl & TH_ACK) {
+	if ((fl & TH_ACK) && t->ooo_segs > 0) {
 		/* the reverse direction's holes: did its receiver (us) get
-		 * bytes the capture never showed? */
+		 * bytes the capture never showed?  (Not looked up while no
+		 * flow has a segment queued, hence no hole.) */
 		uint32_t rh = flow_hash(&l3->dst, &l3->src, dport, sport);
 		struct tcp_flow *r = flow_find_addr(t, rh, &l3->dst, &l3->src,
 						    dport, sport);
@@ -435,7 +440,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		}
 	}
 	if (f->state == FS_REJECT) {
-		ooo_free_all(f);
+		ooo_free_all(t, f);
 		f->rs = RS_SYNC;
 	}
 	if (fl & TH_RST) {
