@@ -630,10 +630,11 @@ struct dec_stats {
 struct dec_config {
 	uint32_t xid_max;	/* 0: default 65536 */
 	int64_t xid_ttl_ns;	/* 0: default 120 s */
-	/* NFSv3 attribute values (fattr3, wcc_attr) are skipped, not
-	   stored, when captured whole: the have bits and every other field
-	   are as usual, the attribute structs are left as they were.  For
-	   callers that never read them (report, record). */
+	/* NFSv3 attribute values (fattr3, wcc_attr) and the gids of an
+	   AUTH_SYS credential are skipped, not stored, when captured whole:
+	   the have bits, ngids and every other field are as usual, the
+	   attribute structs and gids[] are left as they were.  For callers
+	   that never read them (report, record). */
 	bool no_attrs;
 };
 

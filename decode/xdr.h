@@ -37,11 +37,12 @@ struct xdr {
 	uint32_t off;		/* current offset, <= len */
 	enum xdr_err err;	/* sticky */
 	uint32_t err_off;	/* offset at which the first error happened */
-	/* NFS attribute values (fattr3, wcc_attr) are not wanted: skip them
-	   when they are all captured (their length is fixed and they hold
-	   nothing to check), so only the presence is decoded; otherwise
-	   decode as usual, so errors are the same.  Set by the decoder from
-	   dec_config.no_attrs; xdr_init clears it. */
+	/* NFS attribute values (fattr3, wcc_attr) and AUTH_SYS gids are not
+	   wanted: skip them when they are all captured (their length is
+	   known and they hold nothing to check), so only the presence (the
+	   count) is decoded; otherwise decode as usual, so errors are the
+	   same.  Set by the decoder from dec_config.no_attrs; xdr_init clears
+	   it. */
 	bool no_attrs;
 };
 

@@ -143,6 +143,39 @@ test_call_headers(void)
 	CHECK(h.cred.gids[0] == 1 && h.cred.gids[2] == 3);
 	CHECK(h.body_off == 32 + 40 + 8);
 	CHECK(rpc_probe_call(w.b, w.n, w.n));
+	/* the same without gid values (no_attrs): at every cut and wire
+	   length, the same result, error and fields but the gids; whole,
+	   the cursor ends where it did */
+	{
+		struct rpc_hdr h2;
+		struct xdr c2;
+		uint32_t cut, wl, whole = w.n;
+		bool r1, r2;
+
+		for (wl = 0; wl <= whole; wl++) {
+			for (cut = 0; cut <= wl; cut++) {
+				w.n = wl;
+				r1 = decode_hdr(&w, cut, &h, &c);
+				xdr_init(&c2, w.b, cut, wl);
+				c2.no_attrs = true;
+				r2 = rpc_decode_hdr(&c2, &h2);
+				CHECK(r1 == r2 && c.err == c2.err &&
+				      c.err_off == c2.err_off && c.off == c2.off);
+				CHECK(h.cred.have == h2.cred.have &&
+				      h.cred.ngids == h2.cred.ngids &&
+				      h.cred.uid == h2.cred.uid &&
+				      h.cred.gid == h2.cred.gid &&
+				      h.body_off == h2.body_off &&
+				      h.verf.flavor == h2.verf.flavor &&
+				      strcmp(h.cred.machine, h2.cred.machine) == 0);
+			}
+		}
+		w.n = whole;
+		xdr_init(&c2, w.b, w.n, w.n);
+		c2.no_attrs = true;
+		CHECK(rpc_decode_hdr(&c2, &h2) && h2.cred.ngids == 3 &&
+		      h2.body_off == 32 + 40 + 8 && c2.off == w.n);
+	}
 	/* the same, cut inside the credential: truncated, probe still ok */
 	CHECK(!decode_hdr(&w, 44, &h, &c) && c.err == XDR_TRUNCATED);
 	CHECK(h.prog == PROG_MOUNT && h.proc == 1);
