@@ -324,15 +324,6 @@ static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
 	return row_get_h(f, k, 0);
 }
 
-bool an_op_is_error(const struct an_op *op)
-{
-	if (!(op->flags & AN_OP_ANSWERED))
-		return false;
-	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS)
-		return true;
-	return (op->have & AN_HAVE_STATUS) && op->status != 0;
-}
-
 uint64_t an_op_data_bytes(const struct an_op *op)
 {
 	bool nfs = op->prog == PROG_NFS;

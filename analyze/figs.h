@@ -178,8 +178,16 @@ struct an_figs_totals {
 };
 const struct an_figs_totals *an_figs_totals(const struct an_figs *f);
 
-/* Is op an error (RPC not successful or status != 0)? */
-bool an_op_is_error(const struct an_op *op);
+/* Is op an error (RPC not successful or status != 0)?  Inline: the
+ * figures ask it of every op in several places. */
+static inline bool an_op_is_error(const struct an_op *op)
+{
+	if (!(op->flags & AN_OP_ANSWERED))
+		return false;
+	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS)
+		return true;
+	return (op->have & AN_HAVE_STATUS) && op->status != 0;
+}
 /* Data bytes an op moved: READ bytes returned, WRITE bytes written (0 for
  * errors, unanswered ops and every other procedure). */
 uint64_t an_op_data_bytes(const struct an_op *op);
