@@ -111,6 +111,14 @@ struct rpc_hdr {
 bool rpc_probe(const uint8_t *p, size_t caplen, size_t len);
 /* The call-only half of rpc_probe. */
 bool rpc_probe_call(const uint8_t *p, size_t caplen, size_t len);
+/*
+ * For a call header rpc_decode_hdr decoded whole (it returned true): does
+ * it pass rpc_probe_call?  Every check of the probe but the flavours is
+ * one the decode made, so this only asks whether both are known - the
+ * probe's price (its own reading of the header) is paid only for the
+ * rest.  Tested against rpc_probe_call in test_rpc.
+ */
+bool rpc_call_hdr_probes(const struct rpc_hdr *h);
 
 /* Decode the RPC header; on success c is positioned at the body. */
 bool rpc_decode_hdr(struct xdr *c, struct rpc_hdr *h);

@@ -211,12 +211,15 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	struct dec_xid_call xc;
 	bool ok, skipped = false;
 
-	if (!rpc_probe_call(m->data, m->caplen, m->len)) {
+	/* decoded first: a header decoded whole with known flavours passes
+	   the strict probe without its reading the header again */
+	ok = rpc_decode_hdr(c, &out->rpc);
+	if (!(ok && rpc_call_hdr_probes(&out->rpc)) &&
+	    !rpc_probe_call(m->data, m->caplen, m->len)) {
 		d->st.not_rpc++;
 		return false;
 	}
 	d->st.calls++;
-	ok = rpc_decode_hdr(c, &out->rpc);
 	out->prog = out->rpc.prog;
 	out->vers = out->rpc.vers;
 	out->proc = out->rpc.proc;

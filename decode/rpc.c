@@ -491,6 +491,24 @@ rpc_probe_init(struct rpc_probe_buf *b, const uint8_t *p, size_t caplen,
 	b->len = len;
 }
 
+/*
+ * What rpc_probe_call_buf checks of a call, against what a whole decode
+ * (rpc_decode_hdr true) has already made sure of:
+ *   msg_type CALL, rpcvers 2          - decoded, 2 required
+ *   wire >= 40, >= 40 + cred length   - cred and verifier decoded whole
+ *   cred length <= 400                - rpc_dec_cred, MALFORMED above
+ *   AUTH_SYS: length >= 20, % 4, machine <= 255, gids <= 16 and the
+ *     fields fill the length exactly - rpc_dec_authsys and sub.off == len
+ *   verifier length <= 400, fits      - xdr_skip_opaque
+ *   both flavours known               - NOT checked by the decode
+ */
+bool
+rpc_call_hdr_probes(const struct rpc_hdr *h)
+{
+	return h->msg_type == RPC_CALL && rpc_flavor_known(h->cred.flavor) &&
+	       rpc_flavor_known(h->verf.flavor);
+}
+
 bool
 rpc_probe_call(const uint8_t *p, size_t caplen, size_t len)
 {

@@ -1070,10 +1070,102 @@ test_names(void)
 	CHECK(nfs_ftype_name(3, 0) == NULL && nfs_ftype_name(3, 8) == NULL);
 }
 
+/*
+ * rpc_call_hdr_probes: a call header decoded whole with it true must pass
+ * rpc_probe_call (dec_message skips the probe then).  Valid headers of
+ * each credential shape, then 1 to 3 of their words replaced (by small
+ * numbers, flavours, lengths near the limits or random words) and the
+ * capture and wire cut anywhere, from a fixed seed; the cases where the
+ * shortcut is taken are counted, so the test cannot pass vacuously.
+ */
+static uint32_t sc_state = 12345;
+
+static uint32_t
+sc_rand(void)
+{
+	sc_state = sc_state * 1103515245u + 12345u;
+	return sc_state >> 8;
+}
+
+static void
+test_probe_shortcut(void)
+{
+	static const uint32_t vals[] = {
+		0, 1, 2, 3, 4, 6, 8, 9, 20, 24, 28, 36, 40, 44, 255, 256,
+		396, 400, 401, 404, RPC_RPCSEC_GSS, 390004, 0xFFFFFFFFu
+	};
+	struct wbuf base[4], w;
+	struct rpc_hdr h;
+	struct xdr c;
+	uint32_t nshort = 0, nprobe_only = 0, i, k;
+
+	for (k = 0; k < 4; k++) {
+		base[k].n = 0;
+		call_hdr(&base[k], 0x100 + k, PROG_NFS, 3, 4);
+	}
+	put_none(&base[0]);
+	put_none(&base[0]);
+	put_authsys(&base[1]);
+	put_none(&base[1]);
+	put_authsys(&base[2]);
+	put32(&base[2], RPC_AUTH_SHORT);
+	putopaque(&base[2], "verifier", 8);
+	put32(&base[3], RPC_RPCSEC_GSS);
+	put32(&base[3], 28);
+	put32(&base[3], 1);
+	put32(&base[3], 0);
+	put32(&base[3], 9);
+	put32(&base[3], 1);
+	putopaque(&base[3], "ctxhandl", 8);
+	put32(&base[3], RPC_RPCSEC_GSS);
+	putopaque(&base[3], "checksum0123", 12);
+	for (k = 0; k < 4; k++) {
+		put32(&base[k], 0xcafe);	/* a body word */
+		CHECK(decode_hdr(&base[k], base[k].n, &h, &c) &&
+		      rpc_call_hdr_probes(&h) &&
+		      rpc_probe_call(base[k].b, base[k].n, base[k].n));
+	}
+	for (i = 0; i < 200000; i++) {
+		uint32_t nmut = 1 + sc_rand() % 3, m, wl, cap;
+		bool ok;
+
+		w = base[sc_rand() % 4];
+		for (m = 0; m < nmut && i % 8 != 0; m++) {
+			uint32_t at = 4 * (2 + sc_rand() % (w.n / 4 - 2));
+			uint32_t v = sc_rand() % 4 == 0 ? sc_rand() * 7919u :
+				     vals[sc_rand() % (sizeof(vals) /
+						   sizeof(vals[0]))];
+
+			w.b[at] = (uint8_t)(v >> 24);
+			w.b[at + 1] = (uint8_t)(v >> 16);
+			w.b[at + 2] = (uint8_t)(v >> 8);
+			w.b[at + 3] = (uint8_t)v;
+		}
+		wl = sc_rand() % 4 == 0 ? sc_rand() % (w.n + 1) : w.n;
+		cap = sc_rand() % 4 == 0 ? sc_rand() % (wl + 1) : wl;
+		w.n = wl;
+		ok = decode_hdr(&w, cap, &h, &c);
+		if (ok && rpc_call_hdr_probes(&h)) {
+			nshort++;
+			if (!rpc_probe_call(w.b, cap, wl)) {
+				CHECK(!"shortcut taken where the probe fails");
+				printf("  case %u: wire %u cap %u\n", i, wl, cap);
+				break;
+			}
+		} else if (rpc_probe_call(w.b, cap, wl)) {
+			nprobe_only++;
+		}
+	}
+	printf("  probe shortcut: %u cases, probe alone: %u\n", nshort, nprobe_only);
+	/* both paths taken many times */
+	CHECK(nshort > 20000 && nprobe_only > 1000);
+}
+
 int
 main(void)
 {
 	test_call_headers();
+	test_probe_shortcut();
 	test_reply_headers();
 	test_probe_garbage();
 	test_mount();
