@@ -916,6 +916,11 @@ struct pipe_slot {
 	struct an_op op;
 	uint64_t ch;		/* cell hash */
 	uint64_t rh;		/* file row hash; 0: no handle */
+	/* what STAGE1 found, for STAGE2 to prefetch from (cells and rows
+	   never move, so a stale one is still memory, only a wasted
+	   prefetch) */
+	const struct cell *pc;
+	const struct an_row *pr;
 };
 
 /* The entry of x holding hash h, without comparing keys; 0 if none. */
@@ -977,10 +982,10 @@ static void prefetch_lines(const void *p, size_t n)
 		__builtin_prefetch((const char *)p + k, 1);
 }
 
-static void stage1(const struct an_figs *f, const struct pipe_slot *s)
+static void stage1(const struct an_figs *f, struct pipe_slot *s)
 {
-	const struct cell *c = peek_cell(f, s);
-	const struct an_row *r = peek_file(f, s);
+	const struct cell *c = s->pc = peek_cell(f, s);
+	const struct an_row *r = s->pr = peek_file(f, s);
 	uint64_t l = (uint64_t)s->op.lat_first_ns;
 	bool ans = s->op.flags & AN_OP_ANSWERED;
 
@@ -1005,8 +1010,8 @@ static void stage1(const struct an_figs *f, const struct pipe_slot *s)
 
 static void stage2(const struct an_figs *f, const struct pipe_slot *s)
 {
-	const struct cell *c = peek_cell(f, s);
-	const struct an_row *r = peek_file(f, s);
+	const struct cell *c = s->pc;
+	const struct an_row *r = s->pr;
 	uint64_t l = (uint64_t)s->op.lat_first_ns;
 
 	if (!(s->op.flags & AN_OP_ANSWERED))
@@ -1053,6 +1058,8 @@ void an_figs_push(struct an_figs *f, const struct an_op *op)
 		pipe_out(f);
 	s = &f->pipe[f->pin % PIPE];
 	an_op_copy(&s->op, op);
+	s->pc = NULL;
+	s->pr = NULL;
 	stage0(f, s);
 	if (f->pin - f->pout >= STAGE1)
 		stage1(f, &f->pipe[(f->pin - STAGE1) % PIPE]);
