@@ -132,12 +132,6 @@ xid_bucket(const struct dec_xidmap *m, const struct dec_xid_key *k)
 	return (uint32_t)(h ^ (h >> 32)) & m->mask;
 }
 
-static bool
-xid_addr_eq(const struct cap_addr *a, const struct cap_addr *b)
-{
-	return a->family == b->family && memcmp(a->a, b->a, 16) == 0;
-}
-
 /*
  * The entry for k; with any_port, failing an exact match, the latest call
  * with the same addresses and xid from another port (a UDP retransmission
@@ -156,8 +150,8 @@ xid_find(const struct dec_xidmap *m, uint32_t b, const struct dec_xid_key *k,
 		if (m->hot[i].xid != k->xid)
 			continue;
 		q = &m->nodes[i].key;
-		if (!xid_addr_eq(&q->client, &k->client) ||
-		    !xid_addr_eq(&q->server, &k->server))
+		if (!cap_addr_eq(&q->client, &k->client) ||
+		    !cap_addr_eq(&q->server, &k->server))
 			continue;
 		if (q->client_port == k->client_port &&
 		    q->server_port == k->server_port)
@@ -313,8 +307,8 @@ xid_key_eq(const struct dec_xid_key *a, const struct dec_xid_key *b)
 {
 	return a->xid == b->xid && a->client_port == b->client_port &&
 	       a->server_port == b->server_port &&
-	       xid_addr_eq(&a->client, &b->client) &&
-	       xid_addr_eq(&a->server, &b->server);
+	       cap_addr_eq(&a->client, &b->client) &&
+	       cap_addr_eq(&a->server, &b->server);
 }
 
 void
