@@ -20,18 +20,12 @@ enum colid {
 	C_RETR, C_RMB, C_WMB, C_RSIZE, C_WSIZE, C_FIND, C_NONE
 };
 
-static const struct {
-	const char *title;
-	int width;
-} cols[] = {
-	[C_NAME] = { "", 0 }, [C_COUNT] = { "OPS", 7 },
-	[C_OPSS] = { "OPS/S", 6 }, [C_SHARE] = { "SHARE", 6 },
-	[C_AVG] = { "AVG ms", 8 }, [C_P50] = { "P50 ms", 8 },
-	[C_P99] = { "P99 ms", 8 }, [C_MAX] = { "MAX ms", 8 },
-	[C_ERR] = { "ERR", 5 }, [C_RETR] = { "RETR", 5 },
-	[C_RMB] = { "RD MB/s", 8 }, [C_WMB] = { "WR MB/s", 8 },
-	[C_RSIZE] = { "RSIZE", 6 }, [C_WSIZE] = { "WSIZE", 6 },
-	[C_FIND] = { "FIND", 5 },
+static const char *const col_titles[] = {
+	[C_NAME] = "", [C_COUNT] = "OPS", [C_OPSS] = "OPS/S",
+	[C_SHARE] = "SHARE", [C_AVG] = "AVG ms", [C_P50] = "P50 ms",
+	[C_P99] = "P99 ms", [C_MAX] = "MAX ms", [C_ERR] = "ERR",
+	[C_RETR] = "RETR", [C_RMB] = "RD MB/s", [C_WMB] = "WR MB/s",
+	[C_RSIZE] = "RSIZE", [C_WSIZE] = "WSIZE", [C_FIND] = "FIND",
 };
 
 #define NCOLS 10
@@ -78,6 +72,41 @@ static void line_at(int y, attr_t a, const char *fmt, ...)
 	if ((int)strlen(buf) < COLS)
 		hline(' ', COLS - (int)strlen(buf));
 	attrset(A_NORMAL);
+}
+
+/*
+ * Print items on row y separated by two spaces, in their order, as many as
+ * fit whole: an item never shows cut.  When not all fit, they are taken by
+ * rank (rank[k]: 0 first; NULL: in order).  With cut_last, the last item
+ * may be cut instead of left out (a source path: text, not a figure).
+ */
+static void items_at(int y, attr_t a, const char *const *item,
+		     const int *rank, int n, bool cut_last)
+{
+	char buf[1024];
+	bool take[16] = { false };
+	size_t o = 0, used = 1;
+	int k, r;
+
+	for (r = 0; r < n && r < 16; r++)
+		for (k = 0; k < n && k < 16; k++) {
+			size_t len = strlen(item[k]);
+
+			if ((rank ? rank[k] : k) != r || len == 0)
+				continue;
+			if (cut_last && k == n - 1)
+				take[k] = true;	/* takes what is left */
+			else if (used + len + 2 <= (size_t)COLS) {
+				take[k] = true;
+				used += len + 2;
+			}
+		}
+	buf[0] = '\0';
+	for (k = 0; k < n && k < 16 && o < sizeof(buf); k++)
+		if (take[k])
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s",
+					      o ? "  " : " ", item[k]);
+	line_at(y, a, "%s", buf);
 }
 
 static attr_t pair(const struct tm_ui *u, int p, attr_t mono)
@@ -277,7 +306,7 @@ static void draw_header(const struct tm_ui *u, const struct tm_view *v)
 {
 	static const char *const modes[] = { "live", "replay", "database" };
 	char clock[32], from[32], to[32], el[32], spd[32] = "", state[64] = "";
-	char filt[300];
+	char filt[300], h[5][320];
 	int x, p;
 
 	if (v->mode == TM_REPLAY)
@@ -292,21 +321,33 @@ static void draw_header(const struct tm_ui *u, const struct tm_view *v)
 			 "stopped" : "end of input");
 	else
 		snprintf(state, sizeof(state), "running");
+	snprintf(h[0], sizeof(h[0]), "%s%s", state, u->paused ? "  PAUSED" :
+		 "");
+	snprintf(h[1], sizeof(h[1]), "%s +%s", fmt_clock(v->clock_ns, clock,
+		 sizeof(clock)), fmt_dur((double)(v->clock_ns - v->first_ns) /
+		 1e9, el, sizeof(el)));
+	snprintf(h[2], sizeof(h[2]), "window %s %s-%s%s",
+		 tm_windows[u->window].name, fmt_clock(v->from_ns, from,
+		 sizeof(from)), fmt_clock(v->to_ns, to, sizeof(to)),
+		 v->cut ? " (cut: history full)" : u->q.end_ns ? " (fixed)" : "");
 	/* the source last: a long path is what the width cuts */
-	line_at(0, pair(u, PAIR_HEAD, A_REVERSE),
-		" nfscope top  %s%s  %s +%s  window %s %s-%s%s  %s%s %s",
-		state, u->paused ? "  PAUSED" : "",
-		fmt_clock(v->clock_ns, clock, sizeof(clock)),
-		fmt_dur((double)(v->clock_ns - v->first_ns) / 1e9, el,
-			sizeof(el)), tm_windows[u->window].name,
-		fmt_clock(v->from_ns, from, sizeof(from)),
-		fmt_clock(v->to_ns, to, sizeof(to)),
-		v->cut ? " (cut: history full)" : u->q.end_ns ? " (fixed)" : "",
-		modes[v->mode], spd, v->source);
-	line_at(1, A_NORMAL, " pkts/s %.0f  drops %" PRIu64 "+%" PRIu64
-		"  ops/s %.1f  rd %.2f wr %.2f MB/s  clients %u servers %u",
-		v->pkts_s, v->drops, v->ifdrops, v->ops_s, v->rmb_s, v->wmb_s,
-		v->nclients, v->nservers);
+	snprintf(h[3], sizeof(h[3]), "%s%s %s", modes[v->mode], spd,
+		 v->source);
+	/* narrow: the window shown matters more than the clock, the
+	   program's name least */
+	items_at(0, pair(u, PAIR_HEAD, A_REVERSE), (const char *const[]){
+		 "nfscope top", h[0], h[1], h[2], h[3] }, (const int[]){ 4, 0, 2,
+		 1, 3 }, 5, true);
+	snprintf(h[0], sizeof(h[0]), "pkts/s %.0f", v->pkts_s);
+	snprintf(h[1], sizeof(h[1]), "drops %" PRIu64 "+%" PRIu64, v->drops,
+		 v->ifdrops);
+	snprintf(h[2], sizeof(h[2]), "ops/s %.1f", v->ops_s);
+	snprintf(h[3], sizeof(h[3]), "rd %.2f wr %.2f MB/s", v->rmb_s,
+		 v->wmb_s);
+	snprintf(h[4], sizeof(h[4]), "clients %u servers %u", v->nclients,
+		 v->nservers);
+	items_at(1, A_NORMAL, (const char *const[]){ h[0], h[1], h[2], h[3],
+		 h[4] }, (const int[]){ 3, 1, 0, 2, 4 }, 5, false);
 	move(2, 0);
 	clrtoeol();
 	for (p = 0, x = 0; p < TP_N && x < COLS; p++) {
@@ -364,40 +405,157 @@ static void cell(char *b, size_t n, const struct tm_view *v,
 	}
 }
 
-static int name_width(int g)
-{
-	int k, w = COLS - 1;
+/*
+ * Row panel layout, fitted to the terminal on every draw: a number is never
+ * cut.  Each column is as wide as its title (with the sort mark) or its
+ * widest value among the rows shown, plus one space before it.  The name
+ * column takes what is left, up to NAME_MAX_W.  When that is too narrow for
+ * the names, they are abbreviated (start~end) as long as the abbreviations
+ * stay distinct and at least NAME_MIN_W wide; otherwise whole columns are
+ * dropped, least useful first (drop_rank), never the count, the name or the
+ * column the rows are sorted by.
+ */
+#define NAME_MAX_W 48
+#define NAME_MIN_W 10
 
-	for (k = 1; k < NCOLS && panel_cols[g][k] != C_NONE; k++)
-		w -= cols[panel_cols[g][k]].width;
-	return w < 12 ? 12 : w > 48 ? 48 : w;
+struct layout {
+	int nw;			/* name column, its leading space included */
+	int w[NCOLS];		/* per panel column; 0: dropped */
+};
+
+/* Higher: dropped earlier when the width is short. */
+static int drop_rank(enum colid c)
+{
+	switch (c) {
+	case C_MAX: return 9;
+	case C_AVG: return 8;
+	case C_SHARE: return 7;
+	case C_FIND: return 6;
+	case C_P50: return 5;
+	case C_ERR: return 4;
+	case C_WSIZE: case C_RSIZE: return 3;
+	case C_WMB: case C_RMB: return 2;
+	case C_RETR: return 1;
+	default: return 0;	/* never: name, count, ops/s, p99 */
+	}
+}
+
+static void col_title(const struct tm_ui *u, enum tm_panel p, int g, int k,
+		      char *b, size_t n)
+{
+	const char *mark = u->sort_col[p] == k ? (u->sort_rev[p] ? "^" : "v") :
+			   "";
+
+	snprintf(b, n, "%s%s", k == 0 ? group_title[g] :
+		 col_titles[panel_cols[g][k]], mark);
+}
+
+/* name abbreviated to w characters: its start, '~', its end. */
+static const char *abbrev(const char *name, int w, char *b, size_t n)
+{
+	int len = (int)strlen(name), tail;
+
+	if (len <= w || w < 3) {
+		snprintf(b, n, "%s", name);
+		return b;
+	}
+	tail = (w - 1) / 2;
+	snprintf(b, n, "%.*s~%s", w - 1 - tail, name, name + len - tail);
+	return b;
+}
+
+/* Do the names of rows [first, first + h) stay distinct at width w? */
+static bool names_distinct(const struct tm_ui *u, const struct tm_view *v,
+			   int g, int first, int h, int w)
+{
+	char a[128], b[128];
+	int i, j, n = (int)v->nrows[g];
+
+	for (i = first; i < first + h && i < n; i++) {
+		abbrev(v->rows[g][u->order[g][i]].name, w, a, sizeof(a));
+		for (j = i + 1; j < first + h && j < n; j++)
+			if (!strcmp(a, abbrev(v->rows[g][u->order[g][j]].name, w,
+					      b, sizeof(b))))
+				return false;
+	}
+	return true;
+}
+
+static void layout(const struct tm_ui *u, const struct tm_view *v, int g,
+		   int first, int h, struct layout *l)
+{
+	enum tm_panel p = g == 0 ? TP_OPS : g == 1 ? TP_CLIENTS : TP_SERVERS;
+	int k, i, used, need, n = (int)v->nrows[g];
+	char t[64];
+
+	memset(l, 0, sizeof(*l));
+	col_title(u, p, g, 0, t, sizeof(t));
+	need = (int)strlen(t);
+	for (i = first; i < first + h && i < n; i++) {
+		int len = (int)strlen(v->rows[g][u->order[g][i]].name);
+
+		if (len > need)
+			need = len;
+	}
+	need = (need > NAME_MAX_W - 1 ? NAME_MAX_W - 1 : need) + 1;
+	for (k = 1; k < NCOLS && panel_cols[g][k] != C_NONE; k++) {
+		col_title(u, p, g, k, t, sizeof(t));
+		l->w[k] = (int)strlen(t);
+		for (i = first; i < first + h && i < n; i++) {
+			cell(t, sizeof(t), v, &v->rows[g][u->order[g][i]],
+			     panel_cols[g][k]);
+			if ((int)strlen(t) > l->w[k])
+				l->w[k] = (int)strlen(t);
+		}
+		l->w[k]++;
+	}
+	for (;;) {
+		int worst = 0;
+
+		for (used = 0, k = 1; k < NCOLS; k++)
+			used += l->w[k];
+		l->nw = COLS - 1 - used;
+		if (l->nw > NAME_MAX_W)
+			l->nw = NAME_MAX_W;
+		if (l->nw >= need || (l->nw >= NAME_MIN_W &&
+		    names_distinct(u, v, g, first, h, l->nw - 1)))
+			break;
+		for (k = 1; k < NCOLS && panel_cols[g][k] != C_NONE; k++)
+			if (l->w[k] && k != u->sort_col[p] &&
+			    drop_rank(panel_cols[g][k]) >
+			    drop_rank(panel_cols[g][worst]))
+				worst = k;
+		if (worst == 0)
+			break;	/* nothing left to drop: the line is clipped */
+		l->w[worst] = 0;
+	}
+	if (l->nw < NAME_MIN_W)
+		l->nw = NAME_MIN_W;
 }
 
 /* Format row r (NULL: the column titles) of group g into b. */
 static void row_line(const struct tm_ui *u, const struct tm_view *v, int g,
-		     const struct tm_row *r, char *b, size_t n)
+		     const struct layout *l, const struct tm_row *r, char *b,
+		     size_t n)
 {
 	enum tm_panel p = g == 0 ? TP_OPS : g == 1 ? TP_CLIENTS : TP_SERVERS;
-	int k, nw = name_width(g);
+	int k;
 	size_t o;
-	char t[64], h[64];
+	char t[128];
 
 	if (r == NULL)
-		snprintf(h, sizeof(h), "%s%s", group_title[g],
-			 u->sort_col[p] == 0 ? (u->sort_rev[p] ? "^" : "v") : "");
-	o = (size_t)snprintf(b, n, " %-*.*s", nw - 1, nw - 1, r ? r->name : h);
+		col_title(u, p, g, 0, t, sizeof(t));
+	else
+		abbrev(r->name, l->nw - 1, t, sizeof(t));
+	o = (size_t)snprintf(b, n, " %-*s", l->nw - 1, t);
 	for (k = 1; k < NCOLS && o < n; k++) {
-		enum colid c = panel_cols[g][k];
-
-		if (c == C_NONE)
-			break;
+		if (l->w[k] == 0)
+			continue;
 		if (r == NULL)
-			snprintf(t, sizeof(t), "%s%s", cols[c].title,
-				 u->sort_col[p] == k ? (u->sort_rev[p] ? "^" : "v") :
-				 "");
+			col_title(u, p, g, k, t, sizeof(t));
 		else
-			cell(t, sizeof(t), v, r, c);
-		o += (size_t)snprintf(b + o, n - o, "%*s", cols[c].width, t);
+			cell(t, sizeof(t), v, r, panel_cols[g][k]);
+		o += (size_t)snprintf(b + o, n - o, "%*s", l->w[k], t);
 	}
 }
 
@@ -406,16 +564,19 @@ static void draw_rows(struct tm_ui *u, const struct tm_view *v, int y0,
 {
 	enum tm_panel p = u->panel;
 	int g = tm_panel_group(p), n = (int)v->nrows[g], k, h = y1 - y0 - 1;
+	struct layout l;
 	char b[1024];
 
-	row_line(u, v, g, NULL, b, sizeof(b));
+	if (n > 0)
+		keep_visible(u, p, n, h);
+	layout(u, v, g, u->first[p], h, &l);
+	row_line(u, v, g, &l, NULL, b, sizeof(b));
 	line_at(y0, A_BOLD | A_UNDERLINE, "%s", b);
 	if (n == 0) {
 		line_at(y0 + 2, A_NORMAL, "  no operations in this window%s",
 			tm_filter_empty(&u->q.filt) ? "" : " match the filter");
 		return;
 	}
-	keep_visible(u, p, n, h);
 	for (k = 0; k < h && u->first[p] + k < n; k++) {
 		int i = u->first[p] + k;
 		const struct tm_row *r = &v->rows[g][u->order[g][i]];
@@ -425,7 +586,7 @@ static void draw_rows(struct tm_ui *u, const struct tm_view *v, int y0,
 			a = pair(u, PAIR_SEL, A_REVERSE);
 		else if (r->errors || r->retrans)
 			a = pair(u, PAIR_WARN, A_NORMAL);
-		row_line(u, v, g, r, b, sizeof(b));
+		row_line(u, v, g, &l, r, b, sizeof(b));
 		line_at(y0 + 1 + k, a, "%s", b);
 	}
 	u->sel_key[p] = v->rows[g][u->order[g][u->sel[p]]].key;
@@ -498,7 +659,7 @@ static void draw_sizes(const struct tm_ui *u, const struct tm_view *v,
 		line_at(y++, A_BOLD, " Server advertises%s", v->nfsinfo ? "" :
 			": no FSINFO/STATFS reply seen");
 	for (k = 0; k < v->nfsinfo && y < y1; k++)
-		line_at(y++, A_NORMAL, "  %s", v->fsinfo[k]);
+		y = wrap(y, y1, A_NORMAL, 2, v->fsinfo[k]);
 	if (y < y1)
 		line_at(y++, A_BOLD, " Verdict (whole capture)%s", v->nverdicts ?
 			"" : ": no READ or WRITE seen");
@@ -510,6 +671,9 @@ static void draw_sizes(const struct tm_ui *u, const struct tm_view *v,
 
 /* ----------------------------------------------------------- retrans -- */
 
+static void series_table(const struct tm_ui *u, const struct tm_view *v,
+			 int y, int y1);
+
 static void draw_retrans(const struct tm_ui *u, const struct tm_view *v,
 			 int y, int y1)
 {
@@ -519,47 +683,93 @@ static void draw_retrans(const struct tm_ui *u, const struct tm_view *v,
 		"lost IP fragment of a fragmented call", "TCP reconnect" };
 	uint64_t tot = 0;
 	int k, best = -1;
-	char t[32];
+	char h[5][96];
 
-	line_at(y++, A_NORMAL, " retransmitted calls %" PRIu64 " (ops %" PRIu64
-		")  duplicate replies %" PRIu64 "  unanswered %" PRIu64,
-		v->retrans, v->retrans_ops, v->dups, v->unanswered);
-	line_at(y++, A_NORMAL, " IP fragment trains lost %" PRIu64
-		"  TCP gaps %" PRIu64 "  capture drops %" PRIu64 "+%" PRIu64,
-		v->frag_lost, v->tcp_gaps, v->drops, v->ifdrops);
+	snprintf(h[0], sizeof(h[0]), "retransmitted calls %" PRIu64 " (ops %"
+		 PRIu64 ")", v->retrans, v->retrans_ops);
+	snprintf(h[1], sizeof(h[1]), "duplicate replies %" PRIu64, v->dups);
+	snprintf(h[2], sizeof(h[2]), "unanswered %" PRIu64, v->unanswered);
+	items_at(y++, A_NORMAL, (const char *const[]){ h[0], h[1], h[2] }, NULL,
+		 3, false);
+	snprintf(h[0], sizeof(h[0]), "IP fragment trains lost %" PRIu64,
+		 v->frag_lost);
+	snprintf(h[1], sizeof(h[1]), "TCP gaps %" PRIu64, v->tcp_gaps);
+	snprintf(h[2], sizeof(h[2]), "capture drops %" PRIu64 "+%" PRIu64,
+		 v->drops, v->ifdrops);
+	items_at(y++, A_NORMAL, (const char *const[]){ h[0], h[1], h[2] }, NULL,
+		 3, false);
 	for (k = 0; k < AN_RX_NCAUSES; k++) {
 		tot += v->causes[k];
 		if (v->causes[k] && (best < 0 || v->causes[k] > v->causes[best]))
 			best = k;
 	}
-	if (best < 0)
+	if (best < 0) {
 		line_at(y++, pair(u, PAIR_GOOD, A_NORMAL),
 			" likely cause: none - no call was retransmitted");
-	else
-		line_at(y++, pair(u, PAIR_WARN, A_BOLD), " likely cause: %s "
-			"(%.0f%% of retransmitted ops)", cause[best],
-			100.0 * (double)v->causes[best] / (double)tot);
+	} else {
+		char b[200];
+
+		snprintf(b, sizeof(b), "likely cause: %s (%.0f%% of retransmitted "
+			 "ops)", cause[best], 100.0 * (double)v->causes[best] /
+			 (double)tot);
+		y = wrap(y, y1, pair(u, PAIR_WARN, A_BOLD), 1, b);
+	}
+	/* the count first when the width cannot hold both columns */
 	for (k = 0; k < AN_RX_NCAUSES && tot && y < y1; k++)
-		if (v->causes[k])
+		if (v->causes[k] && COLS >= 64)
 			line_at(y++, A_NORMAL, "   %-50s %8" PRIu64, cause[k],
 				v->causes[k]);
+		else if (v->causes[k])
+			line_at(y++, A_NORMAL, "   %8" PRIu64 "  %s", v->causes[k],
+				cause[k]);
 	if (y + 1 >= y1)
 		return;
 	y++;
-	line_at(y++, A_BOLD | A_UNDERLINE, " %-9s %8s %7s %7s %7s %8s %7s %7s",
-		"TIME", "OPS", "RETR", "DUPS", "UNANS", "FRAGLOST", "TCPGAPS",
-		"DROPS");
+	series_table(u, v, y, y1);
+}
+
+/* The per-bucket table, newest first: whole columns only, as many as fit. */
+static void series_table(const struct tm_ui *u, const struct tm_view *v,
+			 int y, int y1)
+{
+	static const char *const title[] = { "OPS", "RETR", "DUPS", "UNANS",
+		"FRAGLOST", "TCPGAPS", "DROPS" };
+	enum { NSER = 7 };
+	int k, c, ncol, w[NSER];
+	char b[512], t[32];
+	size_t o;
+
+	for (c = 0; c < NSER; c++)
+		w[c] = (int)strlen(title[c]) + 1;
+	for (k = 0; k < (int)v->nseries; k++) {
+		const struct tm_bucket *s = &v->series[k];
+		const uint64_t x[NSER] = { s->calls, s->retrans, s->dups,
+			s->unanswered, s->frag_lost, s->tcp_gaps, s->drops };
+
+		for (c = 0; c < NSER; c++)
+			if ((int)snprintf(t, sizeof(t), "%" PRIu64, x[c]) + 1 > w[c])
+				w[c] = (int)strlen(t) + 1;
+	}
+	for (ncol = 0, o = 10; ncol < NSER && o + (size_t)w[ncol] < (size_t)COLS;
+	     ncol++)
+		o += (size_t)w[ncol];
+	o = (size_t)snprintf(b, sizeof(b), " %-9s", "TIME");
+	for (c = 0; c < ncol; c++)
+		o += (size_t)snprintf(b + o, sizeof(b) - o, "%*s", w[c], title[c]);
+	line_at(y++, A_BOLD | A_UNDERLINE, "%s", b);
 	for (k = (int)v->nseries - 1; k >= 0 && y < y1; k--) {
 		const struct tm_bucket *s = &v->series[k];
+		const uint64_t x[NSER] = { s->calls, s->retrans, s->dups,
+			s->unanswered, s->frag_lost, s->tcp_gaps, s->drops };
 
+		o = (size_t)snprintf(b, sizeof(b), " %-9s",
+				     fmt_clock(s->start_ns, t, sizeof(t)));
+		for (c = 0; c < ncol; c++)
+			o += (size_t)snprintf(b + o, sizeof(b) - o, "%*" PRIu64,
+					      w[c], x[c]);
 		line_at(y++, s->retrans || s->dups || s->unanswered ||
 			s->frag_lost || s->tcp_gaps || s->drops ?
-			pair(u, PAIR_WARN, A_BOLD) : A_NORMAL,
-			" %-9s %8" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-			" %8" PRIu64 " %7" PRIu64 " %7" PRIu64,
-			fmt_clock(s->start_ns, t, sizeof(t)), s->calls, s->retrans,
-			s->dups, s->unanswered, s->frag_lost, s->tcp_gaps,
-			s->drops);
+			pair(u, PAIR_WARN, A_BOLD) : A_NORMAL, "%s", b);
 	}
 }
 
@@ -641,7 +851,7 @@ static void draw_histogram(const struct tm_ui *u, const struct tm_view *v,
 	uint64_t lo, hi, n, maxn = 0;
 	uint32_t k;
 	unsigned c;
-	char a[32], b[32], p50[32], p99[32];
+	char a[32], b[32], p50[32], p99[32], title[200];
 
 	for (k = 0; k < v->nrows[0]; k++)
 		if (v->rows[0][k].key == u->detail_key)
@@ -651,12 +861,12 @@ static void draw_histogram(const struct tm_ui *u, const struct tm_view *v,
 			"window");
 		return;
 	}
-	line_at(y++, A_BOLD, " %s latency histogram: %" PRIu64 " answered, p50 "
-		"%s ms, p99 %s ms", r->name, r->lat.count,
-		fmt_ms(hist_percentile(&r->lat, 50), r->lat.count, p50,
-		       sizeof(p50)),
-		fmt_ms(hist_percentile(&r->lat, 99), r->lat.count, p99,
-		       sizeof(p99)));
+	snprintf(title, sizeof(title), "%s latency histogram: %" PRIu64
+		 " answered, p50 %s ms, p99 %s ms", r->name, r->lat.count,
+		 fmt_ms(hist_percentile(&r->lat, 50), r->lat.count, p50,
+		 sizeof(p50)), fmt_ms(hist_percentile(&r->lat, 99),
+		 r->lat.count, p99, sizeof(p99)));
+	y = wrap(y, y1, A_BOLD, 1, title);
 	line_at(y++, A_BOLD | A_UNDERLINE, " %-22s %9s %6s", "LATENCY ms",
 		"OPS", "SHARE");
 	for (c = 0; c < HIST_NCHUNK; c++)
@@ -687,17 +897,19 @@ static uint64_t axis(uint64_t lo, uint64_t hi, int row, int h)
 static void draw_latency(const struct tm_ui *u, const struct tm_view *v,
 			 int y, int y1)
 {
-	int h = y1 - y - 3, x0 = 10, k, row;
+	int h, x0 = 10, k, row;
 	uint64_t top = 1, bot = UINT64_MAX;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], title[300];
 
-	line_at(y++, A_BOLD, " Latency over time: %s  (%" PRIu64 " answered, "
-		"p50 %s ms, p99 %s ms; '|' p99, '*' p50 per %.0f s, log scale)",
-		v->sel_name[0] ? v->sel_name : "all operations", v->sel_lat.count,
-		fmt_ms(hist_percentile(&v->sel_lat, 50), v->sel_lat.count, a,
-		       sizeof(a)),
-		fmt_ms(hist_percentile(&v->sel_lat, 99), v->sel_lat.count, b,
-		       sizeof(b)), (double)v->bucket_ns / 1e9);
+	snprintf(title, sizeof(title), "Latency over time: %s  (%" PRIu64
+		 " answered, p50 %s ms, p99 %s ms; '|' p99, '*' p50 per %.0f s, "
+		 "log scale)", v->sel_name[0] ? v->sel_name : "all operations",
+		 v->sel_lat.count, fmt_ms(hist_percentile(&v->sel_lat, 50),
+		 v->sel_lat.count, a, sizeof(a)),
+		 fmt_ms(hist_percentile(&v->sel_lat, 99), v->sel_lat.count, b,
+		 sizeof(b)), (double)v->bucket_ns / 1e9);
+	y = wrap(y, y1, A_BOLD, 1, title);
+	h = y1 - y - 2;
 	if (h < 3 || v->sel_lat.count == 0) {
 		line_at(y + 1, A_NORMAL, "  no answered operations of the "
 			"selection in this window");

@@ -370,12 +370,13 @@ static void window(struct tm_view *v, const struct tm_model *m,
 	if (end < m->first_ns)
 		end = m->first_ns;
 	v->to_ns = end;
-	v->from_ns = q->width_ns ? end - q->width_ns : m->first_ns;
+	/* a window reaching back before the first message starts at it:
+	   rates are over the span that holds data, as report's are */
+	v->from_ns = q->width_ns && end - q->width_ns > m->first_ns ?
+		     end - q->width_ns : m->first_ns;
 	if (v->from_ns > end)
 		v->from_ns = end;
 	v->secs = (double)(v->to_ns - v->from_ns) / 1e9;
-	if (q->width_ns)
-		v->secs = (double)q->width_ns / 1e9;
 	if (v->secs <= 0)
 		v->secs = 1;
 }

@@ -8,7 +8,7 @@ check reads the screen with `tmux capture-pane` and waits (bounded) for the
 expected text, so a slow machine only makes the test slower.
 
 usage: top_test.py NFSCOPE NFSGEN WORKDIR CHECK
-CHECK: ops clients sizes keys filter drill resize pace attach notty
+CHECK: ops clients sizes keys filter drill resize layout pace attach notty
 """
 import json
 import os
@@ -406,6 +406,138 @@ def check_resize():
         rows = table(s, 'PROCEDURE')
         for name, c in rows:
             ok(int(c[0]) == want[name]['n'], '%dx%d %s' % (x, y, name))
+
+
+TITLES = ('OPS/S', 'OPS', 'SHARE', 'AVG ms', 'P50 ms', 'P99 ms', 'MAX ms',
+          'ERR', 'RETR', 'RD MB/s', 'WR MB/s', 'RSIZE', 'WSIZE', 'FIND')
+
+
+def columns(s, first_col):
+    """A row panel read by its titles' positions (values are right-aligned
+    under them): [(name, {title: text})], and the titles in order."""
+    lines = s.splitlines()
+    hi = next(i for i, l in enumerate(lines) if l.strip().startswith(first_col))
+    head = lines[hi]
+    found, pos = [], 0
+    while True:
+        m = re.compile(r' (%s)[v^]?(?= |$)' % '|'.join(
+            re.escape(t) for t in TITLES)).search(head, pos)
+        if not m:
+            break
+        found.append((m.group(1), m.end()))
+        pos = m.end()
+    rows = []
+    for l in lines[hi + 1:]:
+        if not l.strip() or l.startswith(' q quit'):
+            break
+        vals = {}
+        for t, end in found:
+            vals[t] = l[l.rfind(' ', 0, end) + 1:end]
+        name = l[:l.rfind(' ', 0, found[0][1]) + 1].strip() if found else \
+            l.strip()
+        rows.append((name, vals))
+    return rows, [t for t, _ in found]
+
+
+def unabbrev(shown, names):
+    """The one full name the screen's (maybe start~end) name stands for."""
+    if '~' not in shown:
+        return shown if shown in names else None
+    a, b = shown.split('~', 1)
+    hit = [n for n in names if n.startswith(a) and n.endswith(b) and
+           len(n) >= len(shown)]
+    return hit[0] if len(hit) == 1 else None
+
+
+def check_layout():
+    """At 80x24, 60x20 and 200x60 every number of the row panels is whole
+    and equals report's figure for the same capture; names are distinct
+    (abbreviated only unambiguously); titles never run together; the
+    header's ops/s and the FSINFO line are whole."""
+    src = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    for pcap in (os.path.join(src, 'pcaps', 'lab-demo.pcap'),
+                 gen('mixed', *MIXED)[0]):
+        rep = json.loads(subprocess.run([NFSCOPE, 'report', '-r', pcap,
+                                         '--json'], capture_output=True,
+                                        text=True, check=True).stdout)
+        total = rep['totals']['ops']
+        groups = (('1', 'PROCEDURE', {r['procedure']: r
+                                       for r in rep['procedures']}),
+                  ('2', 'CLIENT', {r['key']: r for r in rep['clients']
+                                   if r['procedure'] == '(all)'}),
+                  ('3', 'SERVER', {r['key']: r for r in rep['servers']
+                                   if r['procedure'] == '(all)'}))
+        replay_all(pcap)
+        for x, y in ((80, 24), (60, 20), (200, 60)):
+            tmux('resize-window', '-t', SESSION, '-x', str(x), '-y', str(y))
+            for key, first, want in groups:
+                keys(key)
+                s = wait_for(lambda s: len(s.splitlines()) == y and
+                             max(len(l) for l in s.splitlines()) <= x and
+                             first in s and
+                             s.splitlines()[-1].startswith(' q quit'),
+                             '%s at %dx%d' % (first, x, y))
+                rows, titles = columns(s, first)
+                what = '%s %dx%d %s' % (os.path.basename(pcap), x, y, first)
+                ok('OPS' in titles and 'P99 ms' in titles,
+                   '%s: count and p99 always shown: %s' % (what, titles))
+                if x >= 200:
+                    ok(len(titles) == (8 if first == 'SERVER' else 9),
+                       '%s: every column: %s' % (what, titles))
+                ok(len(rows) == min(len(want), y - 5), '%s: rows %d' %
+                   (what, len(rows)))
+                seen = set()
+                for shown, v in rows:
+                    name = unabbrev(shown, want)
+                    ok(name is not None and name not in seen,
+                       '%s: name %r stands for one row' % (what, shown))
+                    seen.add(name)
+                    r, lat = want[name], want[name]['latency_ms']
+                    exact = {'OPS': str(r['calls']), 'ERR': str(r['errors']),
+                             'RETR': str(r['retrans']),
+                             'SHARE': '%.1f%%' % (100.0 * r['calls'] / total)}
+                    for t, text in v.items():
+                        if t in exact:
+                            ok(text == exact[t], '%s %s %s: screen %r, report '
+                               '%r' % (what, name, t, text, exact[t]))
+                        elif t == 'OPS/S':
+                            ok(abs(float(text) - r['ops_per_s']) <= 0.051,
+                               '%s %s ops/s %r vs %s' % (what, name, text,
+                                                         r['ops_per_s']))
+                        elif t.endswith(' ms'):
+                            k = {'AVG ms': 'avg', 'P50 ms': 'p50',
+                                 'P99 ms': 'p99', 'MAX ms': 'max'}[t]
+                            ok(re.fullmatch(r'\d+(\.\d+)?', text) and
+                               abs(float(text) - lat[k]) <= 0.0011 +
+                               lat[k] * 1e-3, '%s %s %s: screen %r, report '
+                               '%s' % (what, name, t, text, lat[k]))
+                        else:
+                            ok(re.fullmatch(r'-|\d+(\.\d+)?[kM]?', text),
+                               '%s %s %s: %r is whole' % (what, name, t, text))
+                head = s.splitlines()[1]
+                m = re.search(r'ops/s (\d+\.\d)', head)
+                ok(m and abs(float(m.group(1)) - total / rep['duration_s']) <=
+                   0.051, '%s: header ops/s %s vs report %.3f' %
+                   (what, m and m.group(1), total / rep['duration_s']))
+            keys('4')
+            s = wait_text('Verdict')
+            flat = ' '.join(s.split())
+            for si in rep['server_info']:
+                fi = si.get('fsinfo') or {}
+                for k in ('rtmax', 'wtmax', 'dtpref'):
+                    if fi.get(k):
+                        ok('%s %d' % (k, fi[k]) in flat, '%dx%d FSINFO %s %d '
+                           'whole' % (x, y, k, fi[k]))
+        # the 1-minute window holds the whole 33 s demo: the same rate
+        tmux('resize-window', '-t', SESSION, '-x', '110', '-y', '36')
+        keys('1', 'w', 'w')
+        s = wait_text('window 1m')
+        m = re.search(r'ops/s (\d+\.\d)', s.splitlines()[1])
+        if rep['duration_s'] < 60:
+            ok(m and abs(float(m.group(1)) - total / rep['duration_s']) <=
+               0.051, 'window 1m ops/s %s vs report %.3f' %
+               (m and m.group(1), total / rep['duration_s']))
 
 
 def check_pace():
