@@ -244,6 +244,11 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 	}
 	if (warn[0])
 		fprintf(stderr, "nfscope: warning: %s: %s\n", o->iface, warn);
+	/* as tcpdump says it: the capture is active from here on (scripts
+	   wait for this line before they send traffic) */
+	fprintf(stderr, "nfscope: listening on %s, link-type %d, snapshot "
+		"length %d bytes\n", o->iface, cap_source_linktype(s),
+		cap_source_snaplen(s));
 	return s;
 }
 

@@ -356,7 +356,18 @@ class Lab:
             time.sleep(0.05)
         else:
             raise RuntimeError('the captures did not open their sockets')
-        time.sleep(0.3)   # the ring and the filter come right after the socket
+        # nfscope says when its capture is active (filter set), as tcpdump
+        # does; a fixed pause raced a slow start on a busy machine
+        for _ in range(400):
+            if 'listening on' in open(db + '.log').read():
+                break
+            if self.record.poll() is not None:
+                raise RuntimeError('nfscope record exited: %s' %
+                                   open(db + '.log').read())
+            time.sleep(0.05)
+        else:
+            raise RuntimeError('nfscope record did not start listening')
+        time.sleep(0.3)   # tcpdump's ring and filter follow its socket
 
     def stop_captures(self):
         time.sleep(0.3)   # the last replies reach both captures
