@@ -308,6 +308,41 @@ bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
 	return false;
 }
 
+/* ------------------------------------------------------------ output -- */
+
+bool ui_out_failed(void)
+{
+	return ferror(stdout) != 0;
+}
+
+/* Is fd the write end of a pipe or socket whose reader has gone? */
+static bool reader_gone(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+int ui_out_close(const char *who, int rc)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	if (ferror(stdout) && e == 0)
+		e = reader_gone(STDOUT_FILENO) ? EPIPE : EIO;
+	if (fclose(stdout) != 0 && e == 0)
+		e = errno ? errno : EIO;
+	if (e == 0)
+		return rc;
+	if (e == EPIPE)		/* the reader has what it wanted: quietly */
+		return UI_EXIT_PIPE;
+	fprintf(stderr, "nfscope%s%s: writing the output: %s\n", who ? " " : "",
+		who ? who : "", strerror(e));
+	return rc ? rc : 1;
+}
+
 /* -------------------------------------------------------------- loop -- */
 
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
@@ -360,7 +395,7 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	double t0 = ui_mono_s(), last = t0;
 	int rc = 0, fd = cap_source_fd(src);
 
-	while (!ui_stop) {
+	while (!ui_stop && !ui_out_failed()) {
 		uint64_t before = cap_pipe_stats(pipe)->packets;
 		double t;
 

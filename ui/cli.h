@@ -130,6 +130,17 @@ struct cap_source *ui_open_source(struct ui_src_opts *o);
 /* Call right after ui_open_source: with -Z, become that user (groups, gid,
  * uid; for good).  Returns 0, or -1 with a message on stderr. */
 int ui_after_open(struct ui_src_opts *o);
+/*
+ * Standard output, for every command: ui_run stops reading once a write to
+ * it failed (a full disk, a reader gone with SIGPIPE ignored); main() ends
+ * every command with ui_out_close, which flushes and closes it.  Returns
+ * rc if all was written; after an error a message on stderr and rc or 1;
+ * when the reader went away (EPIPE) quietly UI_EXIT_PIPE (128 + SIGPIPE,
+ * what a shell reports for a process SIGPIPE ended, as it ends tcpdump).
+ */
+#define UI_EXIT_PIPE 141
+bool ui_out_failed(void);
+int ui_out_close(const char *who, int rc);
 /* Install SIGINT/SIGTERM (set ui_stop) and SIGHUP (set ui_hup) handlers. */
 void ui_install_signals(void);
 /* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */

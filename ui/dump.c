@@ -195,7 +195,7 @@ int ui_dump_main(int argc, char **argv)
 	cs = *cap_pipe_stats(pipe);
 	cap_source_stats(src, &cs);
 	print_summary(&x, &cs, dec_get_stats(x.dec));
-	fflush(stdout);
+	/* stdout is flushed and checked by main (ui_out_close) */
 	cap_pipe_free(pipe);
 	free(x.msg);
 	dec_free(x.dec);

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Reliability reproducers (issue 17) that need no privilege:
+
+  op       --op with an unknown procedure name: exit 2, the valid names
+  write    dump and report (text, JSON, CSV) into /dev/full: a message and
+           a non-zero status; with SIGPIPE ignored, `dump | head -1` stops
+           reading (the writer feeding its stdin sees the pipe close long
+           before the end) and ends quietly
+  hostile  names and export paths with ESC sequences, newlines and CRs
+           (a capture written byte by byte here): no control byte in any
+           output, each string escaped the one way (\\xNN; JSON \\u00NN)
+
+Ground truth: the bytes this script writes, the procedure names of the
+RFCs (listed here), the capture's packet count (generator).
+
+usage: rel.py NFSCOPE NFSGEN SAMPLE_PCAP WORKDIR
+"""
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
+NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
+os.makedirs(WORK, exist_ok=True)
+
+
+def run(*args, **kw):
+    return subprocess.run([NFSCOPE] + list(args), capture_output=True, **kw)
+
+
+# ------------------------------------------------------------------ op --
+
+def test_op():
+    p = run('report', '-r', SAMPLE, '--op', 'GETATTRR')
+    err = p.stderr.decode()
+    check(p.returncode == 2, '--op GETATTRR: exit %d (want 2)' % p.returncode)
+    check(p.stdout == b'', '--op GETATTRR: nothing on stdout')
+    for name in ('GETATTR', 'READDIRPLUS', 'COMMIT', 'MNT', 'GETPORT',
+                 'LOCK', 'WRITECACHE'):
+        check(' ' + name in err, '--op error lists %s: %s' % (name, err))
+    for arg in ('getattr', 'READ', 'Mnt'):
+        p = run('report', '-r', SAMPLE, '--op', arg)
+        check(p.returncode == 0, '--op %s: exit %d %s' % (arg, p.returncode,
+                                                         p.stderr))
+    # the sample has GETATTR calls: the filter still finds them
+    p = run('report', '-r', SAMPLE, '--op', 'getattr', '--json')
+    ops = json.loads(p.stdout)['procedures']
+    check([o['procedure'] for o in ops] == ['NFSv3 GETATTR'],
+          '--op getattr keeps the GETATTR row: %s' % ops)
+
+
+# --------------------------------------------------------------- write --
+
+def test_write_errors(big):
+    for args in (['dump'], ['dump', '--json'], ['report'],
+                 ['report', '--json'], ['report', '--csv', 'ops']):
+        with open('/dev/full', 'wb') as full:
+            p = subprocess.run([NFSCOPE] + args + ['-r', SAMPLE],
+                               stdout=full, stderr=subprocess.PIPE)
+        err = p.stderr.decode()
+        check(p.returncode != 0 and 'No space left' in err,
+              '%s > /dev/full: exit %d, stderr %r' % (' '.join(args),
+                                                      p.returncode, err))
+    # SIGPIPE ignored (inherited), the reader reads one line then goes:
+    # nfscope must stop reading its input; stdin is fed by a thread that
+    # counts what it could write before the pipe closed
+    size = os.path.getsize(big)
+    fed = [0]
+
+    def feed(w):
+        with open(big, 'rb') as f:
+            while True:
+                b = f.read(65536)
+                if not b:
+                    break
+                try:
+                    os.write(w, b)
+                except BrokenPipeError:
+                    break
+                fed[0] += len(b)
+        os.close(w)
+
+    r, w = os.pipe()
+    p = subprocess.Popen([NFSCOPE, 'dump', '-r', '-'], stdin=r,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGPIPE,
+                                                          signal.SIG_IGN))
+    os.close(r)
+    t = threading.Thread(target=feed, args=(w,))
+    t.start()
+    line = p.stdout.readline()
+    p.stdout.close()		# the reader goes away after one line
+    err = p.stderr.read().decode()
+    rc = p.wait()
+    t.join()
+    check(line.count(b' call xid ') == 1, 'dump | head -1: %r' % line)
+    check(fed[0] < size // 2, 'dump with SIGPIPE ignored stops reading: '
+          '%d of %d bytes fed' % (fed[0], size))
+    check(err == '', 'dump | head -1 is quiet: %r' % err)
+    check(rc == 141, 'dump | head -1: exit %d (141: ended by the pipe)' % rc)
+
+
+# ------------------------------------------------------------- hostile --
+
+EXPORT = b'/exp\x1b[31mRED\x1b[0m\nINCOMPLETE: fake\r'
+NAME = b'f\x1b]0;pwned\x07\x1b[2J\n\\x'
+MACHINE = b'host\x1b[5m\n'
+
+
+def xdr_u32(v):
+    return struct.pack('>I', v)
+
+
+def xdr_opaque(b):
+    return xdr_u32(len(b)) + b + b'\0' * (-len(b) % 4)
+
+
+def rpc_call(xid, prog, vers, proc, body):
+    cred = (xdr_u32(0) + xdr_opaque(MACHINE) + xdr_u32(0) + xdr_u32(0) +
+            xdr_u32(0))
+    return (xdr_u32(xid) + xdr_u32(0) + xdr_u32(2) + xdr_u32(prog) +
+            xdr_u32(vers) + xdr_u32(proc) + xdr_u32(1) + xdr_opaque(cred) +
+            xdr_u32(0) + xdr_u32(0) + body)
+
+
+def rpc_reply(xid, body):
+    return (xdr_u32(xid) + xdr_u32(1) + xdr_u32(0) + xdr_u32(0) +
+            xdr_u32(0) + xdr_u32(0) + body)
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('>%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def udp_frame(src, sport, dst, dport, payload):
+    udp = struct.pack('>HHHH', sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17,
+                     0, bytes(src), bytes(dst))
+    ip = ip[:10] + struct.pack('>H', csum(ip)) + ip[12:]
+    return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip + udp
+
+
+def write_pcap(path, frames):
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for k, fr in enumerate(frames):
+            f.write(struct.pack('<IIII', 1000 + k // 10, (k % 10) * 1000,
+                                len(fr), len(fr)))
+            f.write(fr)
+
+
+def hostile_pcap(path):
+    cl, sv = (10, 0, 0, 1), (10, 0, 0, 2)
+    root, obj = b'R' * 32, b'O' * 32
+    fattr = b''.join(xdr_u32(v) for v in [1, 0o644, 1, 0, 0] + [0] * 16)
+    msgs = [
+        # MOUNT v3 MNT EXPORT -> root handle
+        (True, 20048, rpc_call(1, 100005, 3, 1, xdr_opaque(EXPORT))),
+        (False, 20048, rpc_reply(1, xdr_u32(0) + xdr_opaque(root) +
+                                 xdr_u32(1) + xdr_u32(1))),
+        # NFSv3 LOOKUP (root, NAME) -> obj
+        (True, 2049, rpc_call(2, 100003, 3, 3, xdr_opaque(root) +
+                              xdr_opaque(NAME))),
+        (False, 2049, rpc_reply(2, xdr_u32(0) + xdr_opaque(obj) +
+                                xdr_u32(0) + xdr_u32(0))),
+    ]
+    for k in range(6):	# GETATTR of the file: a file row
+        msgs.append((True, 2049, rpc_call(3 + k, 100003, 3, 1,
+                                          xdr_opaque(obj))))
+        msgs.append((False, 2049, rpc_reply(3 + k, xdr_u32(0) + fattr)))
+    frames = []
+    for call, port, m in msgs:
+        if call:
+            frames.append(udp_frame(cl, 800, sv, port, m))
+        else:
+            frames.append(udp_frame(sv, port, cl, 800, m))
+    write_pcap(path, frames)
+
+
+def esc(b):
+    """The one escaping (ui/esc.h): \\xNN below 0x20, from 0x7f, backslash."""
+    return ''.join('\\x%02x' % c if c < 0x20 or c >= 0x7f or c == 0x5c
+                   else chr(c) for c in b)
+
+
+def test_hostile():
+    pcap = os.path.join(WORK, 'hostile.pcap')
+    hostile_pcap(pcap)
+    outs = {}
+    for args in (['dump'], ['dump', '--json'], ['report'],
+                 ['report', '--by', 'export'], ['report', '--by', 'file'],
+                 ['report', '--json', '--by', 'file'],
+                 ['report', '--csv', 'ops', '--by', 'export'],
+                 ['report', '--csv', 'ops', '--by', 'file'],
+                 ['report', '--csv', 'findings']):
+        p = run(*args, '-r', pcap)
+        what = ' '.join(args)
+        outs[what] = p.stdout
+        check(p.returncode == 0, '%s: exit %d %s' % (what, p.returncode,
+                                                   p.stderr))
+        ctl = [c for c in p.stdout if (c < 0x20 and c != 0x0a) or c == 0x7f]
+        check(not ctl, '%s: control bytes in the output: %r' % (what, ctl))
+        check(not any(l.startswith(b'INCOMPLETE: fake')
+                      for l in p.stdout.split(b'\n')),
+              '%s: a wire string starts a line of its own' % what)
+    check(esc(EXPORT) in outs['dump'].decode(), 'dump: export escaped')
+    check(esc(NAME).replace('"', '\\x22') in outs['dump'].decode(),
+          'dump: name escaped')
+    check(esc(EXPORT) in outs['report --by export'].decode(),
+          'report --by export: the export escaped: %s'
+          % outs['report --by export'].decode())
+    check(esc(NAME) in outs['report --by file'].decode(),
+          'report --by file: the path escaped')
+    check(esc(EXPORT) in outs['report --csv ops --by export'].decode(),
+          'csv --by export: the export escaped')
+    check(esc(NAME) in outs['report --csv ops --by file'].decode(),
+          'csv --by file: the path escaped')
+    js = json.loads(outs['report --json --by file'])
+    keys = [o.get('key', '') for o in js['files']]
+    check(any(NAME.decode() in k for k in keys),
+          'JSON keeps the name (JSON-escaped, decoded back equal): %s' % keys)
+    rows = outs['report --csv ops --by file'].decode().rstrip('\n').split('\n')
+    check(len(rows) >= 2 and all(r.count(',') >= 10 for r in rows),
+          'csv: every row whole on one line: %s' % rows)
+
+
+def main():
+    test_op()
+    big = os.path.join(WORK, 'big.pcap')
+    subprocess.run([NFSGEN, '-o', big, '--seed', '5', '--transport', 'udp',
+                    '--count', '150000', '--mix', 'meta'], check=True, capture_output=True)
+    test_write_errors(big)
+    test_hostile()
+    return tally.summary('rel')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
