@@ -6,6 +6,12 @@
            a non-zero status; with SIGPIPE ignored, `dump | head -1` stops
            reading (the writer feeding its stdin sees the pipe close long
            before the end) and ends quietly
+  store    two `record`s creating the same new database (12 tries): both
+           runs stored, the file whole, nothing else left; a lock held
+           by another process for 12 s: record waits, says so, completes;
+           schema_version 4294967298 refused; and as root: a directory
+           the -Z user cannot write, a read-only tmpfs, a full tmpfs: the
+           real reason, nothing left behind
   hostile  names and export paths with ESC sequences, newlines and CRs
            (a capture written byte by byte here): no control byte in any
            output, each string escaped the one way (\\xNN; JSON \\u00NN)
@@ -17,11 +23,14 @@ usage: rel.py NFSCOPE NFSGEN SAMPLE_PCAP WORKDIR
 """
 import json
 import os
+import shutil
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
@@ -236,6 +245,133 @@ def test_hostile():
           'csv: every row whole on one line: %s' % rows)
 
 
+# --------------------------------------------------------------- store --
+
+def runs_of(db):
+    con = sqlite3.connect(db)
+    try:
+        return (con.execute("PRAGMA integrity_check").fetchone()[0],
+                con.execute("SELECT state FROM runs ORDER BY id").fetchall())
+    finally:
+        con.close()
+
+
+def test_concurrent_create():
+    d = os.path.join(WORK, 'race')
+    bad = 0
+    for t in range(12):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        db = os.path.join(d, 'new.db')
+        ps = [subprocess.Popen([NFSCOPE, 'record', '-r', SAMPLE, '-w', db,
+                                '--quiet'], stderr=subprocess.PIPE)
+              for _ in range(2)]
+        res = [(p.wait(), p.stderr.read().decode()) for p in ps]
+        ok = all(rc == 0 for rc, _ in res) and os.path.exists(db)
+        if ok:
+            ic, st = runs_of(db)
+            ok = ic == 'ok' and st == [('complete',), ('complete',)]
+        left = sorted(f for f in os.listdir(d) if '.new-' in f)
+        if not check(ok and not left, 'try %d: two creators: %s, file %s, '
+                     'left %s' % (t, res, os.path.exists(db), left)):
+            bad += 1
+    print('concurrent creation: %d of 12 tries bad' % bad)
+
+
+def test_lock_wait():
+    db = os.path.join(WORK, 'locked.db')
+    for f in (db, db + '-wal', db + '-shm'):
+        if os.path.exists(f):
+            os.unlink(f)
+    p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    check(p.returncode == 0, 'record locked.db: %s' % p.stderr)
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute('BEGIN EXCLUSIVE')
+    p = subprocess.Popen([NFSCOPE, 'record', '-r', SAMPLE, '-w', db,
+                          '--quiet'], stderr=subprocess.PIPE)
+    time.sleep(12)
+    con.execute('COMMIT')
+    con.close()
+    err = p.stderr.read().decode()
+    rc = p.wait()
+    check(rc == 0 and 'lock' in err, 'lock held 12 s: exit %d, %r' % (rc, err))
+    ic, st = runs_of(db)
+    check(st == [('complete',), ('complete',)], 'lock held 12 s: runs %s' % st)
+
+
+def test_schema_version():
+    db = os.path.join(WORK, 'version.db')
+    for f in (db, db + '-wal', db + '-shm'):
+        if os.path.exists(f):
+            os.unlink(f)
+    run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    con = sqlite3.connect(db)
+    con.execute('UPDATE schema_version SET version = 4294967298')
+    con.commit()
+    con.close()
+    for args in (['record', '-r', SAMPLE, '-w', db], ['report', db]):
+        p = run(*args)
+        check(p.returncode == 1 and b'4294967298' in p.stderr,
+              '%s on schema_version 4294967298: exit %d %r'
+              % (args[0], p.returncode, p.stderr))
+    ic, st = runs_of(db)
+    check(st == [('complete',)], 'schema_version 4294967298: not appended '
+          'to: %s' % st)
+
+
+def mount_tmpfs(d, opts):
+    os.makedirs(d, exist_ok=True)
+    return subprocess.run(['mount', '-t', 'tmpfs', '-o', opts, 'tmpfs', d],
+                          capture_output=True).returncode == 0
+
+
+def expect_no_create(d, why, extra=()):
+    db = os.path.join(d, 'x.db')
+    before = sorted(os.listdir(d))
+    p = run('record', '-r', SAMPLE, '-w', db, *extra)
+    err = p.stderr.decode()
+    check(p.returncode == 1 and why in err,
+          '%s: exit %d %r (want %r)' % (d, p.returncode, err, why))
+    check(sorted(os.listdir(d)) == before, '%s: left %s' % (
+        d, sorted(set(os.listdir(d)) - set(before))))
+
+
+def test_create_errors():
+    if os.geteuid() != 0:
+        d = os.path.join(WORK, 'ro-dir')
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o555)
+        expect_no_create(d, 'Permission denied')
+        print('not root: read-only and full tmpfs checks skipped')
+        return
+    d = os.path.join(WORK, 'nobody-dir')
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    os.chmod(WORK, 0o755)
+    expect_no_create(d, 'Permission denied', ['-Z', 'nobody'])
+    ro = os.path.join(WORK, 'ro-mnt')
+    if mount_tmpfs(ro, 'ro,size=1m'):
+        try:
+            expect_no_create(ro, 'Read-only file system')
+        finally:
+            subprocess.run(['umount', ro])
+    else:
+        print('mount failed: read-only tmpfs check skipped')
+    full = os.path.join(WORK, 'full-mnt')
+    if mount_tmpfs(full, 'size=64k'):
+        try:
+            with open(os.path.join(full, 'filler'), 'wb') as f:
+                try:
+                    f.write(b'x' * 60 * 1024)
+                except OSError:
+                    pass
+            expect_no_create(full, 'No space left')
+        finally:
+            subprocess.run(['umount', full])
+    else:
+        print('mount failed: full tmpfs check skipped')
+
+
 def main():
     test_op()
     big = os.path.join(WORK, 'big.pcap')
@@ -243,6 +379,10 @@ def main():
                     '--count', '150000', '--mix', 'meta'], check=True, capture_output=True)
     test_write_errors(big)
     test_hostile()
+    test_schema_version()
+    test_create_errors()
+    test_concurrent_create()
+    test_lock_wait()
     return tally.summary('rel')
 
 
