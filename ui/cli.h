@@ -15,7 +15,8 @@
  *   -B KIB      live capture buffer size in KiB
  *   -p          do not put the interface in promiscuous mode
  *   -Z USER     after opening the source, become USER (setgroups, setgid,
- *               setuid): output files are created afterwards, as USER
+ *               setuid): output files are created afterwards, as USER;
+ *               a process not root drops every capability there anyway
  *   --duration S      stop after S seconds (live: wall time; a file:
  *                     capture time from its first packet)
  *   --xid-max N       calls the analysis holds awaiting their reply
@@ -128,7 +129,9 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg);
  * (missing privilege: which capability, and how to get it). */
 struct cap_source *ui_open_source(struct ui_src_opts *o);
 /* Call right after ui_open_source: with -Z, become that user (groups, gid,
- * uid; for good).  Returns 0, or -1 with a message on stderr. */
+ * uid; for good; needs root or CAP_SETUID+CAP_SETGID); then a process that
+ * is not root drops every capability (capset, ambient cleared), with or
+ * without -Z.  Returns 0, or -1 with a message on stderr. */
 int ui_after_open(struct ui_src_opts *o);
 /*
  * Standard output, for every command: ui_run stops reading once a write to
