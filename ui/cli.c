@@ -130,6 +130,11 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 			return -1;
 		o->cfg.frag_mem_max = (size_t)v;
 		return 1;
+	case UI_OPT_TCP_MEM:
+		if (budget("tcp-mem", arg, 1ull << 20, 1ull << 36, &v) < 0)
+			return -1;
+		o->cfg.tcp_mem_max = (size_t)v;
+		return 1;
 	case UI_OPT_NAMES_MAX:
 		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
 			return -1;
@@ -418,7 +423,8 @@ int ui_out_close(const char *who, int rc)
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es)
 {
-	return cs->flows_evicted + cs->ipfrag_evicted + ds->xid_evictions +
+	return cs->flows_evicted + cs->ipfrag_evicted + cs->tcp_mem_evicted +
+	       ds->xid_evictions +
 	       es->evicted + es->names_evicted;
 }
 

@@ -23,6 +23,8 @@
  *   --dec-xid-max N   calls the decoder remembers to decode replies
  *   --flows-max N     TCP flow directions followed
  *   --frag-mem BYTES  memory for IP fragment reassembly (k/m/g suffixes)
+ *   --tcp-mem BYTES   memory for TCP out-of-order segments and record
+ *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
  *
  * How a subcommand uses them (ui/dump.c is the shortest example):
@@ -82,6 +84,7 @@ enum {
 	UI_OPT_FLOWS_MAX,
 	UI_OPT_FRAG_MEM,
 	UI_OPT_NAMES_MAX,
+	UI_OPT_TCP_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -90,7 +93,8 @@ enum {
 	{ "dec-xid-max", required_argument, NULL, UI_OPT_DEC_XID_MAX }, \
 	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
-	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }
+	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
+	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
@@ -113,7 +117,7 @@ enum {
 	"               (output files are created afterwards, as USER)\n" \
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
-	"  --frag-mem BYTES (16m) --names-max N (32768)\n"
+	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
 extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */

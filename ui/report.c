@@ -512,6 +512,8 @@ static void text_health(const struct rep *r)
 		PRIu64 ", evicted %" PRIu64 "\n"
 		"TCP segments %" PRIu64 ", out of order %" PRIu64 ", retrans %"
 		PRIu64 ", gaps %" PRIu64 ", resyncs %" PRIu64 ", flows evicted %"
+		PRIu64 ", evicted for --tcp-mem %" PRIu64
+		", records failing the RPC check at a stream start %"
 		PRIu64 "\n"
 		"RPC messages %" PRIu64 " (calls %" PRIu64 ", replies %" PRIu64
 		"), not RPC %" PRIu64 ", malformed %" PRIu64 ", truncated %"
@@ -527,7 +529,9 @@ static void text_health(const struct rep *r)
 		c->link_errors, c->ip_errors, c->other_proto, c->ipfrag_packets,
 		c->ipfrag_reassembled, c->ipfrag_incomplete, c->ipfrag_evicted,
 		c->tcp_segments, c->tcp_ooo, c->tcp_retrans, c->tcp_gaps,
-		c->tcp_resyncs, c->flows_evicted, r->rpc_msgs, d->calls,
+		c->tcp_resyncs, c->flows_evicted, c->tcp_mem_evicted,
+		c->tcp_rejected, r->rpc_msgs,
+		d->calls,
 		d->replies, d->not_rpc, d->malformed, d->truncated,
 		d->orphan_replies, e->ops, e->answered, e->unanswered,
 		e->unanswered_expired, e->unanswered_at_end, e->evicted,

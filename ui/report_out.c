@@ -274,7 +274,9 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "tcp_gaps", c->tcp_gaps);
 	jw_u64(w, "tcp_gap_bytes", c->tcp_gap_bytes);
 	jw_u64(w, "tcp_resyncs", c->tcp_resyncs);
+	jw_u64(w, "tcp_rejected", c->tcp_rejected);
 	jw_u64(w, "flows_evicted", c->flows_evicted);
+	jw_u64(w, "tcp_mem_evicted", c->tcp_mem_evicted);
 	jw_u64(w, "ps_recv", c->ps_recv);
 	jw_u64(w, "ps_drop", c->ps_drop);
 	jw_u64(w, "ps_ifdrop", c->ps_ifdrop);

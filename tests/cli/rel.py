@@ -12,6 +12,9 @@
            schema_version 4294967298 refused; and as root: a directory
            the -Z user cannot write, a read-only tmpfs, a full tmpfs: the
            real reason, nothing left behind
+  lock     a TCP connection (SYN seen) whose first call is invalid (17
+           AUTH_SYS gids), then 100 valid calls and 101 replies: the 100
+           are decoded and the one hidden record is counted
   hostile  names and export paths with ESC sequences, newlines and CRs
            (a capture written byte by byte here): no control byte in any
            output, each string escaped the one way (\\xNN; JSON \\u00NN)
@@ -35,6 +38,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcapw import tcp_frame, udp_frame, write_pcap  # noqa: E402
 
 NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 os.makedirs(WORK, exist_ok=True)
@@ -144,32 +149,6 @@ def rpc_reply(xid, body):
             xdr_u32(0) + xdr_u32(0) + body)
 
 
-def csum(b):
-    if len(b) % 2:
-        b += b'\0'
-    s = sum(struct.unpack('>%dH' % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
-def udp_frame(src, sport, dst, dport, payload):
-    udp = struct.pack('>HHHH', sport, dport, 8 + len(payload), 0) + payload
-    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17,
-                     0, bytes(src), bytes(dst))
-    ip = ip[:10] + struct.pack('>H', csum(ip)) + ip[12:]
-    return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip + udp
-
-
-def write_pcap(path, frames):
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for k, fr in enumerate(frames):
-            f.write(struct.pack('<IIII', 1000 + k // 10, (k % 10) * 1000,
-                                len(fr), len(fr)))
-            f.write(fr)
-
-
 def hostile_pcap(path):
     cl, sv = (10, 0, 0, 1), (10, 0, 0, 2)
     root, obj = b'R' * 32, b'O' * 32
@@ -243,6 +222,62 @@ def test_hostile():
     rows = outs['report --csv ops --by file'].decode().rstrip('\n').split('\n')
     check(len(rows) >= 2 and all(r.count(',') >= 10 for r in rows),
           'csv: every row whole on one line: %s' % rows)
+
+
+# ---------------------------------------------------------------- lock --
+
+def lock_pcap(path, ncalls=100):
+    cl, sv = (10, 0, 0, 1), (10, 0, 0, 2)
+    fh = b'H' * 32
+    fattr = b''.join(xdr_u32(v) for v in [1, 0o644, 1, 0, 0] + [0] * 16)
+    SYN, ACK, PSH = 0x02, 0x10, 0x08
+    frames = [tcp_frame(cl, 900, sv, 2049, 1000, SYN, b''),
+              tcp_frame(sv, 2049, cl, 900, 5000, SYN | ACK, b'')]
+    cseq, sseq = 1001, 5001
+    for k in range(ncalls + 1):
+        xid = 0x100 + k
+        if k == 0:	# AUTH_SYS with 17 gids: RFC 5531 allows 16
+            cred = (xdr_u32(0) + xdr_opaque(b'c') + xdr_u32(0) + xdr_u32(0) +
+                    xdr_u32(17) + b''.join(xdr_u32(g) for g in range(17)))
+            call = (xdr_u32(xid) + xdr_u32(0) + xdr_u32(2) +
+                    xdr_u32(100003) + xdr_u32(3) + xdr_u32(1) + xdr_u32(1) +
+                    xdr_opaque(cred) + xdr_u32(0) + xdr_u32(0) +
+                    xdr_opaque(fh))
+        else:
+            call = rpc_call(xid, 100003, 3, 1, xdr_opaque(fh))
+        rec = xdr_u32(0x80000000 | len(call)) + call
+        frames.append(tcp_frame(cl, 900, sv, 2049, cseq, ACK | PSH, rec))
+        cseq += len(rec)
+        rep = rpc_reply(xid, xdr_u32(0) + fattr)
+        rec = xdr_u32(0x80000000 | len(rep)) + rep
+        frames.append(tcp_frame(sv, 2049, cl, 900, sseq, ACK | PSH, rec))
+        sseq += len(rec)
+    write_pcap(path, frames)
+
+
+def test_lock():
+    pcap = os.path.join(WORK, 'lock.pcap')
+    lock_pcap(pcap)
+    p = run('dump', '--json', '-r', pcap)
+    lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    summ = [l['summary'] for l in lines if 'summary' in l][0]
+    calls = [l for l in lines if l.get('type', l.get('msg_type')) == 'call'
+             or l.get('call') is True]
+    check(summ['calls'] == 100, 'direction lock: %d of the 100 valid calls '
+          'decoded (summary %s)' % (summ['calls'], summ))
+    check(summ['orphan_replies'] == 1, 'direction lock: orphan replies %d '
+          '(want 1: the hidden call\'s)' % summ['orphan_replies'])
+    check(summ.get('tcp_rejected') == 1, 'direction lock: the hidden record '
+          'counted: %s' % summ.get('tcp_rejected'))
+    p = run('dump', '-r', pcap)
+    last = p.stdout.decode().splitlines()[-1]
+    check(' 1 not decodable' in last, 'dump summary: %s' % last)
+    p = run('report', '--json', '-r', pcap)
+    js = json.loads(p.stdout)
+    check(js['capture'].get('tcp_rejected') == 1,
+          'report JSON capture.tcp_rejected: %s' % js['capture'])
+    check(js['totals'].get('ops', js['totals'].get('answered')) is not None,
+          'report JSON totals')
 
 
 # --------------------------------------------------------------- store --
@@ -379,6 +414,7 @@ def main():
                     '--count', '150000', '--mix', 'meta'], check=True, capture_output=True)
     test_write_errors(big)
     test_hostile()
+    test_lock()
     test_schema_version()
     test_create_errors()
     test_concurrent_create()
