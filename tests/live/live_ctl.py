@@ -242,25 +242,37 @@ def test_user(calls):
           'x.db' in p.stderr, 'unwritable -w for -Z user: %d %r' % (p.returncode, p.stderr))
 
 
-def test_noperm():
-    as_nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-    p = subprocess.run(as_nobody + [NFSCOPE, 'dump', '-i', 'lo'],
-                       capture_output=True, text=True, timeout=30)
-    check(p.returncode == 1 and 'CAP_NET_RAW' in p.stderr and 'setcap' in p.stderr
-          and 'sudo' in p.stderr and not p.stdout,
-          'no privilege: exit %d %r' % (p.returncode, p.stderr))
+AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+
+def setcap_copy(name, mode):
+    """A copy of nfscope with cap_net_raw,cap_net_admin=eip in a directory
+    WORK/name (mode), or None (with a note) where setcap cannot."""
     if not shutil.which('setcap'):
         print('note: no setcap here, the capability route is not tried')
-        return
-    d = os.path.join(WORK, 'capbin')
+        return None
+    d = os.path.join(WORK, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    os.chmod(d, 0o755)
+    os.chmod(d, mode)
     exe = os.path.join(d, 'nfscope')
     shutil.copy(NFSCOPE, exe)
     os.chmod(exe, 0o755)
     if subprocess.run(['setcap', 'cap_net_raw,cap_net_admin=eip', exe]).returncode:
         print('note: setcap failed on this file system, route not tried')
+        return None
+    return exe
+
+
+def test_noperm():
+    as_nobody = AS_NOBODY
+    p = subprocess.run(as_nobody + [NFSCOPE, 'dump', '-i', 'lo'],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and 'CAP_NET_RAW' in p.stderr and 'setcap' in p.stderr
+          and 'sudo' in p.stderr and not p.stdout,
+          'no privilege: exit %d %r' % (p.returncode, p.stderr))
+    exe = setcap_copy('capbin', 0o755)
+    if exe is None:
         return
     p = subprocess.run(as_nobody + [exe, 'dump', '-i', 'lo', '--duration', '0.5'],
                        capture_output=True, text=True, timeout=30)
@@ -341,21 +353,11 @@ def test_caps(calls):
     """A setcap'd copy run by nobody: capturing works, and once the capture
     is open the process holds no capability (issue 17.7); -Z is refused
     with the reason for a user without CAP_SETUID/CAP_SETGID."""
-    if not shutil.which('setcap'):
-        print('note: no setcap here, capability drop not tried')
+    exe = setcap_copy('capdrop', 0o777)
+    if exe is None:
         return
-    d = os.path.join(WORK, 'capdrop')
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    os.chmod(d, 0o777)
-    exe = os.path.join(d, 'nfscope')
-    shutil.copy(NFSCOPE, exe)
-    os.chmod(exe, 0o755)
-    if subprocess.run(['setcap', 'cap_net_raw,cap_net_admin=eip', exe]).returncode:
-        print('note: setcap failed on this file system, drop not tried')
-        return
-    as_nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-    db = os.path.join(d, 'c.db')
+    as_nobody = AS_NOBODY
+    db = os.path.join(os.path.dirname(exe), 'c.db')
     for args in (['dump', '-i', 'lo', '-f', 'udp dst port %d' % PORT],
                  ['record', '-i', 'lo', '-f', 'udp dst port %d' % PORT,
                   '-w', db]):
