@@ -366,10 +366,13 @@ static int fill_tmp(const char *tmp, const char *path, char *errbuf)
 				errbuf);
 		if (rc == 0)
 			rc = create_schema(&t, errbuf) < 0 ? -1 : 0;
-		/* the system's reason (a full disk: ENOSPC), not sqlite's */
+		/* the system's reason (a full disk: ENOSPC) where known */
 		if (rc < 0 && t.sys_errno)
 			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: "
 				 "%s", path, strerror(t.sys_errno));
+		else if (rc < 0)
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: "
+				 "disk full or write error", path);
 	}
 	if (sqlite3_close(t.db) != SQLITE_OK && rc == 0) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create", path);

@@ -413,6 +413,7 @@ def main():
     subprocess.run([NFSGEN, '-o', big, '--seed', '5', '--transport', 'udp',
                     '--count', '150000', '--mix', 'meta'], check=True, capture_output=True)
     test_write_errors(big)
+    os.unlink(big)
     test_hostile()
     test_lock()
     test_schema_version()
