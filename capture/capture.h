@@ -117,6 +117,9 @@ struct cap_config {
 	uint32_t record_keep;	/* bytes of a TCP record kept for decoding;
 				   the rest is skipped by length */
 	size_t ooo_mem_max;	/* bytes of out-of-order segments held per flow */
+	size_t tcp_mem_max;	/* bytes of packet data TCP holds, all flows
+				   (out-of-order segments and record buffers,
+				   with their headers) */
 	cap_probe_fn probe;	/* at a segment start / stream start */
 	cap_probe_fn resync_probe;	/* after lost bytes, at any offset:
 					   stricter (NULL: probe) */
@@ -149,6 +152,11 @@ struct cap_stats {
 	uint64_t tcp_gaps;	/* holes skipped (bytes never seen) */
 	uint64_t tcp_gap_bytes;
 	uint64_t tcp_resyncs;	/* resynchronisations on a plausible header */
+	uint64_t tcp_mem_evicted;	/* holes declared lost and records cut
+					   short for tcp_mem_max */
+	uint64_t tcp_rejected;	/* records hidden by the direction lock: they
+				   failed the RPC check at the start of a
+				   direction that later proved RPC */
 	uint64_t flows;		/* flow directions followed in total */
 	uint64_t flows_evicted;	/* flow directions dropped for the budget */
 	uint64_t flows_expired;	/* flow directions dropped for idleness */

@@ -22,6 +22,7 @@
 #define CAP_DEF_FLOW_IDLE_MS 300000u
 #define CAP_DEF_RECORD_KEEP (256u << 10)
 #define CAP_DEF_OOO_MEM (1u << 20)
+#define CAP_DEF_TCP_MEM (64u << 20)
 
 static inline uint16_t cap_be16(const uint8_t *p)
 {

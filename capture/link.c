@@ -216,6 +216,8 @@ struct cap_pipe *cap_pipe_new(const struct cap_config *cfg, cap_msg_fn fn,
 		p->cfg.record_keep = CAP_DEF_RECORD_KEEP;
 	if (!p->cfg.ooo_mem_max)
 		p->cfg.ooo_mem_max = CAP_DEF_OOO_MEM;
+	if (!p->cfg.tcp_mem_max)
+		p->cfg.tcp_mem_max = CAP_DEF_TCP_MEM;
 	p->fn = fn;
 	p->user = user;
 	p->now_ns = INT64_MIN;

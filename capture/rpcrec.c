@@ -28,6 +28,9 @@
 
 #define PROBE_BYTES 512u		/* record prefix gathered for the probe */
 #define PROBE_FRAGS 16		/* record fragments walked for it */
+#define BUF_KEEP 16384u		/* record buffer kept between records */
+#define PENDING_PROBES 8	/* records that fail before a direction whose
+				   start we saw is taken for not RPC */
 
 /*
  * Does d (n captured bytes) start with a record mark followed by bytes that
@@ -152,15 +155,21 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	struct cap_msg m;
 
 	if (f->state == FS_PENDING) {
-		/* stream start known: the first record decides */
+		/* stream start known: the first record that passes the probe
+		 * makes the direction RPC; one that fails (a call with 17
+		 * gids) must not hide the valid ones after it, so the next
+		 * records are probed too, up to PENDING_PROBES; those that
+		 * failed in a direction found RPC are counted (tcp_rejected) */
 		flow_tmpl(p, f, &m);
 		if (len < CAP_REC_MIN ||
 		    (p->cfg.probe &&
 		     !run_probe(p->cfg.probe, p, &m, d, caplen, len))) {
-			f->state = FS_REJECT;
+			if (++f->probe_rejects >= PENDING_PROBES)
+				f->state = FS_REJECT;
 			return;
 		}
 		f->state = FS_FOLLOW;
+		p->st.tcp_rejected += f->probe_rejects;
 		p->st.flows++;
 	}
 	if (caplen < len && !(flags & CAP_MSG_HOLE))
@@ -214,6 +223,12 @@ static void frag_done(struct cap_pipe *p, struct tcp_flow *f,
 	f->rec_open = false;
 	deliver(p, f, cx, f->buf, f->buf_len, f->rec_len, flags,
 		f->first_frame, f->first_ts_ns);
+	if (f->buf_cap > BUF_KEEP) {	/* a big buffer goes back to the budget */
+		cap_tcp_mem_give(p, f->buf_cap);
+		free(f->buf);
+		f->buf = NULL;
+		f->buf_cap = 0;
+	}
 }
 
 static void gather(struct cap_pipe *p, struct tcp_flow *f, const uint8_t *d,
@@ -229,13 +244,22 @@ static void gather(struct cap_pipe *p, struct tcp_flow *f, const uint8_t *d,
 		f->buf_frozen = true;
 	}
 	if (n > f->buf_cap - f->buf_len) {
-		uint32_t ncap = f->buf_cap ? f->buf_cap : 4096;
+		/* small first (many flows hold a short partial record each),
+		 * charged to the TCP memory budget of all flows: over it, the
+		 * record is delivered cut short (counted) */
+		uint32_t ncap = f->buf_cap ? f->buf_cap : 256;
 		uint8_t *nb;
 
 		while (ncap - f->buf_len < n && ncap < keep)
 			ncap = ncap > keep / 2 ? keep : ncap * 2;
+		if (!cap_tcp_mem_take(p, ncap - f->buf_cap)) {
+			p->st.tcp_mem_evicted++;
+			f->buf_frozen = true;
+			return;
+		}
 		nb = realloc(f->buf, ncap);
 		if (!nb) {
+			cap_tcp_mem_give(p, ncap - f->buf_cap);
 			f->buf_frozen = true;
 			return;
 		}

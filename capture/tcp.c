@@ -30,6 +30,7 @@
  * flow_idle_ms of capture time are finished (flows_expired).  The table
  * owns the flows, each flow owns its buffer and queued segments.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,25 @@ struct cap_tcp_table {
 	uint32_t nflows;
 	struct tcp_flow *lru_head, *lru_tail;	/* head: most recent */
 	size_t ooo_segs;		/* queued out of order, all flows */
+	size_t mem;			/* bytes held: out-of-order segments
+					   and record buffers (tcp_mem_max) */
 };
+
+bool cap_tcp_mem_take(struct cap_pipe *p, size_t n)
+{
+	if (n > p->cfg.tcp_mem_max - p->tcp->mem)
+		return false;
+	p->tcp->mem += n;
+	return true;
+}
+
+void cap_tcp_mem_give(struct cap_pipe *p, size_t n)
+{
+	assert(n <= p->tcp->mem);
+	p->tcp->mem -= n;
+}
+
+#define OOO_COST(caplen) (sizeof(struct ooo_seg) + (caplen))
 
 struct cap_tcp_table *cap_tcp_new(uint32_t flows_max)
 {
@@ -75,6 +94,7 @@ static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f)
 		struct ooo_seg *s = f->ooo;
 
 		f->ooo = s->next;
+		t->mem -= OOO_COST(s->caplen);
 		free(s);
 		t->ooo_segs--;
 	}
@@ -100,6 +120,7 @@ static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
 		t->lru_tail = f->lru_prev;
 	t->nflows--;
 	ooo_free_all(t, f);
+	t->mem -= f->buf_cap;
 	free(f->buf);
 	free(f);
 }
@@ -179,6 +200,7 @@ static void ooo_drain(struct cap_pipe *p, struct tcp_flow *f)
 			f->ooo_tail = NULL;
 		f->ooo_bytes -= s->caplen;
 		seg_apply(p, f, &cx, s->seq, s->data, s->caplen, s->len);
+		cap_tcp_mem_give(p, OOO_COST(s->caplen));
 		free(s);
 		p->tcp->ooo_segs--;
 	}
@@ -213,9 +235,35 @@ static void ooo_insert(struct cap_pipe *p, struct tcp_flow *f,
 		p->st.tcp_retrans++;	/* already queued */
 		return;
 	}
+	/* over the budget of all flows: this flow's holes are declared lost
+	 * (counted) until the segment fits or is applied in order */
+	while (!cap_tcp_mem_take(p, OOO_COST(caplen))) {
+		if (!f->ooo || f->state == FS_REJECT) {
+			p->st.tcp_mem_evicted++;
+			p->st.tcp_gaps++;
+			p->st.tcp_gap_bytes += ahead;
+			f->next_seq = seq;
+			cap_rec_unknown(p, f, cx, ahead, CAP_MSG_HOLE);
+			seg_apply(p, f, cx, seq, d, caplen, len);
+			return;
+		}
+		p->st.tcp_mem_evicted++;
+		gap_skip(p, f);
+		if ((int32_t)(seq - f->next_seq) <= 0) {
+			seg_apply(p, f, cx, seq, d, caplen, len);
+			ooo_drain(p, f);
+			return;
+		}
+		ahead = seq - f->next_seq;
+		pp = &f->ooo;
+		while (*pp && (*pp)->seq - f->next_seq < ahead)
+			pp = &(*pp)->next;
+	}
 	s = malloc(sizeof(*s) + caplen);
-	if (!s)
+	if (!s) {
+		cap_tcp_mem_give(p, OOO_COST(caplen));
 		return;
+	}
 	s->seq = seq;
 	s->caplen = caplen;
 	s->len = len;

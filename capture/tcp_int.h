@@ -13,6 +13,12 @@
 #include "capture/capture_int.h"
 
 enum flow_state { FS_PENDING, FS_FOLLOW, FS_REJECT };
+
+/* The one accounting of packet data TCP holds (cfg.tcp_mem_max, all
+ * flows): take n bytes (false: over the budget, nothing taken), give them
+ * back. */
+bool cap_tcp_mem_take(struct cap_pipe *p, size_t n);
+void cap_tcp_mem_give(struct cap_pipe *p, size_t n);
 enum rec_state { RS_MARK, RS_BODY, RS_SYNC };
 
 /* A segment held out of order; data[] holds its captured bytes. */
@@ -47,6 +53,7 @@ struct tcp_flow {
 	uint16_t sport, dport;
 	uint32_t hash;
 	uint8_t state;			/* enum flow_state */
+	uint8_t probe_rejects;		/* FS_PENDING: records that failed */
 	bool fin;
 	uint32_t fin_seq;
 	uint32_t next_seq;

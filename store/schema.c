@@ -5,11 +5,14 @@
 #include "store/store_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define APP_ID 0x6e667363	/* "nfsc": PRAGMA application_id */
@@ -114,6 +117,10 @@ int store_err(struct store *s, char *errbuf, const char *what)
 	int rc = s && s->db ? sqlite3_errcode(s->db) : SQLITE_ERROR;
 	int ext = s && s->db ? sqlite3_extended_errcode(s->db) : rc;
 
+	/* sqlite keeps no errno for a full disk (os_unix.c: SQLITE_FULL) */
+	if (s && s->db)
+		s->sys_errno = rc == SQLITE_FULL ? ENOSPC :
+			       sqlite3_system_errno(s->db);
 	if (rc == SQLITE_FULL || ext == SQLITE_IOERR_WRITE ||
 	    ext == SQLITE_IOERR_FSYNC)
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: disk full or write "
@@ -161,6 +168,7 @@ static int check_schema(struct store *s, const char *path, int *version,
 {
 	sqlite3_stmt *q = NULL;
 	int rc, app = 0, ntables = 0;
+	sqlite3_int64 v = 0;
 
 	*version = 0;
 	rc = sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &q, NULL);
@@ -193,22 +201,26 @@ static int check_schema(struct store *s, const char *path, int *version,
 			 "(an sqlite file of another application)", path);
 		return -1;
 	}
-	rc = sqlite3_prepare_v2(s->db, "SELECT max(version) FROM schema_version",
+	/* the whole 64-bit value: 4294967298 is not version 2 */
+	rc = sqlite3_prepare_v2(s->db, "SELECT max(version), "
+				"typeof(max(version)) FROM schema_version",
 				-1, &q, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
-		*version = sqlite3_column_int(q, 0);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW &&
+	    sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+		v = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
-	if (rc != SQLITE_ROW || *version <= 0) {
+	if (rc != SQLITE_ROW || v <= 0) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope database "
 			 "(no schema version)", path);
 		return -1;
 	}
-	if (*version > STORE_SCHEMA_VERSION) {
+	if (v > STORE_SCHEMA_VERSION) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: written by a newer "
-			 "nfscope (schema version %d, this one reads up to %d)",
-			 path, *version, STORE_SCHEMA_VERSION);
+			 "nfscope (schema version %lld, this one reads up to "
+			 "%d)", path, (long long)v, STORE_SCHEMA_VERSION);
 		return -1;
 	}
+	*version = (int)v;
 	return 0;
 }
 
@@ -222,6 +234,22 @@ static int end_tx(struct store *s, int rc, char *errbuf)
 	return rc;
 }
 
+/* Tables in the file, or -1 if sqlite could not say. */
+static int count_tables(struct store *s)
+{
+	sqlite3_stmt *q = NULL;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_schema", -1,
+			       &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* The schema into an empty file, in one transaction: 0, or 1 if another
+ * process had created it meanwhile, or -1. */
 static int create_schema(struct store *s, char *errbuf)
 {
 	char cols[4096], *sql;
@@ -237,6 +265,10 @@ static int create_schema(struct store *s, char *errbuf)
 	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0) {
 		sqlite3_free(sql);
 		return -1;
+	}
+	if (count_tables(s) != 0) {	/* another process was first */
+		sqlite3_free(sql);
+		return end_tx(s, 0, errbuf) < 0 ? -1 : 1;
 	}
 	rc = store_exec(s, sql, errbuf);
 	sqlite3_free(sql);
@@ -272,16 +304,112 @@ static int migrate(struct store *s, int version, char *errbuf)
 	return end_tx(s, rc, errbuf);
 }
 
-static void unlink_db(const char *path)
+/* The files sqlite keeps beside a database (a stale -wal would be
+ * replayed into a new file of the same name). */
+static void unlink_beside(const char *path)
 {
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-	char p[4096];
+	static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+	char p[PATH_MAX + 96];
 	size_t k;
 
 	for (k = 0; k < sizeof(sfx) / sizeof(sfx[0]); k++) {
 		snprintf(p, sizeof(p), "%s%s", path, sfx[k]);
 		unlink(p);
 	}
+}
+
+/* A file of our own beside path, created exclusively (O_EXCL): its name
+ * in tmp.  Returns 0, or -1 with the system's reason in errbuf. */
+static int make_tmp(const char *path, char *tmp, size_t n, char *errbuf)
+{
+	struct timespec ts;
+	int fd, k;
+
+	for (k = 0; k < 100; k++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((size_t)snprintf(tmp, n, "%s.new-%ld-%ld", path,
+				     (long)getpid(), (long)ts.tv_nsec + k) >= n) {
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: "
+				 "%s", path, strerror(ENAMETOOLONG));
+			return -1;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: %s", path,
+		 strerror(errno));
+	return -1;
+}
+
+/* The empty schema into the file tmp (ours). */
+static int fill_tmp(const char *tmp, const char *path, char *errbuf)
+{
+	struct store t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	if (sqlite3_open_v2(tmp, &t.db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = store_err(&t, errbuf, path);
+	} else {
+		/* page_size takes effect on a new file only: 16 KiB pages
+		 * make the append-mostly inserts ~20% cheaper than 4 KiB.
+		 * No journal, no fsync: a file that fails is removed whole
+		 * (as durable as the WAL's synchronous=NORMAL after it) */
+		rc = store_exec(&t, "PRAGMA page_size=16384; "
+				"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF",
+				errbuf);
+		if (rc == 0)
+			rc = create_schema(&t, errbuf) < 0 ? -1 : 0;
+		/* the system's reason (a full disk: ENOSPC) where known */
+		if (rc < 0 && t.sys_errno)
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: "
+				 "%s", path, strerror(t.sys_errno));
+		else if (rc < 0)
+			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: "
+				 "disk full or write error", path);
+	}
+	if (sqlite3_close(t.db) != SQLITE_OK && rc == 0) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create", path);
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * A new database appears whole or not at all: the schema is written into
+ * a file of our own beside path, then link()ed to path only if no other
+ * process created path meanwhile (then theirs is kept and appended to),
+ * or, replacing, rename()d over it.  Whatever fails, only our own file is
+ * removed: nothing is left behind (a full disk, a read-only directory).
+ */
+static int create_file(const char *path, bool replace, char *errbuf)
+{
+	char tmp[PATH_MAX + 64];
+	int rc = 0;
+
+	if (make_tmp(path, tmp, sizeof(tmp), errbuf) < 0)
+		return -1;
+	if (fill_tmp(tmp, path, errbuf) < 0) {
+		rc = -1;
+	} else if (replace) {
+		unlink_beside(path);	/* the old file's, asked to go */
+		if (rename(tmp, path) < 0)
+			rc = -1;
+	} else if (link(tmp, path) < 0 && errno != EEXIST) {
+		rc = -1;
+	}
+	if (rc < 0 && !errbuf[0])
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot create: %s",
+			 path, strerror(errno));
+	unlink(tmp);
+	unlink_beside(tmp);
+	return rc;
 }
 
 /*
@@ -294,6 +422,34 @@ static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
 static void sqlite_setup(void)
 {
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+/*
+ * Another process holds the database's lock (a long checkpoint, a reader
+ * of the whole file, an SQL user's open transaction): wait, saying so once
+ * after 10 s, and give up after STORE_BUSY_MAX_S (then the batch fails and
+ * the run is marked 'failed').
+ */
+static int busy_wait(void *user, int n)
+{
+	struct store *s = user;
+	struct timespec ts, nap = { 0, 20 * 1000 * 1000 };
+	double now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	if (n == 0)
+		s->busy_since = now;
+	if (now - s->busy_since >= STORE_BUSY_MAX_S)
+		return 0;
+	if (now - s->busy_since >= 10 && !s->busy_said) {
+		s->busy_said = true;
+		fprintf(stderr, "nfscope: %s: another process holds the "
+			"database's lock; waiting (up to %d s)\n",
+			s->path ? s->path : "database", STORE_BUSY_MAX_S);
+	}
+	nanosleep(&nap, NULL);
+	return 1;
 }
 
 int store_open(const char *path, unsigned flags, struct store **out,
@@ -320,10 +476,9 @@ int store_open(const char *path, unsigned flags, struct store **out,
 			 strerror(errno));
 		return -1;
 	}
-	if ((flags & STORE_WRITE) && (flags & STORE_REPLACE) && exists) {
-		unlink_db(path);
-		exists = false;
-	}
+	if ((flags & STORE_WRITE) && (!exists || (flags & STORE_REPLACE)) &&
+	    create_file(path, exists, errbuf) < 0)
+		return -1;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
@@ -333,18 +488,20 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	pthread_once(&sqlite_once, sqlite_setup);
 	oflags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
 		 SQLITE_OPEN_READONLY;
+	oflags &= ~SQLITE_OPEN_CREATE;	/* created above, whole */
 	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		int e = s->db ? sqlite3_system_errno(s->db) : 0;
 
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: cannot %s: %s", path,
-			 s->writable ? "create" : "open",
+			 "open",
 			 e ? strerror(e) : s->db ? sqlite3_errmsg(s->db) :
 			 "out of memory");
 		store_close(s);
 		return -1;
 	}
-	sqlite3_busy_timeout(s->db, 10000);
+	s->path = strdup(path);
+	sqlite3_busy_handler(s->db, busy_wait, s);
 	sqlite3_extended_result_codes(s->db, 0);
 	if (check_schema(s, path, &version, errbuf) < 0)
 		goto fail;
@@ -357,10 +514,7 @@ int store_open(const char *path, unsigned flags, struct store **out,
 		*out = s;
 		return 0;
 	}
-	/* page_size takes effect on a new file only (before WAL): 16 KiB
-	 * pages make the append-mostly inserts ~20% cheaper than 4 KiB */
-	if (store_exec(s, "PRAGMA page_size=16384", errbuf) < 0 ||
-	    store_exec(s, "PRAGMA journal_mode=WAL", errbuf) < 0 ||
+	if (store_exec(s, "PRAGMA journal_mode=WAL", errbuf) < 0 ||
 	    store_exec(s, "PRAGMA synchronous=NORMAL", errbuf) < 0 ||
 	    store_exec(s, "PRAGMA cache_size=-32768", errbuf) < 0 ||
 	    store_exec(s, "PRAGMA wal_autocheckpoint=8192", errbuf) < 0)
@@ -369,10 +523,12 @@ int store_open(const char *path, unsigned flags, struct store **out,
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not writable", path);
 		goto fail;
 	}
-	if (version == 0 && create_schema(s, errbuf) < 0) {
-		if (!exists)
-			unlink_db(path);
-		goto fail;
+	/* an empty file someone else made (not ours to remove) */
+	if (version == 0) {
+		rc = create_schema(s, errbuf);
+		if (rc < 0 || (rc == 1 && check_schema(s, path, &version,
+						       errbuf) < 0))
+			goto fail;
 	}
 	if (version > 0 && migrate(s, version, errbuf) < 0)
 		goto fail;
@@ -404,5 +560,6 @@ void store_close(struct store *s)
 	free(s->slot);
 	free(s->flow);
 	free(s->name_seen);
+	free(s->path);
 	free(s);
 }

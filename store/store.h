@@ -62,7 +62,10 @@
 /* store_open flags */
 #define STORE_RDONLY  0x0u	/* an existing nfscope database */
 #define STORE_WRITE   0x1u	/* create if missing, else append */
-#define STORE_REPLACE 0x2u	/* with STORE_WRITE: delete an existing file */
+#define STORE_REPLACE 0x2u	/* with STORE_WRITE: replace an existing file */
+/* Waiting for another process's lock on the database: a message after
+ * 10 s, an error after this many seconds. */
+#define STORE_BUSY_MAX_S 600
 
 enum store_ops_mode { STORE_OPS_ALL = 0, STORE_OPS_SLOW, STORE_OPS_NONE };
 
@@ -111,6 +114,10 @@ void store_close(struct store *s);
 
 /* ---- writing ---- */
 
+/* After an error (or a run not ended): best effort, the open batch rolled
+ * back and the run marked 'failed', so no run this process began is left
+ * 'recording'.  A no-op without a run. */
+void store_run_fail(struct store *s);
 /* Insert run (state 'recording'); sets run->id. */
 int store_run_begin(struct store *s, struct store_run *run, char *errbuf);
 /* A message seen by the capture (flows table; cheap, no I/O). */

@@ -99,6 +99,10 @@ enum {	/* prepared statements */
 struct store {
 	sqlite3 *db;
 	bool writable;
+	char *path;			/* owned copy of store_open's path */
+	double busy_since;		/* busy_wait: when the wait began */
+	bool busy_said;			/* busy_wait: said so once */
+	int sys_errno;			/* the system's errno at store_err */
 	sqlite3_stmt *st[ST_N];		/* owned; prepared lazily */
 	sqlite3_stmt *upd_run;		/* UPDATE runs SET <counters> */
 	/* the run being written */

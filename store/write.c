@@ -991,6 +991,22 @@ void store_set_commit_hook(struct store *s, store_commit_fn fn, void *user)
 
 /* -------------------------------------------------------------- end -- */
 
+void store_run_fail(struct store *s)
+{
+	char sql[160];
+
+	if (s == NULL || s->run == 0)
+		return;
+	store_writer_stop(s);
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_txn = false;
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'failed', ended = "
+		 "%lld WHERE id = %lld AND state = 'recording'",
+		 (long long)time(NULL), (long long)s->run);
+	(void)sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+}
+
 int store_run_end(struct store *s, struct store_run *run,
 		  const struct an_names *names, const struct an_figs *figs,
 		  const struct an_find *find, char *errbuf)

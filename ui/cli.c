@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #define SNAPLEN_MAX 262144	/* libpcap's MAXIMUM_SNAPLEN; tcpdump's -s 0 */
 
@@ -126,6 +129,11 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		if (budget("frag-mem", arg, 65536, 1ull << 32, &v) < 0)
 			return -1;
 		o->cfg.frag_mem_max = (size_t)v;
+		return 1;
+	case UI_OPT_TCP_MEM:
+		if (budget("tcp-mem", arg, 1ull << 20, 1ull << 36, &v) < 0)
+			return -1;
+		o->cfg.tcp_mem_max = (size_t)v;
 		return 1;
 	case UI_OPT_NAMES_MAX:
 		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
@@ -252,13 +260,76 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 	return s;
 }
 
+static int become_user(struct ui_src_opts *o);
+
+/* The process's capability sets (capget(2), no libcap): false if the
+ * kernel would not say. */
+static bool caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+
+	memset(d, 0, 2 * sizeof(d[0]));
+	return syscall(SYS_capget, &h, d) == 0;
+}
+
+static bool cap_effective(const struct __user_cap_data_struct d[2], int cap)
+{
+	return (d[cap / 32].effective >> (cap % 32)) & 1u;
+}
+
+/*
+ * The capture is open: a process that is not root (a binary given
+ * cap_net_raw,cap_net_admin by setcap, run by an ordinary user) needs no
+ * capability any more and gives up every one (effective, permitted,
+ * inheritable, ambient), as Wireshark's dumpcap does, so nothing the run
+ * does later (decoding hostile packets, writing files) has them.  Then a
+ * check that none is left.
+ */
+static int drop_caps(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (!caps_get(d))
+		return 0;		/* no capabilities on this kernel */
+	if (!(d[0].permitted | d[1].permitted | d[0].inheritable |
+	      d[1].inheritable))
+		goto ambient;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) != 0) {
+		fprintf(stderr, "nfscope: cannot drop capabilities: %s\n",
+			strerror(errno));
+		return -1;
+	}
+ambient:
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (caps_get(d) && (d[0].permitted | d[1].permitted | d[0].effective |
+			    d[1].effective)) {
+		fprintf(stderr, "nfscope: capabilities still held after "
+			"dropping them; stopping\n");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * -Z: tcpdump's order (initgroups, setgid, setuid), each checked, then a
  * check that root cannot be regained.  The capture socket stays open; what
- * the run creates later (record's database) belongs to the user.
+ * the run creates later (record's database) belongs to the user.  A
+ * process not root (with or without -Z) then drops every capability.
  */
 int ui_after_open(struct ui_src_opts *o)
 {
+	if (become_user(o) < 0)
+		return -1;
+	return geteuid() != 0 ? drop_caps() : 0;
+}
+
+static int become_user(struct ui_src_opts *o)
+{
+	struct __user_cap_data_struct d[2];
 	struct passwd *pw;
 
 	if (o->user == NULL)
@@ -272,9 +343,13 @@ int ui_after_open(struct ui_src_opts *o)
 	}
 	if (geteuid() == pw->pw_uid && getuid() == pw->pw_uid)
 		return 0;	/* already that user: nothing to drop */
-	if (geteuid() != 0) {
-		fprintf(stderr, "nfscope: -Z %s: changing user needs root (this "
-			"process runs as uid %u)\n", o->user,
+	/* root, or a process given CAP_SETUID and CAP_SETGID */
+	if (geteuid() != 0 && !(caps_get(d) && cap_effective(d, CAP_SETUID) &&
+				cap_effective(d, CAP_SETGID))) {
+		fprintf(stderr, "nfscope: -Z %s: changing user needs root or "
+			"the CAP_SETUID and CAP_SETGID capabilities (this "
+			"process runs as uid %u; without -Z it drops every "
+			"capability once the capture is open)\n", o->user,
 			(unsigned)geteuid());
 		return -1;
 	}
@@ -313,12 +388,48 @@ bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
 	return false;
 }
 
+/* ------------------------------------------------------------ output -- */
+
+bool ui_out_failed(void)
+{
+	return ferror(stdout) != 0;
+}
+
+/* Is fd the write end of a pipe or socket whose reader has gone? */
+static bool reader_gone(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+int ui_out_close(const char *who, int rc)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	if (ferror(stdout) && e == 0)
+		e = reader_gone(STDOUT_FILENO) ? EPIPE : EIO;
+	if (fclose(stdout) != 0 && e == 0)
+		e = errno ? errno : EIO;
+	if (e == 0)
+		return rc;
+	if (e == EPIPE)		/* the reader has what it wanted: quietly */
+		return UI_EXIT_PIPE;
+	fprintf(stderr, "nfscope%s%s: writing the output: %s\n", who ? " " : "",
+		who ? who : "", strerror(e));
+	return rc ? rc : 1;
+}
+
 /* -------------------------------------------------------------- loop -- */
 
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es)
 {
-	return cs->flows_evicted + cs->ipfrag_evicted + ds->xid_evictions +
+	return cs->flows_evicted + cs->ipfrag_evicted + cs->tcp_mem_evicted +
+	       ds->xid_evictions +
 	       es->evicted + es->names_evicted;
 }
 
@@ -365,7 +476,7 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	double t0 = ui_mono_s(), last = t0;
 	int rc = 0, fd = cap_source_fd(src);
 
-	while (!ui_stop) {
+	while (!ui_stop && !ui_out_failed()) {
 		uint64_t before = cap_pipe_stats(pipe)->packets;
 		double t;
 

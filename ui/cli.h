@@ -15,13 +15,16 @@
  *   -B KIB      live capture buffer size in KiB
  *   -p          do not put the interface in promiscuous mode
  *   -Z USER     after opening the source, become USER (setgroups, setgid,
- *               setuid): output files are created afterwards, as USER
+ *               setuid): output files are created afterwards, as USER;
+ *               a process not root drops every capability there anyway
  *   --duration S      stop after S seconds (live: wall time; a file:
  *                     capture time from its first packet)
  *   --xid-max N       calls the analysis holds awaiting their reply
  *   --dec-xid-max N   calls the decoder remembers to decode replies
  *   --flows-max N     TCP flow directions followed
  *   --frag-mem BYTES  memory for IP fragment reassembly (k/m/g suffixes)
+ *   --tcp-mem BYTES   memory for TCP out-of-order segments and record
+ *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
  *
  * How a subcommand uses them (ui/dump.c is the shortest example):
@@ -81,6 +84,7 @@ enum {
 	UI_OPT_FLOWS_MAX,
 	UI_OPT_FRAG_MEM,
 	UI_OPT_NAMES_MAX,
+	UI_OPT_TCP_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -89,7 +93,8 @@ enum {
 	{ "dec-xid-max", required_argument, NULL, UI_OPT_DEC_XID_MAX }, \
 	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
-	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }
+	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
+	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
@@ -112,7 +117,7 @@ enum {
 	"               (output files are created afterwards, as USER)\n" \
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
-	"  --frag-mem BYTES (16m) --names-max N (32768)\n"
+	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
 extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */
@@ -128,8 +133,21 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg);
  * (missing privilege: which capability, and how to get it). */
 struct cap_source *ui_open_source(struct ui_src_opts *o);
 /* Call right after ui_open_source: with -Z, become that user (groups, gid,
- * uid; for good).  Returns 0, or -1 with a message on stderr. */
+ * uid; for good; needs root or CAP_SETUID+CAP_SETGID); then a process that
+ * is not root drops every capability (capset, ambient cleared), with or
+ * without -Z.  Returns 0, or -1 with a message on stderr. */
 int ui_after_open(struct ui_src_opts *o);
+/*
+ * Standard output, for every command: ui_run stops reading once a write to
+ * it failed (a full disk, a reader gone with SIGPIPE ignored); main() ends
+ * every command with ui_out_close, which flushes and closes it.  Returns
+ * rc if all was written; after an error a message on stderr and rc or 1;
+ * when the reader went away (EPIPE) quietly UI_EXIT_PIPE (128 + SIGPIPE,
+ * what a shell reports for a process SIGPIPE ended, as it ends tcpdump).
+ */
+#define UI_EXIT_PIPE 141
+bool ui_out_failed(void);
+int ui_out_close(const char *who, int rc);
 /* Install SIGINT/SIGTERM (set ui_stop) and SIGHUP (set ui_hup) handlers. */
 void ui_install_signals(void);
 /* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */

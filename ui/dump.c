@@ -63,7 +63,7 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 			  const struct dec_stats *ds)
 {
-	uint64_t undecodable = ds->not_rpc + ds->malformed;
+	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
 
 	if (x->json) {
 		struct jw w;
@@ -86,8 +86,10 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "tcp_resyncs", cs->tcp_resyncs);
 		jw_u64(&w, "tcp_retrans", cs->tcp_retrans);
 		jw_u64(&w, "tcp_not_rpc", cs->tcp_not_rpc);
+		jw_u64(&w, "tcp_rejected", cs->tcp_rejected);
 		jw_u64(&w, "flows_evicted", cs->flows_evicted);
 		jw_u64(&w, "ipfrag_evicted", cs->ipfrag_evicted);
+		jw_u64(&w, "tcp_mem_evicted", cs->tcp_mem_evicted);
 		jw_u64(&w, "xid_evictions", ds->xid_evictions);
 		jw_u64(&w, "ps_recv", cs->ps_recv);
 		jw_u64(&w, "ps_drop", cs->ps_drop);
@@ -101,17 +103,20 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 	fprintf(x->out,
 		"# %" PRIu64 " packets, %" PRIu64 " RPC messages (%" PRIu64
 		" calls, %" PRIu64 " replies), %" PRIu64 " not decodable (%" PRIu64
-		" not RPC, %" PRIu64 " malformed), %" PRIu64 " orphan replies, %"
+		" not RPC, %" PRIu64 " malformed, %" PRIu64 " failing the RPC "
+		"check at a TCP stream start), %" PRIu64 " orphan replies, %"
 		PRIu64 " replies not fitting their call, %" PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
 		PRIu64 " TCP gaps, %" PRIu64 " dropped by kernel, %" PRIu64
 		" dropped by interface, evicted for budgets: %" PRIu64
 		" TCP flows, %" PRIu64 " IP fragment trains, %" PRIu64
+		" TCP holes and records (--tcp-mem), %" PRIu64
 		" pending xids\n",
 		cs->packets, x->rpc_msgs, ds->calls, ds->replies, undecodable,
-		ds->not_rpc, ds->malformed, ds->orphan_replies,
+		ds->not_rpc, ds->malformed, cs->tcp_rejected, ds->orphan_replies,
 		ds->reply_mismatch, ds->truncated,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
-		cs->flows_evicted, cs->ipfrag_evicted, ds->xid_evictions);
+		cs->flows_evicted, cs->ipfrag_evicted, cs->tcp_mem_evicted,
+		ds->xid_evictions);
 }
 
 static void dump_usage(FILE *f)
@@ -195,7 +200,7 @@ int ui_dump_main(int argc, char **argv)
 	cs = *cap_pipe_stats(pipe);
 	cap_source_stats(src, &cs);
 	print_summary(&x, &cs, dec_get_stats(x.dec));
-	fflush(stdout);
+	/* stdout is flushed and checked by main (ui_out_close) */
 	cap_pipe_free(pipe);
 	free(x.msg);
 	dec_free(x.dec);

@@ -1,4 +1,5 @@
 /* dump_text.c - `nfscope dump` text lines, in the manner of tcpdump -vv. */
+#include "ui/esc.h"
 #include "ui/dump.h"
 
 #include <inttypes.h>
@@ -22,18 +23,11 @@ static void t_hex(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%02x", p[i]);
 }
 
-/* Names are printed quoted, with non-printable bytes as \xNN. */
+/* Names are printed quoted, escaped (esc.h; a quote as \x22 too). */
 static void t_str(FILE *f, const char *s, uint32_t n)
 {
 	putc('"', f);
-	for (uint32_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
-			fprintf(f, "\\x%02x", ch);
-		else
-			putc(ch, f);
-	}
+	ui_esc_put(f, s, n, "\"");
 	putc('"', f);
 }
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ui/cli.h"
 #include "ui/dump.h"
 #include "ui/record.h"
 #include "ui/report.h"
@@ -34,21 +35,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "dump"))
-		return ui_dump_main(argc - 1, argv + 1);
+		return ui_out_close("dump", ui_dump_main(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "report"))
-		return ui_report_main(argc - 1, argv + 1);
+		return ui_out_close("report",
+				    ui_report_main(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "record"))
-		return ui_record_main(argc - 1, argv + 1);
+		return ui_out_close("record",
+				    ui_record_main(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "top"))
-		return ui_top_main(argc - 1, argv + 1);
+		return ui_out_close("top", ui_top_main(argc - 1, argv + 1));
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		puts("nfscope " NFSCOPE_VERSION);
-		return 0;
+		return ui_out_close(NULL, 0);
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return ui_out_close(NULL, 0);
 	}
 	fprintf(stderr, "nfscope: unknown command '%s'\n", argv[1]);
 	usage(stderr);

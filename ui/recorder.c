@@ -134,11 +134,14 @@ int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
 		return -1;
 	}
 	log_commit(r, store_get_counts(r->st), &r->run);
+	r->ended = true;
 	return 0;
 }
 
 void ui_rec_close(struct ui_rec *r)
 {
+	if (r->st && !r->ended)		/* an error ended it: 'failed' */
+		store_run_fail(r->st);
 	store_close(r->st);
 	r->st = NULL;
 }

@@ -36,6 +36,7 @@ struct ui_rec {
 	int64_t next_commit_ns;		/* capture time of the next commit */
 	int64_t now_ns;			/* latest message time */
 	bool failed;
+	bool ended;			/* ui_rec_end stored the run's end */
 	char err[STORE_ERRBUF_SIZE];
 };
 

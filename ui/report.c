@@ -1,6 +1,7 @@
 /* report.c - `nfscope report`: driver and text output; see report.h. */
 #include "ui/report.h"
 #include "ui/cli.h"
+#include "ui/esc.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -164,9 +165,9 @@ const char *rep_status_name(const struct an_row *row, uint32_t status,
 }
 
 const char *rep_row_key(const struct rep *r, const struct an_row *row,
-			char *buf, size_t n)
+			bool esc, char *buf, size_t n)
 {
-	char a[64];
+	char a[64], p[4 * AN_PATH_MAX];
 	const struct an_export *e;
 	uint32_t h = 2166136261u, i;
 
@@ -177,14 +178,16 @@ const char *rep_row_key(const struct rep *r, const struct an_row *row,
 	case AN_BY_EXPORT:
 		e = an_names_export_get(r->names, row->export_id);
 		snprintf(buf, n, "%s:%s", cap_addr_str(&row->addr, a, sizeof(a)),
-			 e ? e->path : "(export unknown)");
+			 !e ? "(export unknown)" : esc ?
+			 ui_esc_str(p, sizeof(p), e->path, NULL) : e->path);
 		return buf;
 	case AN_BY_FILE:
 		for (i = 0; i < row->fh.len; i++)
 			h = (h ^ row->fh.data[i]) * 16777619u;
 		snprintf(buf, n, "%s:%s%sfh=%08x",
-			 cap_addr_str(&row->addr, a, sizeof(a)),
-			 row->path, row->path[0] ? " " : "", h);
+			 cap_addr_str(&row->addr, a, sizeof(a)), esc ?
+			 ui_esc_str(p, sizeof(p), row->path, NULL) : row->path,
+			 row->path[0] ? " " : "", h);
 		return buf;
 	default:
 		return "";
@@ -264,14 +267,14 @@ static void text_ops(const struct rep *r)
 		if (r->by == AN_BY_FILE) {
 			if (shown++ >= r->top)
 				break;
-			text_lat_row(r, rep_row_key(r, w, key, sizeof(key)), w);
+			text_lat_row(r, rep_row_key(r, w, true, key, sizeof(key)), w);
 			continue;
 		}
 		if (r->by != AN_BY_OP && (prev == NULL ||
 		    memcmp(&prev->addr, &w->addr, sizeof(w->addr)) ||
 		    prev->export_id != w->export_id)) {
 			fprintf(r->out, "\n%s %s\n", rep_group_names[r->by],
-				rep_row_key(r, w, key, sizeof(key)));
+				rep_row_key(r, w, true, key, sizeof(key)));
 			text_lat_header(r->out, "  Procedure");
 		}
 		prev = w;
@@ -480,13 +483,16 @@ static void text_findings(const struct rep *r)
 	for (k = 0; k < n; k++) {
 		const struct an_finding *f = an_find_get(r->find, k);
 
-		fprintf(r->out, "[%s] %s\n", an_find_kind_name(f->kind),
-			f->evidence);
+		fprintf(r->out, "[%s] ", an_find_kind_name(f->kind));
+		ui_esc_put(r->out, f->evidence, strlen(f->evidence), NULL);
+		putc('\n', r->out);
 		if (f->start_ns)
 			fprintf(r->out, "  from %.6f to %.6f, count %" PRIu64
 				", peak %.0f/s\n", (double)f->start_ns / 1e9,
 				(double)f->end_ns / 1e9, f->count, f->peak_rate);
-		fprintf(r->out, "  %s\n", f->meaning);
+		fputs("  ", r->out);
+		ui_esc_put(r->out, f->meaning, strlen(f->meaning), NULL);
+		putc('\n', r->out);
 	}
 }
 
@@ -506,6 +512,8 @@ static void text_health(const struct rep *r)
 		PRIu64 ", evicted %" PRIu64 "\n"
 		"TCP segments %" PRIu64 ", out of order %" PRIu64 ", retrans %"
 		PRIu64 ", gaps %" PRIu64 ", resyncs %" PRIu64 ", flows evicted %"
+		PRIu64 ", evicted for --tcp-mem %" PRIu64
+		", records failing the RPC check at a stream start %"
 		PRIu64 "\n"
 		"RPC messages %" PRIu64 " (calls %" PRIu64 ", replies %" PRIu64
 		"), not RPC %" PRIu64 ", malformed %" PRIu64 ", truncated %"
@@ -521,7 +529,9 @@ static void text_health(const struct rep *r)
 		c->link_errors, c->ip_errors, c->other_proto, c->ipfrag_packets,
 		c->ipfrag_reassembled, c->ipfrag_incomplete, c->ipfrag_evicted,
 		c->tcp_segments, c->tcp_ooo, c->tcp_retrans, c->tcp_gaps,
-		c->tcp_resyncs, c->flows_evicted, r->rpc_msgs, d->calls,
+		c->tcp_resyncs, c->flows_evicted, c->tcp_mem_evicted,
+		c->tcp_rejected, r->rpc_msgs,
+		d->calls,
 		d->replies, d->not_rpc, d->malformed, d->truncated,
 		d->orphan_replies, e->ops, e->answered, e->unanswered,
 		e->unanswered_expired, e->unanswered_at_end, e->evicted,
@@ -688,6 +698,76 @@ static void report_usage(FILE *f)
 	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
 }
 
+/* Every (program, version, procedure) dec_proc_name knows, in order: calls
+ * fn with each name; stops and returns true when fn does. */
+static bool each_proc_name(bool (*fn)(const char *name, void *u), void *u)
+{
+	static const uint32_t progs[] = { PROG_NFS, PROG_MOUNT, PROG_PORTMAP,
+		PROG_NLM, PROG_NSM, PROG_NFS_ACL, PROG_NFS4_CB };
+	uint32_t i, vers, proc;
+	const char *p;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		for (vers = 1; vers <= 4; vers++)
+			for (proc = 0; proc < 64; proc++)
+				if ((p = dec_proc_name(progs[i], vers, proc)) &&
+				    fn(p, u))
+					return true;
+	return false;
+}
+
+/* The first name dec_proc_name gives that equals f->name (any case), and
+ * its position in each_proc_name's order. */
+struct proc_first {
+	const char *name;
+	const char *found;
+	unsigned pos;
+};
+
+static bool proc_first(const char *name, void *u)
+{
+	struct proc_first *f = u;
+
+	if (strcasecmp(name, f->name) != 0) {
+		f->pos++;
+		return false;
+	}
+	f->found = name;
+	return true;
+}
+
+struct proc_list {
+	FILE *out;
+	unsigned pos;
+};
+
+/* Print each name once: where it occurs first. */
+static bool print_new_name(const char *name, void *u)
+{
+	struct proc_list *l = u;
+	struct proc_first f = { name, NULL, 0 };
+
+	(void)each_proc_name(proc_first, &f);
+	if (f.pos == l->pos++)
+		fprintf(l->out, " %s", name);
+	return false;
+}
+
+/* --op NAME: one of the procedure names nfscope decodes. */
+static int check_op(const char *arg)
+{
+	struct proc_first f = { arg, NULL, 0 };
+	struct proc_list l = { stderr, 0 };
+
+	if (each_proc_name(proc_first, &f))
+		return 0;
+	fprintf(stderr, "nfscope report: unknown procedure '%s' for --op; "
+		"valid names (any case):", arg);
+	(void)each_proc_name(print_new_name, &l);
+	fputc('\n', stderr);
+	return -1;
+}
+
 /* --from/--to (time of the first call), --client/--server, --op. */
 static int parse_filter(struct store_filter *f, int opt, const char *arg)
 {
@@ -713,6 +793,8 @@ static int parse_filter(struct store_filter *f, int opt, const char *arg)
 			return 0;
 		break;
 	default:
+		if (check_op(arg) < 0)
+			return -1;
 		if (strlen(arg) > 0 && strlen(arg) < sizeof(f->op)) {
 			snprintf(f->op, sizeof(f->op), "%s", arg);
 			return 0;
@@ -978,7 +1060,7 @@ int ui_report_main(int argc, char **argv)
 	} else {
 		rep_text(&r);
 	}
-	fflush(stdout);
+	/* stdout is flushed and checked by main (ui_out_close) */
 out:
 	cap_pipe_free(pipe);
 	an_feedq_free(r.fq);

@@ -57,9 +57,10 @@ double rep_duration_s(const struct rep *r);
 uint64_t rep_evictions(const struct rep *r);
 /* Are the figures whole: no capture drops and no budget evictions? */
 bool rep_complete(const struct rep *r);
-/* Name of a row's key: address, export path, file path or handle hash. */
+/* Name of a row's key: address, export path, file path or handle hash;
+ * with esc, the paths escaped for text and CSV (esc.h). */
 const char *rep_row_key(const struct rep *r, const struct an_row *row,
-			char *buf, size_t n);
+			bool esc, char *buf, size_t n);
 const char *rep_proc_name(uint32_t prog, uint32_t vers, uint32_t proc,
 			  char *buf, size_t n);
 const char *rep_status_name(const struct an_row *row, uint32_t status,

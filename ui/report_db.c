@@ -61,11 +61,13 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 			 run->ops_mode == STORE_OPS_SLOW ? "slow" : "none");
 		goto fail;
 	}
-	if (strcmp(run->state, "recording") == 0)
+	if (strcmp(run->state, "recording") == 0 ||
+	    strcmp(run->state, "failed") == 0)
 		fprintf(stderr, "nfscope report: warning: run %" PRId64 " of %s "
-			"is incomplete (still recording, or the recorder was "
-			"killed): the report covers the batches committed so "
-			"far\n", run->id, path);
+			"is incomplete (%s): the report covers the batches "
+			"committed so far\n", run->id, path,
+			run->state[0] == 'f' ? "the recorder failed" :
+			"still recording, or the recorder was killed");
 	*names = an_names_new(0);
 	if (*names == NULL) {
 		snprintf(err, sizeof(err), "out of memory");

@@ -1,5 +1,6 @@
 /* report_out.c - `nfscope report --json` and `--csv TABLE`; see report.h
  * and doc/report.md for the schema. */
+#include "ui/esc.h"
 #include "ui/json.h"
 #include "ui/report.h"
 
@@ -42,7 +43,7 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 
 	jw_obj(w, NULL);
 	if (row->group != AN_BY_OP) {
-		jw_str(w, "key", rep_row_key(r, row, b, sizeof(b)));
+		jw_str(w, "key", rep_row_key(r, row, false, b, sizeof(b)));
 		if (row->group == AN_BY_FILE) {
 			jw_hex(w, "fh", row->fh.data, row->fh.len);
 			jw_str(w, "path", row->path);
@@ -273,7 +274,9 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "tcp_gaps", c->tcp_gaps);
 	jw_u64(w, "tcp_gap_bytes", c->tcp_gap_bytes);
 	jw_u64(w, "tcp_resyncs", c->tcp_resyncs);
+	jw_u64(w, "tcp_rejected", c->tcp_rejected);
 	jw_u64(w, "flows_evicted", c->flows_evicted);
+	jw_u64(w, "tcp_mem_evicted", c->tcp_mem_evicted);
 	jw_u64(w, "ps_recv", c->ps_recv);
 	jw_u64(w, "ps_drop", c->ps_drop);
 	jw_u64(w, "ps_ifdrop", c->ps_ifdrop);
@@ -403,9 +406,14 @@ void rep_json(const struct rep *r)
 /* -------------------------------------------------------------- CSV -- */
 
 /* Quote a field when it holds a comma, quote or newline. */
-static void csv_str(FILE *f, const char *s, bool last)
+/* A field: escaped (esc.h), so one line a row; quoted if it holds a comma
+ * or a quote. */
+static void csv_str(FILE *f, const char *raw, bool last)
 {
-	if (strpbrk(s, ",\"\n")) {
+	char b[4 * AN_EVIDENCE_MAX];
+	const char *s = ui_esc_str(b, sizeof(b), raw, NULL);
+
+	if (strpbrk(s, ",\"")) {
 		putc('"', f);
 		for (; *s; s++) {
 			if (*s == '"')
@@ -437,7 +445,7 @@ static void csv_ops(const struct rep *r)
 		if (r->by == AN_BY_FILE && shown++ >= r->top)
 			break;
 		csv_str(f, rep_group_names[r->by], false);
-		csv_str(f, r->by == AN_BY_OP ? "" : rep_row_key(r, w, b, sizeof(b)),
+		csv_str(f, r->by == AN_BY_OP ? "" : rep_row_key(r, w, false, b, sizeof(b)),
 			false);
 		csv_str(f, rep_proc_name(w->prog, w->vers, w->proc, b, sizeof(b)),
 			false);

@@ -4,6 +4,7 @@
  * without the model's lock.  Every line is formatted into a buffer and
  * clipped to the terminal's width; 80x24 shows every panel usefully.
  */
+#include "ui/esc.h"
 #include "ui/top.h"
 
 #include <curses.h>
@@ -777,7 +778,7 @@ static void series_table(const struct tm_ui *u, const struct tm_view *v,
 
 static const char *subject(const struct an_finding *f, char *b, size_t n)
 {
-	char a[48];
+	char a[48], e[4 * 64 + 1];
 
 	if (f->have_client)
 		cap_addr_str(&f->client, a, sizeof(a));
@@ -785,7 +786,8 @@ static const char *subject(const struct an_finding *f, char *b, size_t n)
 		cap_addr_str(&f->server, a, sizeof(a));
 	else
 		snprintf(a, sizeof(a), "-");
-	snprintf(b, n, "%s%s%.64s", a, f->path[0] ? " " : "", f->path);
+	snprintf(b, n, "%s%s%.64s", a, f->path[0] ? " " : "",
+		 ui_esc_str(e, sizeof(e), f->path, NULL));
 	return b;
 }
 
@@ -794,7 +796,7 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 {
 	int n = (int)v->nfindings, k, h = y1 - y0 - 1;
 	enum tm_panel p = TP_FINDINGS;
-	char t[32], s[128];
+	char t[32], s[128], e[4 * AN_EVIDENCE_MAX];
 
 	line_at(y0, A_BOLD | A_UNDERLINE, " %-9s %-16s %-22s %8s  %s", "TIME",
 		"FINDING", "SUBJECT", "COUNT", "EVIDENCE (Enter: details)");
@@ -814,7 +816,7 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 			f->start_ns ? fmt_clock(f->start_ns, t, sizeof(t)) :
 			"(all)",
 			an_find_kind_name(f->kind), subject(f, s, sizeof(s)),
-			f->count, f->evidence);
+			f->count, ui_esc_str(e, sizeof(e), f->evidence, NULL));
 	}
 	u->detail_find = v->findings[u->sel[p]];
 }
@@ -822,7 +824,7 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 static void draw_evidence(const struct tm_ui *u, int y, int y1)
 {
 	const struct an_finding *f = &u->detail_find;
-	char a[32], b[32], s[128];
+	char a[32], b[32], s[128], e[4 * AN_EVIDENCE_MAX];
 
 	line_at(y++, A_BOLD, " %s  %s", an_find_kind_name(f->kind),
 		subject(f, s, sizeof(s)));
@@ -836,7 +838,8 @@ static void draw_evidence(const struct tm_ui *u, int y, int y1)
 			f->count);
 	y++;
 	line_at(y++, A_BOLD, " Evidence");
-	y = wrap(y, y1, A_NORMAL, 2, f->evidence);
+	y = wrap(y, y1, A_NORMAL, 2, ui_esc_str(e, sizeof(e), f->evidence,
+						  NULL));
 	y++;
 	line_at(y++, A_BOLD, " What it means");
 	wrap(y, y1, A_NORMAL, 2, f->meaning ? f->meaning : "");

@@ -21,11 +21,14 @@ usage: flood.py NFSCOPE NFSGEN SAMPLE_PCAP WORKDIR [B_SANITIZE]
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pcapw import tcp_frame, write_pcap  # noqa: E402
 
 NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
@@ -34,6 +37,8 @@ KIB = 1024
 XID_ENTRY = 750       # analysis: pending call (struct an_op_core + links)
 DEC_ENTRY = 256       # decoder: remembered call
 FLOW_ENTRY = 512      # TCP flow direction (without its record buffers)
+PARTIAL_BUF = 256     # record buffer of a flow holding a short partial record
+OOO_SEG = 64          # header of a held out-of-order segment (with malloc's)
 SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
 
 
@@ -179,6 +184,62 @@ def flood_frags():
           '(%d KiB <= %d KiB)' % (rss // KIB, bound // KIB), rss=True)
 
 
+def flood_ooo():
+    """100 TCP directions (SYN seen), each 400 KB out of order behind a hole
+    never filled and never acknowledged (under the 1 MiB per flow): 40 MB
+    held without an overall cap.  --tcp-mem 4m bounds them all."""
+    nflows, nseg, mss = 100, 280, 1460
+    cl, sv = (10, 1, 0, 1), (10, 1, 0, 2)
+    pcap = os.path.join(WORK, 'ooo.pcap')
+
+    def frames():
+        for k in range(nflows):
+            yield tcp_frame(cl, 1000 + k, sv, 2049, 1000, 0x02, b'')
+        for j in range(nseg):	# the first segment (seq 1001) is the hole
+            for k in range(nflows):
+                yield tcp_frame(cl, 1000 + k, sv, 2049,
+                                1001 + (j + 1) * mss, 0x10, bytes(mss))
+    write_pcap(pcap, frames(), usec_step=10)
+    mem = 4 * 1024 * KIB
+    held = nflows * nseg * mss
+    out, bound = bounded(['dump', '--json'], pcap, ['--tcp-mem', str(mem)],
+                         mem + nflows * FLOW_ENTRY, 'TCP out-of-order flood')
+    s = [json.loads(l)['summary'] for l in out.splitlines() if '"summary"' in l][0]
+    check(s['tcp_mem_evicted'] > 0 and s['tcp_gaps'] >= s['tcp_mem_evicted'],
+          'holes declared lost for --tcp-mem are counted: %d (gaps %d)' % (
+              s['tcp_mem_evicted'], s['tcp_gaps']))
+    rss, _ = peak(['dump', '--json', '-r', pcap, '--tcp-mem', '1g'])
+    check(rss > bound + held // 2, 'control: without the cap the %d KB held '
+          'show (%d KiB <= %d KiB)' % (held // 1000, rss // KIB,
+                                       (bound + held // 2) // KIB), rss=True)
+    # the default: 64 MiB for all flows
+    rss, _ = peak(['dump', '--json', '-r', pcap])
+    print('TCP out-of-order flood: default budgets, peak RSS %d KiB' % (rss // KIB))
+
+
+def flood_partial():
+    """20,000 TCP directions (SYN seen) each holding a short partial record
+    (200 bytes of a 2000-byte record): the README's per-flow cost, flow and
+    record buffer, is what they take."""
+    nflows = 20000
+    cl, sv = (10, 2, 0, 1), (10, 2, 0, 2)
+    pcap = os.path.join(WORK, 'partial.pcap')
+    part = struct.pack('>I', 0x80000000 | 2000) + bytes(196)
+
+    def frames():
+        for k in range(nflows):
+            a = (10, 2, k >> 8, k & 255)
+            yield tcp_frame(a, 1000, sv, 2049, 1000, 0x02, b'')
+            yield tcp_frame(a, 1000, sv, 2049, 1001, 0x18, part)
+    write_pcap(pcap, frames(), usec_step=10)
+    per = FLOW_ENTRY + PARTIAL_BUF
+    out, _ = bounded(['dump', '--json'], pcap, [], nflows * per,
+                     'partial record flood (%d B a flow)' % per)
+    s = [json.loads(l)['summary'] for l in out.splitlines() if '"summary"' in l][0]
+    check(s['flows_evicted'] == 0 and s['tcp_mem_evicted'] == 0,
+          'partial records: nothing evicted: %s' % s)
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     if not RSS:
@@ -187,6 +248,8 @@ def main():
     answered_not_evicted()
     flood_flows()
     flood_frags()
+    flood_ooo()
+    flood_partial()
     for f in os.listdir(WORK):
         os.unlink(os.path.join(WORK, f))
     return tally.summary()

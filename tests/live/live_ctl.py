@@ -242,25 +242,37 @@ def test_user(calls):
           'x.db' in p.stderr, 'unwritable -w for -Z user: %d %r' % (p.returncode, p.stderr))
 
 
-def test_noperm():
-    as_nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-    p = subprocess.run(as_nobody + [NFSCOPE, 'dump', '-i', 'lo'],
-                       capture_output=True, text=True, timeout=30)
-    check(p.returncode == 1 and 'CAP_NET_RAW' in p.stderr and 'setcap' in p.stderr
-          and 'sudo' in p.stderr and not p.stdout,
-          'no privilege: exit %d %r' % (p.returncode, p.stderr))
+AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+
+def setcap_copy(name, mode):
+    """A copy of nfscope with cap_net_raw,cap_net_admin=eip in a directory
+    WORK/name (mode), or None (with a note) where setcap cannot."""
     if not shutil.which('setcap'):
         print('note: no setcap here, the capability route is not tried')
-        return
-    d = os.path.join(WORK, 'capbin')
+        return None
+    d = os.path.join(WORK, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    os.chmod(d, 0o755)
+    os.chmod(d, mode)
     exe = os.path.join(d, 'nfscope')
     shutil.copy(NFSCOPE, exe)
     os.chmod(exe, 0o755)
     if subprocess.run(['setcap', 'cap_net_raw,cap_net_admin=eip', exe]).returncode:
         print('note: setcap failed on this file system, route not tried')
+        return None
+    return exe
+
+
+def test_noperm():
+    as_nobody = AS_NOBODY
+    p = subprocess.run(as_nobody + [NFSCOPE, 'dump', '-i', 'lo'],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and 'CAP_NET_RAW' in p.stderr and 'setcap' in p.stderr
+          and 'sudo' in p.stderr and not p.stdout,
+          'no privilege: exit %d %r' % (p.returncode, p.stderr))
+    exe = setcap_copy('capbin', 0o755)
+    if exe is None:
         return
     p = subprocess.run(as_nobody + [exe, 'dump', '-i', 'lo', '--duration', '0.5'],
                        capture_output=True, text=True, timeout=30)
@@ -327,6 +339,56 @@ def test_any(calls):
         bad, len(calls)))
 
 
+def caps_of(pid):
+    st = {}
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            k, _, v = line.partition(':')
+            st[k] = v.split()
+    return (int(st['CapEff'][0], 16), int(st['CapPrm'][0], 16),
+            int(st['CapInh'][0], 16), int(st.get('CapAmb', ['0'])[0], 16))
+
+
+def test_caps(calls):
+    """A setcap'd copy run by nobody: capturing works, and once the capture
+    is open the process holds no capability (issue 17.7); -Z is refused
+    with the reason for a user without CAP_SETUID/CAP_SETGID."""
+    exe = setcap_copy('capdrop', 0o777)
+    if exe is None:
+        return
+    as_nobody = AS_NOBODY
+    db = os.path.join(os.path.dirname(exe), 'c.db')
+    for args in (['dump', '-i', 'lo', '-f', 'udp dst port %d' % PORT],
+                 ['record', '-i', 'lo', '-f', 'udp dst port %d' % PORT,
+                  '-w', db]):
+        p = subprocess.Popen(as_nobody + [exe] + args, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        deadline = time.time() + 20
+        while not packet_socket_open(p.pid) and time.time() < deadline \
+                and p.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        eff, prm, inh, amb = caps_of(p.pid)
+        check(eff == 0 and prm == 0 and inh == 0 and amb == 0,
+              '%s as nobody with setcap: capabilities after the capture '
+              'opened: eff %x prm %x inh %x amb %x' % (args[0], eff, prm, inh,
+                                                      amb))
+        send(c[0] for c in calls)
+        time.sleep(1)
+        rc, out, err = stop(p)
+        check(rc == 0, '%s with setcap, SIGINT: exit %d %s' % (args[0], rc, err))
+        if args[0] == 'dump':
+            check(out.count(' call xid ') == len(calls),
+                  'dump without capabilities still captures: %d of %d calls'
+                  % (out.count(' call xid '), len(calls)))
+    p = subprocess.run(as_nobody + [exe, 'dump', '-i', 'lo', '-Z', 'daemon',
+                                    '--duration', '0.2'],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and 'CAP_SETUID' in p.stderr,
+          '-Z daemon by nobody with net caps only: %d %r' % (p.returncode,
+                                                             p.stderr))
+
+
 def main():
     if os.geteuid() != 0:
         print('SKIP: live capture needs root (CAP_NET_RAW)')
@@ -344,6 +406,7 @@ def main():
                      ('drops/report', lambda: test_drops_report(calls)),
                      ('user', lambda: test_user(calls)),
                      ('noperm', test_noperm),
+                     ('caps', lambda: test_caps(calls)),
                      ('sighup', lambda: test_sighup(calls)),
                      ('duration', test_duration),
                      ('any', lambda: test_any(calls))):
