@@ -99,6 +99,7 @@ enum {	/* prepared statements */
 struct store {
 	sqlite3 *db;
 	bool writable;
+	int version;			/* schema version of the file */
 	sqlite3_stmt *st[ST_N];		/* owned; prepared lazily */
 	sqlite3_stmt *upd_run;		/* UPDATE runs SET <counters> */
 	/* the run being written */
