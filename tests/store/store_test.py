@@ -524,9 +524,11 @@ def mode_errors():
     term = os.path.join(TMP, "term.db")
     p = subprocess.Popen([NFSCOPE, "record", "-r", long, "-w", term, "--batch", "5000"],
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(0.6)
+    # SIGTERM is seen after the packet in hand (not after a block of
+    # 65536): wait for the first committed batch, however slow the start
+    first = p.stderr.readline()
     p.send_signal(signal.SIGTERM)
-    err = p.communicate()[1]
+    err = first + p.communicate()[1]
     check(p.returncode == 0, "SIGTERM: rc %d %s" % (p.returncode, err[-200:]))
     st = sql(term, "SELECT state, ops_stored, eng_ops FROM runs")
     n = sql(term, "SELECT count(*) FROM ops")[0][0]
