@@ -237,6 +237,30 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
  * error.  Does not flush. */
 int cap_step(struct cap_source *s, struct cap_pipe *pipe, int max_packets,
 	     char *errbuf);
+/*
+ * Where and why reading stopped early.  When cap_run or cap_step returns
+ * -1 once the source is open (a file cut short or with a damaged record or
+ * block, a read error, a device gone), every packet before the damage has
+ * already been fed to the pipe: the caller goes on as at the end of the
+ * input and says this.  packets: frames read whole; offset: file offset of
+ * the first byte not read as part of a whole packet (where the damaged
+ * record or block, or the cut, begins; -1 when unknown: a pipe or a live
+ * device); why: libpcap's message ("truncated dump file; ...").
+ */
+struct cap_read_error {
+	uint64_t packets;
+	int64_t offset;
+	char why[CAP_ERRBUF_SIZE];
+};
+/* True, and *e filled, if reading stopped on an error. */
+bool cap_source_read_error(const struct cap_source *s,
+			   struct cap_read_error *e);
+/*
+ * A stop flag (a signal handler sets it) checked after every packet, and
+ * on a read error: an error while *stop is set (EINTR on a pipe, a writer
+ * killed by the same Ctrl-C) is a stop, not a read error.  NULL: none.
+ */
+void cap_source_set_stop(struct cap_source *s, volatile sig_atomic_t *stop);
 /* Fill ps_recv/ps_drop/ps_ifdrop in st with the totals so far (live only;
  * offline leaves them).  Does not take a cap_source_drops() sample. */
 void cap_source_stats(struct cap_source *s, struct cap_stats *st);
@@ -252,6 +276,16 @@ int cap_source_fd(const struct cap_source *s);
 /* Bytes of the file consumed so far and its size (0 if unknown). */
 void cap_source_progress(struct cap_source *s, uint64_t *done,
 			 uint64_t *total);
+
+/*
+ * sec seconds + frac_ns nanoseconds as ns since the epoch, without
+ * overflow: clamped to [-CAP_TS_MAX, CAP_TS_MAX] (1823..2116), so the
+ * difference of any two packet times fits in 64 bits.  A pcapng
+ * timestamp is 64 bits in units of if_tsresol plus if_tsoffset seconds:
+ * libpcap can hand over any second of a 64-bit time_t.
+ */
+#define CAP_TS_MAX (((int64_t)1 << 62) - 1)
+int64_t cap_ts_ns(int64_t sec, int64_t frac_ns);
 
 /* Format an address ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */
 const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n);

@@ -44,6 +44,12 @@ struct cap_source {
 	int64_t first_ts_ns;	/* offline: first packet's time */
 	int64_t deadline_ns;	/* live: CLOCK_MONOTONIC, set at first read */
 	bool done;		/* stopped for good (file end, count, duration) */
+	volatile sig_atomic_t *stop;	/* cap_source_set_stop; borrowed */
+	/* where a read error left the file (cap_source_read_error) */
+	FILE *seek_fp;		/* the file, if regular (ftello works); borrowed */
+	int64_t good_off;	/* offset after the last whole packet, -1 */
+	bool failed;		/* reading stopped on an error */
+	char why[CAP_ERRBUF_SIZE];
 	/* pcap_stats samples: libpcap's counters are 32 bits and wrap */
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
@@ -181,8 +187,14 @@ struct cap_source *cap_open_offline(const char *path,
 	}
 	s->iobuf = buf;
 	fp = pcap_file(pc);
-	if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode))
+	s->good_off = -1;
+	if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
 		s->file_size = (uint64_t)st.st_size;
+		s->seek_fp = fp;
+		/* past the file header (pcapng: and the blocks libpcap
+		   read before the first packet) */
+		s->good_off = (int64_t)ftello(fp);
+	}
 	if (cfg && apply_filter(pc, cfg->filter, PCAP_NETMASK_UNKNOWN,
 				errbuf) < 0) {
 		cap_close(s);
@@ -310,18 +322,45 @@ static bool take(struct cap_source *s, struct cap_pkt *pkt)
 	return true;
 }
 
+int64_t cap_ts_ns(int64_t sec, int64_t frac_ns)
+{
+	int64_t t;
+
+	if (__builtin_mul_overflow(sec, (int64_t)1000000000, &t) ||
+	    __builtin_add_overflow(t, frac_ns, &t))
+		return sec < 0 ? -CAP_TS_MAX : CAP_TS_MAX;
+	return t < -CAP_TS_MAX ? -CAP_TS_MAX : t > CAP_TS_MAX ? CAP_TS_MAX : t;
+}
+
+static bool stop_asked(const struct cap_source *s)
+{
+	return s->stop && *s->stop;
+}
+
 static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 		      const u_char *bytes)
 {
 	struct cap_source *s = (struct cap_source *)user;
 	struct cap_pkt pkt;
+	int64_t frac = h->ts.tv_usec;
 
-	pkt.ts_ns = (int64_t)h->ts.tv_sec * 1000000000 +
-		    (int64_t)h->ts.tv_usec * (s->nano ? 1 : 1000);
+	/* libpcap gives a pcapng timestamp (64 bits in if_tsresol units,
+	   plus if_tsoffset seconds) as any time_t: see cap_ts_ns */
+	if (!s->nano && __builtin_mul_overflow(frac, (int64_t)1000, &frac))
+		frac = frac < 0 ? -CAP_TS_MAX : CAP_TS_MAX;
+	pkt.ts_ns = cap_ts_ns(h->ts.tv_sec, frac);
 	pkt.caplen = h->caplen;
 	pkt.len = h->len;
 	pkt.data = bytes;
-	if (!take(s, &pkt))
+	if (!take(s, &pkt)) {
+		pcap_breakloop(s->pc);
+		return;
+	}
+	/* a regular file: where the next record or block begins (stdio
+	   keeps the offset: no system call) */
+	if (s->seek_fp)
+		s->good_off = (int64_t)ftello(s->seek_fp);
+	if (stop_asked(s))
 		pcap_breakloop(s->pc);
 }
 
@@ -340,6 +379,7 @@ static int fast_dispatch(struct cap_source *s, int max, char *errbuf)
 
 			cap_file_free(s->ff);
 			s->ff = NULL;
+			s->good_off = (int64_t)pos;
 			if (fp == NULL || fseeko(fp, (off_t)pos, SEEK_SET) != 0) {
 				snprintf(errbuf, CAP_ERRBUF_SIZE,
 					 "read: cannot seek to offset %llu: %s",
@@ -352,6 +392,8 @@ static int fast_dispatch(struct cap_source *s, int max, char *errbuf)
 		if (!take(s, &pkt))
 			break;
 		n++;
+		if (stop_asked(s))
+			break;
 	}
 	return n;
 }
@@ -384,14 +426,21 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 	s->pipe = pipe;
 	if (s->ff) {
 		n = fast_dispatch(s, max, errbuf);
+		if (n < 0) {
+			s->failed = true;
+			snprintf(s->why, sizeof(s->why), "%s", errbuf);
+		}
 		if (n != 0 || s->done)
 			return n;
 		/* handed back with none taken: libpcap goes on below */
 	}
 	n = pcap_dispatch(s->pc, max, on_packet, (u_char *)s);
+	if (n == PCAP_ERROR && stop_asked(s))
+		return 0;	/* EINTR, or a writer killed by the same signal */
 	if (n == PCAP_ERROR) {
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %s",
-			 pcap_geterr(s->pc));
+		s->failed = true;
+		snprintf(s->why, sizeof(s->why), "%s", pcap_geterr(s->pc));
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %.500s", s->why);
 		return -1;
 	}
 	if (n == PCAP_ERROR_BREAK)
@@ -424,12 +473,15 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 	    volatile sig_atomic_t *stop, char *errbuf)
 {
 	int n, rc = 0, fd = -1;
+	volatile sig_atomic_t *prev = s->stop;
 
 	/*
 	 * Live: non-blocking reads, waiting in poll() at most 100 ms at a time
 	 * so a stop request (a signal handler setting *stop) is seen even when
 	 * no packet comes; libpcap itself would resume its read after EINTR.
 	 */
+	if (stop)
+		s->stop = stop;
 	set_nonblock(s, s->live);
 	if (s->live)
 		fd = pcap_get_selectable_fd(s->pc);
@@ -459,6 +511,7 @@ int cap_run(struct cap_source *s, struct cap_pipe *pipe,
 		}
 	}
 	set_nonblock(s, false);
+	s->stop = prev;
 	cap_pipe_flush(pipe);
 	return rc;
 }
@@ -540,6 +593,22 @@ void cap_source_stats(struct cap_source *s, struct cap_stats *st)
 	st->ps_drop = s->drop + (uint32_t)((uint32_t)ps.ps_drop - s->last_drop);
 	st->ps_ifdrop = s->ifdrop +
 			(uint32_t)((uint32_t)ps.ps_ifdrop - s->last_ifdrop);
+}
+
+bool cap_source_read_error(const struct cap_source *s,
+			   struct cap_read_error *e)
+{
+	if (!s->failed)
+		return false;
+	e->packets = s->seen;
+	e->offset = s->live ? -1 : s->good_off;
+	snprintf(e->why, sizeof(e->why), "%s", s->why);
+	return true;
+}
+
+void cap_source_set_stop(struct cap_source *s, volatile sig_atomic_t *stop)
+{
+	s->stop = stop;
 }
 
 bool cap_source_done(const struct cap_source *s)

@@ -216,6 +216,10 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 	for (k = 0; k < store_run_ncols; k++)
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
 					store_run_cols[k].name);
+	/* read_error: schema version 3 on (an older file read-only has none) */
+	off += (size_t)snprintf(sql + off, sizeof(sql) - off, "%s",
+				s->version >= 3 ? ", read_error, read_error_offset"
+						: "");
 	snprintf(sql + off, sizeof(sql) - off, " FROM runs WHERE id = ?");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_err(s, errbuf, "runs");
@@ -255,6 +259,14 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 		} else {
 			memcpy(p, &v, sizeof(v));
 		}
+	}
+	run->read_error_offset = -1;
+	if (s->version >= 3) {
+		int c = 12 + (int)store_run_ncols;
+
+		col_text(q, c, run->read_error, sizeof(run->read_error));
+		if (sqlite3_column_type(q, c + 1) != SQLITE_NULL)
+			run->read_error_offset = sqlite3_column_int64(q, c + 1);
 	}
 	sqlite3_finalize(q);
 	return 0;

@@ -60,7 +60,8 @@ static const char schema_sql[] =
 	"CREATE TABLE runs(id INTEGER PRIMARY KEY, source TEXT, filter TEXT, "
 	"  snaplen INTEGER, live INTEGER, ops_mode TEXT, slow_ns INTEGER, "
 	"  interval_ns INTEGER, retain_ns INTEGER, started INTEGER, "
-	"  ended INTEGER, state TEXT%s);\n"
+	"  ended INTEGER, state TEXT, read_error TEXT, "
+	"  read_error_offset INTEGER%s);\n"
 	"CREATE TABLE ops(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, "
 	"  call_frame INTEGER, reply_frame INTEGER, first_call_ns INTEGER, "
 	"  last_call_ns INTEGER, reply_ns INTEGER, lat_first_ns INTEGER, "
@@ -284,6 +285,21 @@ static int create_schema(struct store *s, char *errbuf)
 	return end_tx(s, rc, errbuf);
 }
 
+/* Has table runs the columns of version 3 (a writer of version 3 that
+ * lost a race may have added them)? */
+static bool has_read_error(struct store *s)
+{
+	sqlite3_stmt *q = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info("
+			       "'runs') WHERE name = 'read_error'", -1, &q,
+			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
+}
+
 /* An older schema opened for writing: add what it lacks, in one
  * transaction (the meaning of existing tables never changes). */
 static int migrate(struct store *s, int version, char *errbuf)
@@ -296,6 +312,10 @@ static int migrate(struct store *s, int version, char *errbuf)
 	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0)
 		return -1;
 	rc = store_exec(s, DROPS_SQL, errbuf);	/* 1 -> 2 */
+	if (rc == 0 && version < 3 && !has_read_error(s))	/* 2 -> 3 */
+		rc = store_exec(s, "ALTER TABLE runs ADD COLUMN read_error "
+				"TEXT; ALTER TABLE runs ADD COLUMN "
+				"read_error_offset INTEGER;", errbuf);
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);
@@ -505,6 +525,7 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	sqlite3_extended_result_codes(s->db, 0);
 	if (check_schema(s, path, &version, errbuf) < 0)
 		goto fail;
+	s->version = version > 0 ? version : STORE_SCHEMA_VERSION;
 	if (!s->writable) {
 		if (version == 0) {
 			snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not an nfscope "
@@ -532,6 +553,7 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	}
 	if (version > 0 && migrate(s, version, errbuf) < 0)
 		goto fail;
+	s->version = STORE_SCHEMA_VERSION;
 	*out = s;
 	return 0;
 fail:

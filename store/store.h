@@ -55,7 +55,9 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 2	/* 2: table drops (1 is migrated on write) */
+#define STORE_SCHEMA_VERSION 3	/* 2: table drops; 3: runs.read_error,
+				   read_error_offset (older ones are
+				   migrated on write) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 
@@ -81,7 +83,13 @@ struct store_run {
 	int64_t interval_ns;		/* width of table intervals' cells */
 	int64_t retain_ns;		/* 0: keep everything */
 	int64_t started, ended;		/* wall clock, unix seconds (0: open) */
-	char state[16];			/* recording | complete | interrupted */
+	char state[16];			/* recording | complete | interrupted
+				   | cut */
+	/* state cut: the input was cut short or damaged (cap_read_error):
+	 * libpcap's message, and the file offset where the damage begins
+	 * (-1: unknown); every packet before it (cs.packets) is stored */
+	char read_error[STORE_TEXT_MAX];	/* "": none */
+	int64_t read_error_offset;
 	int64_t first_ns, last_ns;	/* capture time span of all messages */
 	uint64_t rpc_msgs;		/* messages decoded as RPC */
 	uint64_t ops_stored;		/* rows in ops for this run */

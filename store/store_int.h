@@ -103,6 +103,7 @@ struct store {
 	double busy_since;		/* busy_wait: when the wait began */
 	bool busy_said;			/* busy_wait: said so once */
 	int sys_errno;			/* the system's errno at store_err */
+	int version;			/* schema version of the file */
 	sqlite3_stmt *st[ST_N];		/* owned; prepared lazily */
 	sqlite3_stmt *upd_run;		/* UPDATE runs SET <counters> */
 	/* the run being written */

@@ -198,7 +198,8 @@ int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
 	for (k = 0; k < store_run_ncols; k++)
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s = ?%zu",
 					store_run_cols[k].name, k + 4);
-	snprintf(sql + off, sizeof(sql) - off, " WHERE id = ?3");
+	snprintf(sql + off, sizeof(sql) - off, ", read_error = ?%zu, "
+		 "read_error_offset = ?%zu WHERE id = ?3", k + 4, k + 5);
 	sqlite3_finalize(s->upd_run);
 	s->upd_run = NULL;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &s->upd_run, NULL) != SQLITE_OK)
@@ -808,6 +809,16 @@ static int write_run(struct store *s, const struct store_run *run,
 			memcpy(&v, p, sizeof(v));
 		}
 		sqlite3_bind_int64(q, (int)k + 4, v);
+	}
+	if (run->read_error[0]) {
+		store_bind_text(q, (int)k + 4, run->read_error);
+		if (run->read_error_offset >= 0)
+			sqlite3_bind_int64(q, (int)k + 5, run->read_error_offset);
+		else
+			sqlite3_bind_null(q, (int)k + 5);
+	} else {
+		sqlite3_bind_null(q, (int)k + 4);
+		sqlite3_bind_null(q, (int)k + 5);
 	}
 	return store_run_stmt(s, q, errbuf, "runs");
 }

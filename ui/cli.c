@@ -37,11 +37,27 @@ void ui_install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	/* without SA_RESTART: a read blocked on a pipe returns EINTR, and
+	 * the source takes an error with ui_stop set for the stop it is
+	 * (cap_source_set_stop); every packet before it is processed */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* a hangup (terminal gone, or a log rotator's habit) must not lose
-	 * a run: nfscope keeps no file it could reopen, so it only says so */
+	 * a run: nfscope keeps no file it could reopen, so it only says so.
+	 * SA_RESTART: a read it interrupts goes on as if nothing happened */
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+const char *ui_cut_str(const struct cap_read_error *e, char *buf, size_t n)
+{
+	char at[64] = "";
+
+	if (e->offset >= 0)
+		snprintf(at, sizeof(at), " at byte %" PRId64, e->offset);
+	snprintf(buf, n, "reading stopped after packet %" PRIu64 "%s: %s",
+		 e->packets, at, e->why);
+	return buf;
 }
 
 void ui_check_hup(const char *who)
@@ -475,12 +491,23 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	bool live = cap_source_fd(src) >= 0;
 	double t0 = ui_mono_s(), last = t0;
 	int rc = 0, fd = cap_source_fd(src);
+	struct cap_read_error cut;
 
+	cap_source_set_stop(src, &ui_stop);
 	while (!ui_stop && !ui_out_failed()) {
 		uint64_t before = cap_pipe_stats(pipe)->packets;
 		double t;
 
 		rc = cap_step(src, pipe, live ? 4096 : 65536, err);
+		if (rc < 0 && cap_source_read_error(src, &cut)) {
+			char m[CAP_ERRBUF_SIZE + 96];
+
+			fprintf(stderr, "nfscope %s: INPUT CUT: %s; everything "
+				"before it was processed\n", h->who,
+				ui_cut_str(&cut, m, sizeof(m)));
+			rc = 1;
+			break;
+		}
 		if (rc < 0) {
 			fprintf(stderr, "nfscope %s: %s\n", h->who, err);
 			break;
@@ -512,5 +539,5 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	cap_pipe_flush(pipe);
 	if (live)
 		sample_drops(src, h);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? -1 : rc == 1 && cap_source_read_error(src, &cut);
 }

@@ -191,9 +191,20 @@ struct ui_run_hooks {
 	bool progress;		/* a file, stderr a terminal: progress line */
 };
 /*
+ * Exit status of every command whose input was cut short or damaged (a
+ * read error after the source was open): everything before it was
+ * processed and printed or stored, and the output says where and why
+ * reading stopped (doc/nfscope.1, EXIT STATUS).
+ */
+#define UI_EXIT_CUT 3
+/* "reading stopped after packet N at byte B: WHY" into buf. */
+const char *ui_cut_str(const struct cap_read_error *e, char *buf, size_t n);
+/*
  * Read the source into pipe until end of file, -c, --duration or ui_stop;
  * live, wait in poll() when idle and call the hooks.  The pipe is flushed
- * at the end.  Returns 0, or -1 after a read error (message on stderr).
+ * at the end.  Returns 0; 1 when reading stopped on a read error with
+ * everything before it processed (cap_source_read_error says where; the
+ * message is on stderr); -1 after an error that lost the input.
  */
 int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	   const struct ui_run_hooks *h);

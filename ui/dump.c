@@ -61,7 +61,8 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 }
 
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
-			  const struct dec_stats *ds)
+			  const struct dec_stats *ds,
+			  const struct cap_read_error *cut)
 {
 	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
 
@@ -95,6 +96,7 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "ps_drop", cs->ps_drop);
 		jw_u64(&w, "ps_ifdrop", cs->ps_ifdrop);
 		jw_u64(&w, "drop_spans", x->drops.n);
+		jw_read_error(&w, "read_error", cut);
 		jw_end_obj(&w);
 		jw_end_obj(&w);
 		jw_newline(&w);
@@ -117,6 +119,12 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
 		cs->flows_evicted, cs->ipfrag_evicted, cs->tcp_mem_evicted,
 		ds->xid_evictions);
+	if (cut) {
+		char m[CAP_ERRBUF_SIZE + 96];
+
+		fprintf(x->out, "# INPUT CUT: %s; every message before it is "
+			"above\n", ui_cut_str(cut, m, sizeof(m)));
+	}
 }
 
 static void dump_usage(FILE *f)
@@ -140,6 +148,7 @@ int ui_dump_main(int argc, char **argv)
 	struct cap_source *src;
 	struct cap_pipe *pipe;
 	struct cap_stats cs;
+	struct cap_read_error cut;
 	struct ui_run_hooks hooks = { .who = "dump", .drops = on_drops };
 	int opt, rc;
 
@@ -199,11 +208,12 @@ int ui_dump_main(int argc, char **argv)
 	rc = ui_run(src, pipe, &hooks);
 	cs = *cap_pipe_stats(pipe);
 	cap_source_stats(src, &cs);
-	print_summary(&x, &cs, dec_get_stats(x.dec));
+	print_summary(&x, &cs, dec_get_stats(x.dec),
+		      rc == 1 && cap_source_read_error(src, &cut) ? &cut : NULL);
 	/* stdout is flushed and checked by main (ui_out_close) */
 	cap_pipe_free(pipe);
 	free(x.msg);
 	dec_free(x.dec);
 	cap_close(src);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? 1 : rc == 1 ? UI_EXIT_CUT : 0;
 }

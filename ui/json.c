@@ -147,3 +147,20 @@ void jw_newline(struct jw *w)
 	putc('\n', w->f);
 	w->need_comma[0] = false;
 }
+
+void jw_read_error(struct jw *w, const char *key,
+		   const struct cap_read_error *e)
+{
+	if (e == NULL) {
+		jw_null(w, key);
+		return;
+	}
+	jw_obj(w, key);
+	jw_u64(w, "packets", e->packets);
+	if (e->offset >= 0)
+		jw_i64(w, "offset", e->offset);
+	else
+		jw_null(w, "offset");
+	jw_str(w, "reason", e->why);
+	jw_end_obj(w);
+}

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "capture/capture.h"
+
 #define JW_DEPTH_MAX 16
 
 struct jw {
@@ -39,5 +41,9 @@ void jw_hex(struct jw *w, const char *key, const uint8_t *p, size_t n);
 void jw_time(struct jw *w, const char *key, uint64_t sec, uint32_t nsec);
 /* newline after a top-level object */
 void jw_newline(struct jw *w);
+/* "key": where and why reading stopped (packets, offset or null,
+ * reason), or null when e is NULL (dump's summary, report's incomplete). */
+void jw_read_error(struct jw *w, const char *key,
+		   const struct cap_read_error *e);
 
 #endif

@@ -136,6 +136,7 @@ int ui_record_main(int argc, char **argv)
 	struct cap_source *src = NULL;
 	const char *out = NULL;
 	bool force = false;
+	const char *state;
 	double secs;
 	char *end;
 	uint64_t v;
@@ -259,9 +260,17 @@ int ui_record_main(int argc, char **argv)
 		struct ui_run_hooks h = { .user = &r, .who = "record",
 			.tick = on_tick, .drops = on_drops };
 
-		if (ui_run(src, r.rec.pipe, &h) < 0 && !r.rec.failed)
+		rc = ui_run(src, r.rec.pipe, &h);
+		if (rc < 0 && !r.rec.failed) {
+			rc = 1;
 			goto out;
+		}
 	}
+	/* cut: every packet before the damage is stored, and the run says
+	   where and why reading stopped */
+	state = rc == 1 && ui_rec_cut(&r.rec) ? "cut" :
+		ui_stop ? "interrupted" : "complete";
+	rc = 1;
 	if (!r.rec.failed)
 		an_flush(r.eng);
 	an_opq_drain(r.q);
@@ -269,8 +278,7 @@ int ui_record_main(int argc, char **argv)
 		an_find_finish(r.find, r.figs,
 			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
 	}
-	if (ui_rec_end(&r.rec, r.figs, r.find, ui_stop ? "interrupted" :
-		       "complete") < 0) {
+	if (ui_rec_end(&r.rec, r.figs, r.find, state) < 0) {
 		fprintf(stderr, "nfscope record: %s: %s\n", out, r.rec.err);
 		goto out;
 	}
@@ -281,7 +289,7 @@ int ui_record_main(int argc, char **argv)
 			r.rec.run.state, r.rec.run.cs.packets,
 			r.rec.run.es.ops, store_get_counts(r.rec.st)->ops, out,
 			store_get_counts(r.rec.st)->writer_ns / 1e9);
-	rc = 0;
+	rc = strcmp(state, "cut") == 0 ? UI_EXIT_CUT : 0;
 out:
 	ui_rec_close(&r.rec);
 	cap_pipe_free(r.rec.pipe);

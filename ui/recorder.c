@@ -121,6 +121,17 @@ void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp)
 			(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
 }
 
+bool ui_rec_cut(struct ui_rec *r)
+{
+	struct cap_read_error e;
+
+	if (!cap_source_read_error(r->src, &e))
+		return false;
+	snprintf(r->run.read_error, sizeof(r->run.read_error), "%s", e.why);
+	r->run.read_error_offset = e.offset;
+	return true;
+}
+
 int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
 	       const struct an_find *find, const char *state)
 {

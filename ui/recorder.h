@@ -55,8 +55,12 @@ void ui_rec_op(struct ui_rec *r, const struct an_op *op);
 void ui_rec_commit(struct ui_rec *r);
 /* Packets the capture lost in a span: stored with the next batch. */
 void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp);
-/* End the run: last batch, sizes, FSINFO, findings, state ("complete" or
- * "interrupted").  Returns 0 or -1 (failed, err). */
+/* The input was cut short or damaged (cap_source_read_error of src): the
+ * run ends in state "cut" with where and why (runs.read_error,
+ * read_error_offset).  False if reading did not stop on an error. */
+bool ui_rec_cut(struct ui_rec *r);
+/* End the run: last batch, sizes, FSINFO, findings, state ("complete",
+ * "interrupted" or "cut").  Returns 0 or -1 (failed, err). */
 int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
 	       const struct an_find *find, const char *state);
 void ui_rec_close(struct ui_rec *r);

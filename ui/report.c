@@ -73,7 +73,7 @@ uint64_t rep_evictions(const struct rep *r)
 bool rep_complete(const struct rep *r)
 {
 	return r->cs.ps_drop == 0 && r->cs.ps_ifdrop == 0 &&
-	       rep_evictions(r) == 0;
+	       rep_evictions(r) == 0 && !r->cut;
 }
 
 double rep_duration_s(const struct rep *r)
@@ -568,6 +568,14 @@ static void text_incomplete(const struct rep *r)
 {
 	uint32_t k;
 
+	if (r->cut) {
+		char m[CAP_ERRBUF_SIZE + 96];
+
+		fprintf(r->out, "INCOMPLETE: input cut: %s\n  every packet "
+			"before it is analysed; operations whose call or reply "
+			"lay after it are missing or shown unanswered\n",
+			ui_cut_str(&r->cut_at, m, sizeof(m)));
+	}
 	if (r->cs.ps_drop || r->cs.ps_ifdrop) {
 		fprintf(r->out, "INCOMPLETE: %" PRIu64 " packets dropped by the "
 			"kernel, %" PRIu64 " by the interface%s\n", r->cs.ps_drop,
@@ -874,7 +882,7 @@ int ui_report_main(int argc, char **argv)
 	double secs;
 	char *end;
 	uint64_t v;
-	int opt, rc;
+	int opt, rc, cut;
 
 	memset(&r, 0, sizeof(r));
 	memset(&fc, 0, sizeof(fc));
@@ -1035,8 +1043,10 @@ int ui_report_main(int argc, char **argv)
 			.drops = on_drops, .progress = so.file && isatty(2),
 		};
 
-		if (ui_run(src, pipe, &h) < 0)
+		cut = ui_run(src, pipe, &h);
+		if (cut < 0)
 			goto out;
+		r.cut = cut == 1 && cap_source_read_error(src, &r.cut_at);
 		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
@@ -1061,6 +1071,8 @@ int ui_report_main(int argc, char **argv)
 		rep_text(&r);
 	}
 	/* stdout is flushed and checked by main (ui_out_close) */
+	if (rc == 0 && r.cut && !db)
+		rc = UI_EXIT_CUT;
 out:
 	cap_pipe_free(pipe);
 	an_feedq_free(r.fq);

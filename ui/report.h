@@ -46,6 +46,8 @@ struct rep {
 	struct store_filter filt;	/* --client --server --op --from --to */
 	bool filtered;
 	struct ui_drops drops;		/* spans with capture drops (live) */
+	bool cut;			/* the input was cut short or damaged: */
+	struct cap_read_error cut_at;	/* where and why reading stopped */
 };
 
 /* Sorted rows of one group: an array of pointers (caller frees). */
@@ -55,7 +57,8 @@ double rep_duration_s(const struct rep *r);
 /* Entries dropped for a memory budget (flows, fragment trains, pending
  * xids in decoder and engine, names): each may have cost an op or a path. */
 uint64_t rep_evictions(const struct rep *r);
-/* Are the figures whole: no capture drops and no budget evictions? */
+/* Are the figures whole: no capture drops, no budget evictions, the
+ * input not cut? */
 bool rep_complete(const struct rep *r);
 /* Name of a row's key: address, export path, file path or handle hash;
  * with esc, the paths escaped for text and CSV (esc.h). */

@@ -9,15 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool rep_is_store(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";
+	struct stat st;
 	char b[16];
 	FILE *f;
 	bool yes;
 
-	if (path == NULL || !strcmp(path, "-") || (f = fopen(path, "rb")) == NULL)
+	/* only a regular file can be a database: a FIFO, /dev/stdin or
+	 * <(...) is never opened here, so no byte of it is consumed before
+	 * the capture reader sees it */
+	if (path == NULL || !strcmp(path, "-") || stat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (f = fopen(path, "rb")) == NULL)
 		return false;
 	yes = fread(b, 1, sizeof(b), f) == sizeof(b) &&
 	      memcmp(b, magic, sizeof(b)) == 0;
@@ -84,6 +90,13 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 	r->ds = &run->ds;
 	r->es = &run->es;
 	r->names = *names;
+	if (strcmp(run->state, "cut") == 0) {
+		r->cut = true;
+		r->cut_at.packets = run->cs.packets;
+		r->cut_at.offset = run->read_error_offset;
+		snprintf(r->cut_at.why, sizeof(r->cut_at.why), "%s",
+			 run->read_error);
+	}
 	if (store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
 			   run->first_ns, fn, r, err) < 0)
 		goto fail;

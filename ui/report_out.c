@@ -325,6 +325,7 @@ static void j_incomplete(struct jw *w, const struct rep *r)
 	jw_u64(w, "ps_drop", r->cs.ps_drop);
 	jw_u64(w, "ps_ifdrop", r->cs.ps_ifdrop);
 	jw_u64(w, "evictions", rep_evictions(r));
+	jw_read_error(w, "read_error", r->cut ? &r->cut_at : NULL);
 	jw_arr(w, "drop_spans");
 	for (k = 0; k < r->drops.n; k++) {
 		const struct cap_drop_span *sp = &r->drops.span[k];

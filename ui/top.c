@@ -575,7 +575,9 @@ int ui_top_main(int argc, char **argv)
 	       cfg.source, t.m.cs.packets, t.m.n, t.m.failed ? "" : "");
 	if (t.m.failed)
 		fprintf(stderr, "nfscope top: %s\n", t.m.err);
-	rc = t.m.failed ? 1 : 0;
+	else if (t.m.input_cut)
+		fprintf(stderr, "nfscope top: %s\n", t.m.note);
+	rc = t.m.failed ? 1 : t.m.input_cut ? UI_EXIT_CUT : 0;
 out:
 	tm_worker_stop(t.w);
 	tm_view_fini(&t.v);

@@ -113,7 +113,9 @@ struct tm_model {
 	double speed;			/* replay: 0 = as fast as possible */
 	uint64_t attach_rows;		/* attach: ops rows read */
 	char run_state[16];		/* attach: the run's state */
-	char note[160];			/* shown under the header */
+	bool input_cut;			/* the input was cut short or damaged:
+					   note says where and why */
+	char note[640];			/* shown under the header */
 };
 
 int tm_model_init(struct tm_model *m, uint64_t history);
@@ -213,7 +215,8 @@ struct tm_view {
 	bool failed;
 	char err[640];
 	char run_state[16];
-	char note[160];
+	bool input_cut;
+	char note[640];
 	/* scratch: address index -> row, per group */
 	uint32_t *map[3];
 	uint32_t *gen[3], gen_now;

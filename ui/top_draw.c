@@ -315,6 +315,8 @@ static void draw_header(const struct tm_ui *u, const struct tm_view *v)
 			 v->speed);
 	if (v->failed)
 		snprintf(state, sizeof(state), "ERROR");
+	else if (v->input_cut)
+		snprintf(state, sizeof(state), "INPUT CUT");
 	else if (v->mode == TM_ATTACH)
 		snprintf(state, sizeof(state), "run %s", v->run_state);
 	else if (v->done)

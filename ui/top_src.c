@@ -71,6 +71,7 @@ static void rec_end(struct tm_worker *w)
 	if (w->cfg.mode == TM_LIVE && cap_source_drops(w->cfg.src, &sp) == 1)
 		ui_rec_drops(&w->rec, &sp);	/* the last sample */
 	ui_rec_end(&w->rec, w->m->figs, w->m->find,
+		   w->m->input_cut && ui_rec_cut(&w->rec) ? "cut" :
 		   w->m->done ? "complete" : "interrupted");
 	rec_check(w);
 	ui_rec_close(&w->rec);
@@ -157,6 +158,7 @@ static void run_packets(struct tm_worker *w)
 	double last_tick = ui_mono_s();
 	int rc = 1;
 
+	cap_source_set_stop(w->cfg.src, &ui_stop);
 	while (!stopping(w) && rc == 1) {
 		uint64_t before;
 		int batch;
@@ -184,8 +186,21 @@ static void run_packets(struct tm_worker *w)
 		}
 		pthread_mutex_unlock(&w->m->mu);
 		if (rc < 0) {
+			struct cap_read_error e;
+			char m[CAP_ERRBUF_SIZE + 96];
+
 			pthread_mutex_lock(&w->m->mu);
-			fail(w, "capture", err);
+			if (cap_source_read_error(w->cfg.src, &e)) {
+				/* cut: the end of the input, said in the
+				   header and under it */
+				w->m->input_cut = true;
+				snprintf(w->m->note, sizeof(w->m->note),
+					 "INPUT CUT: %s; everything before it "
+					 "is shown", ui_cut_str(&e, m, sizeof(m)));
+				rc = 0;
+			} else {
+				fail(w, "capture", err);
+			}
 			pthread_mutex_unlock(&w->m->mu);
 			break;
 		}

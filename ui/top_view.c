@@ -696,6 +696,7 @@ void tm_view_build(struct tm_view *v, struct tm_model *m,
 	snprintf(v->source, sizeof(v->source), "%s", m->source);
 	v->speed = m->speed;
 	v->failed = m->failed;
+	v->input_cut = m->input_cut;
 	snprintf(v->err, sizeof(v->err), "%s", m->err);
 	snprintf(v->run_state, sizeof(v->run_state), "%s", m->run_state);
 	snprintf(v->note, sizeof(v->note), "%s", m->note);

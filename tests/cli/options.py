@@ -3,7 +3,7 @@
 (capture time), -c, -s 0, budget options and their errors, -Z errors, the
 long options every packet-reading subcommand accepts, report --from/--to
 (whose option code moved for -Z), the drops CSV/JSON fields on a file
-(complete), and the store's schema 1 -> 2 migration.
+(complete), and the store's schema 1 -> 3 migration.
 
 Ground truth: packet times read from the pcap by this script, the
 generator's per-operation record, sqlite itself.
@@ -165,11 +165,13 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 2,
-          'new database has schema version 2')
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3,
+          'new database has schema version 3')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
     con.executescript('DROP TABLE drops; DELETE FROM schema_version; '
+                      'ALTER TABLE runs DROP COLUMN read_error; '
+                      'ALTER TABLE runs DROP COLUMN read_error_offset; '
                       "INSERT INTO schema_version VALUES(1, 'nfscope'); "
                       'PRAGMA user_version = 1;')
     con.close()
@@ -179,12 +181,14 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
     check(p.returncode == 0, 'record appends to a schema 1 database: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 2 and
-          con.execute('PRAGMA user_version').fetchone()[0] == 2 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3 and
+          con.execute('PRAGMA user_version').fetchone()[0] == 3 and
+          con.execute("SELECT count(*) FROM pragma_table_info('runs') "
+                      "WHERE name LIKE 'read_error%'").fetchone()[0] == 2 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
-          'schema 1 migrated to 2 on append, both runs there')
+          'schema 1 migrated to 3 on append, both runs there')
     con.close()
 
 

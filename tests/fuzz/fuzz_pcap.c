@@ -70,8 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while (n++ < 100000 && pcap_next_ex(pc, &h, &pkt) == 1) {
 			struct cap_pkt cp = {
 				.linktype = linktype,
-				.ts_ns = (int64_t)h->ts.tv_sec * 1000000000 +
-					 (int64_t)h->ts.tv_usec * 1000,
+				/* overflow-safe, as the source does */
+				.ts_ns = cap_ts_ns(h->ts.tv_sec,
+						   (int64_t)h->ts.tv_usec * 1000),
 				.caplen = h->caplen, .len = h->len, .data = pkt,
 			};
 

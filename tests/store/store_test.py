@@ -524,8 +524,9 @@ def mode_errors():
     term = os.path.join(TMP, "term.db")
     p = subprocess.Popen([NFSCOPE, "record", "-r", long, "-w", term, "--batch", "5000"],
                          stderr=subprocess.PIPE, text=True)
-    # mid-run: once the first batch is committed (a fixed sleep raced a
-    # slow start on a busy machine and stopped the run before any op)
+    # SIGTERM is seen after the packet in hand (not after a block of
+    # 65536): wait for the first committed batch, however slow the start
+    # (other lines may come first)
     first = p.stderr.readline()
     while first and "committed" not in first:
         first = p.stderr.readline()
