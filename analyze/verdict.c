@@ -139,23 +139,6 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 				 astr(&p->server, b), p->stable[0][2], unst,
 				 p->commits);
 		}
-		if (p->commits >= f->cfg.commit_min && p->writes &&
-		    (double)p->commits >= f->cfg.commit_per_write *
-					  (double)p->writes &&
-		    (o = emit(f, AN_F_COMMIT_STORM)) != NULL) {
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = p->commits;
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "%s -> %s: %" PRIu64 " COMMITs for %" PRIu64
-				 " WRITEs (%.2f per WRITE), %" PRIu64 " of the "
-				 "WRITEs UNSTABLE and below 32k",
-				 astr(&p->client, a), astr(&p->server, b),
-				 p->commits, p->writes,
-				 (double)p->commits / (double)p->writes,
-				 p->writes_unstable_small);
-		}
 	}
 }
 

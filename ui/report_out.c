@@ -241,6 +241,7 @@ static void j_findings(struct jw *w, const struct rep *r)
 		}
 		jw_u64(w, "count", f->count);
 		jw_dbl(w, "peak_rate", f->peak_rate, 1);
+		jw_dbl(w, "avg_rate", f->avg_rate, 1);
 		jw_str(w, "evidence", f->evidence);
 		jw_str(w, "meaning", f->meaning);
 		jw_end_obj(w);
@@ -530,7 +531,8 @@ static void csv_findings(const struct rep *r)
 	size_t k;
 	char a[64], b[64];
 
-	fputs("kind,start,end,client,server,path,count,peak_rate,evidence\n",
+	fputs("kind,start,end,client,server,path,count,peak_rate,avg_rate,"
+	      "evidence\n",
 	      r->out);
 	for (k = 0; k < an_find_count(r->find); k++) {
 		const struct an_finding *f = an_find_get(r->find, k);
@@ -540,7 +542,8 @@ static void csv_findings(const struct rep *r)
 			f->have_client ? cap_addr_str(&f->client, a, sizeof(a)) : "",
 			f->have_server ? cap_addr_str(&f->server, b, sizeof(b)) : "");
 		csv_str(r->out, f->path, false);
-		fprintf(r->out, "%" PRIu64 ",%.1f,", f->count, f->peak_rate);
+		fprintf(r->out, "%" PRIu64 ",%.1f,%.1f,", f->count, f->peak_rate,
+			f->avg_rate);
 		csv_str(r->out, f->evidence, true);
 	}
 }

@@ -448,6 +448,68 @@ static void s_errors(void)
 	}
 }
 
+/* One WRITE (4 KiB UNSTABLE) or COMMIT of client c on its handle. */
+static void phase_op(uint32_t c, uint32_t proc, uint64_t k)
+{
+	uint8_t fh[32];
+	struct xop x;
+
+	fh_of(fh, c, 77);
+	base(&x, c, 0, proc);
+	x.op.fh = fh;
+	x.op.fh_len = 32;
+	x.op.verf = "VERF-ONE";
+	x.op.set_offset = true;
+	x.delay_ns = 100000;
+	if (proc == NFS3_WRITE) {
+		x.op.count = 4096;
+		x.op.offset = k * 4096;
+		x.op.want_stable = 1 + S_UNSTABLE;
+		x.op.want_committed = 1 + S_UNSTABLE;
+	}
+	xop_run(&x);
+}
+
+/* UNSTABLE WRITEs of client c at `rate`/s for `secs` s from t0. */
+static void phase_writes(uint32_t c, double rate, double secs, int64_t t0)
+{
+	uint64_t n = (uint64_t)(rate * secs + 0.5);
+
+	for (uint64_t k = 0; k < n; k++) {
+		at(t0 + (int64_t)((double)k * 1e9 / rate) + 1000);
+		phase_op(c, NFS3_WRITE, k);
+	}
+}
+
+/* commit-phase: each client writes at --rate for 3 s, then (100 ms later)
+ * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s.
+ * The phase: client 0 --repeat WRITE+COMMIT pairs (fires); client 1
+ * --repeat - 1 pairs (one COMMIT short of commit_min); client 2 --repeat
+ * COMMITs after two WRITEs each plus one more WRITE every 10th (10 per
+ * 21, under 0.5); client 3 --repeat COMMITs after exactly two WRITEs each
+ * (0.5: fires).  Clients one after another, 2 s apart. */
+static void s_commit_phase(void)
+{
+	int64_t t0;
+
+	for (uint32_t c = 0; c < 4 && c < so->clients; c++) {
+		uint32_t n = so->repeat - (c == 1);
+
+		t0 = (net_now / 1000000000 + 2) * 1000000000;
+		phase_writes(c, so->rate, 3, t0);
+		t0 = net_now + 100000000;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t w = c == 0 || c == 1 ? 1 : 2 + (c == 2 && k % 10 == 9);
+
+			at(t0 + (int64_t)k * 20000000);
+			for (uint32_t i = 0; i < w; i++)
+				phase_op(c, NFS3_WRITE, 100000 + k * 4 + i);
+			phase_op(c, NFS3_COMMIT, k);
+		}
+		phase_writes(c, so->rate, 3, net_now + 100000000);
+	}
+}
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -466,6 +528,8 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_storm(NFS3_LOOKUP);
 	else if (!strcmp(name, "commit-storm"))
 		s_storm(NFS3_COMMIT);
+	else if (!strcmp(name, "commit-phase"))
+		s_commit_phase();
 	else if (!strcmp(name, "noent"))
 		s_noent();
 	else if (!strcmp(name, "errors"))
