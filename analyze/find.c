@@ -114,6 +114,8 @@ void an_find_config_default(struct an_find_config *c)
 	c->sync_share = 0.9;
 	c->sync_min = 20;
 	c->size_share = 90;
+	c->short_io_min = 10;
+	c->short_io_share = 0.05;
 	c->retrans_min = 10;
 	c->retrans_share = 0.01;
 }

@@ -98,6 +98,9 @@ struct an_find_config {
 	double sync_share;	/* UNSTABLE asked, FILE_SYNC granted: 0.9 */
 	uint32_t sync_min;	/* with at least this many writes: 20 */
 	uint32_t size_share;	/* % of calls at the dominant size: 90 */
+	uint32_t short_io_min;	/* short READs + WRITEs per pair: 10 */
+	double short_io_share;	/* or under this share of its READs +
+				   WRITEs: no finding: 0.05 */
 	uint32_t retrans_min;	/* retransmitted ops per client: 10 */
 	double retrans_share;	/* or this share of its ops: 0.01 */
 };

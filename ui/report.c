@@ -347,11 +347,11 @@ static void text_sizes(const struct rep *r)
 			continue;
 		fprintf(r->out, "%s -> %s: %" PRIu64 " READs (%" PRIu64 " bytes, "
 			"%" PRIu64 " short, %" PRIu64 " at EOF), %" PRIu64
-			" WRITEs (%" PRIu64 " bytes)\n",
+			" WRITEs (%" PRIu64 " bytes, %" PRIu64 " short)\n",
 			cap_addr_str(&p->client, a, sizeof(a)),
 			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
 			p->bytes_read, p->short_reads, p->read_eof, p->writes,
-			p->bytes_written);
+			p->bytes_written, p->short_writes);
 		if (p->read.total) {
 			text_sizes_line(r->out, "READ", &p->read);
 			an_size_verdict(p, s, false, r->size_share, v, sizeof(v));
@@ -628,7 +628,8 @@ static const struct {
 	D(commit_per_write, 0, 1e6), U(commit_min, 1, 1e9),
 	U(commit_gap_s, 0, 3600), U(error_min, 1, 1e9),
 	U(error_gap_s, 0, 3600), D(sync_share, 0, 1), U(sync_min, 1, 1e9),
-	U(size_share, 1, 100), U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
+	U(size_share, 1, 100), U(short_io_min, 1, 1e9), D(short_io_share, 0, 1),
+	U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
 #undef U
 #undef D
 };

@@ -396,6 +396,61 @@ def t_commit_phase():
        "commit-phase: commit_min=49 finds client 2's 49")
 
 
+def t_short_io():
+    # a client asking 64k of a server advertising and granting 8k: READs
+    # short (not at EOF), WRITE replies counting 8k; READs short at EOF are
+    # not short; 9 short READs (short_io_min - 1) no finding, 10 one
+    truth, rep = run("short-io", ["--scenario", "short-io", "--count", "100", "--size",
+                                  "65536", "--repeat", "10", "--server-rtmax", "8192",
+                                  "--clients", "4", "--servers", "1", "--seed", "3"])
+    pairs = {p["client"]: p for p in rep["pairs"]}
+    csv = subprocess.run([NFSCOPE, "report", "-r", os.path.join(TMP, "short-io.pcap"),
+                          "--csv", "shortio"], check=True,
+                         stdout=subprocess.PIPE).stdout.decode().splitlines()
+    rows = {l.split(",")[0]: l.split(",") for l in csv[1:]}
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False), ("10.0.0.3", False),
+                    ("10.0.0.4", True)):
+        tag = "short-io %s" % c
+        rd = [o for o in truth if o["client"] == c and o["proc"] == 6]
+        wr = [o for o in truth if o["client"] == c and o["proc"] == 7]
+        sr = [o for o in rd if o["rcount"] < o["count"] and not o["eof"]]
+        sw = [o for o in wr if o["rcount"] < o["count"]]
+        eofs = sum(1 for o in rd if o["eof"])
+        p = pairs[c]
+        eq(p["short_reads"], len(sr), tag + " short READs")
+        eq(p["short_writes"], len(sw), tag + " short WRITEs")
+        eq(p["reads_at_eof"], eofs, tag + " READs at EOF")
+        eq(p["read_granted_max"], max(o["rcount"] for o in rd), tag + " READ granted")
+        if wr:
+            eq(p["write_granted_max"], max(o["rcount"] for o in wr), tag + " WRITE granted")
+        eq(rows[c][2:7], [str(len(rd)), str(len(sr)), str(eofs),
+                          str(max(o["count"] for o in rd)),
+                          str(max(o["rcount"] for o in rd))], tag + " csv shortio")
+        got = find(rep, "short_io", client=c)
+        eq(len(got), 1 if fire else 0, tag + " short_io finding (%d short)"
+           % (len(sr) + len(sw)))
+        if got:
+            eq(got[0]["count"], len(sr) + len(sw), tag + " finding count")
+            check("%d of %d READs short, not at EOF (asked up to 65536, granted at most 8192"
+                  % (len(sr), len(rd)) in got[0]["evidence"], tag + " evidence: " +
+                  got[0]["evidence"])
+        if sr:
+            want = ("the client asks 64k, the server grants 8k: the server clamps every "
+                    "transfer above 8k (%d of the %d READs above it came back short, not "
+                    "at EOF); it advertises rtmax 8k" %
+                    (len(sr), sum(1 for o in rd if o["count"] > 8192)))
+            check(want in p["read_verdict"], tag + " READ verdict: " + p["read_verdict"])
+            eq(p["read_capped"], False, tag + " a clamp is not a cap")
+        if sw:
+            check("the client asks 64k, the server grants 8k: the server clamps every "
+                  "transfer above 8k (%d of the %d WRITEs above it came back short)" %
+                  (len(sw), len(wr)) in p["write_verdict"], tag + " WRITE verdict: " +
+                  p["write_verdict"])
+    check(pairs["10.0.0.2"]["short_reads"] == 0 and
+          "replies granted at most 4096, 0 short" in pairs["10.0.0.2"]["read_verdict"],
+          "short-io: READs at EOF are not short: " + pairs["10.0.0.2"]["read_verdict"])
+
+
 def t_noent():
     truth, rep = run("noent", ["--scenario", "noent", "--repeat", "10", "--seed", "2"])
     n = Counter(o["name"] for o in truth if o.get("status") == 2)
@@ -454,6 +509,7 @@ def main():
     t_commit_storm()
     t_burst()
     t_commit_phase()
+    t_short_io()
     t_noent()
     for st, nm in ((10008, "JUKEBOX"), (70, "STALE"), (13, "ACCES"), (28, "NOSPC")):
         t_errors(st, nm)

@@ -510,6 +510,63 @@ static void s_commit_phase(void)
 	}
 }
 
+/* One READ or WRITE of client c asking `count`, the reply granting at
+ * most `grant` (a READ at EOF when eof). */
+static void short_op(uint32_t c, bool w, uint32_t count, uint32_t grant, bool eof,
+		     uint64_t k)
+{
+	struct xop x;
+
+	base(&x, c, 0, w ? NFS3_WRITE : NFS3_READ);
+	x.tcp = true;
+	x.op.count = count;
+	x.op.grant = grant;
+	x.op.read_eof = eof;
+	x.op.set_offset = true;
+	x.op.offset = k * count;
+	if (w) {
+		x.op.want_stable = 1 + S_UNSTABLE;
+		x.op.want_committed = 1 + S_UNSTABLE;
+		x.op.verf = "VERF-ONE";
+	}
+	xop_run(&x);
+	net_now += 1000000;
+}
+
+/* short-io (TCP): FSINFO advertising --server-rtmax/--server-wtmax (8192)
+ * to each client, then --count ops per client: client 0 READs and WRITEs
+ * (alternating) of --size (65536), granted the server's maximum; client 1
+ * READs of --size answered short at EOF; client 2 READs of the maximum
+ * (full) of which --repeat - 1 ask --size and come back short; client 3
+ * the same with --repeat short. */
+static void s_short_io(void)
+{
+	uint32_t rmax = so->server_rtmax ? so->server_rtmax : 8192;
+	uint32_t wmax = so->server_wtmax ? so->server_wtmax : rmax;
+	struct xop x;
+
+	for (uint32_t c = 0; c < 4 && c < so->clients; c++) {
+		base(&x, c, 0, NFS3_FSINFO);
+		x.tcp = true;
+		x.op.rtmax = rmax;
+		x.op.wtmax = wmax;
+		xop_run(&x);
+		net_now += 1000000;
+	}
+	for (uint64_t k = 0; k < so->count; k++) {
+		bool w = k % 2;
+
+		short_op(0, w, so->size, w ? wmax : rmax, false, k);
+		if (so->clients > 1)
+			short_op(1, false, so->size, rmax / 2, true, k);
+		for (uint32_t c = 2; c < 4 && c < so->clients; c++) {
+			bool sh = k < so->repeat - (c == 2);
+
+			short_op(c, false, sh ? so->size : rmax, rmax, false, k);
+		}
+	}
+}
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -530,6 +587,8 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_storm(NFS3_COMMIT);
 	else if (!strcmp(name, "commit-phase"))
 		s_commit_phase();
+	else if (!strcmp(name, "short-io"))
+		s_short_io();
 	else if (!strcmp(name, "noent"))
 		s_noent();
 	else if (!strcmp(name, "errors"))
