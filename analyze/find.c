@@ -116,6 +116,12 @@ void an_find_config_default(struct an_find_config *c)
 	c->size_share = 90;
 	c->short_io_min = 10;
 	c->short_io_share = 0.05;
+	c->slow_ms = 10;
+	c->slow_min = 20;
+	c->shift_interval_s = 10;
+	c->shift_factor = 10;
+	c->shift_min_ms = 10;
+	c->shift_min_ops = 20;
 	c->retrans_min = 10;
 	c->retrans_share = 0.01;
 }
@@ -146,8 +152,10 @@ void an_find_free(struct an_find *f)
 
 	if (f == NULL)
 		return;
-	for (k = 0; k < AN_FIND_SUBJECTS; k++)
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
 		free(f->subj[k].st);
+		an_slow_free(&f->subj[k]);
+	}
 	free(f->reval);
 	free(f->noent);
 	free(f->out);
@@ -549,10 +557,12 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	}
 	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
-	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
+	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3) ||
+	    !(op->flags & AN_OP_ANSWERED))
 		return;
-	if (!(op->flags & AN_OP_ANSWERED) || !(op->have & AN_HAVE_STATUS) ||
-	    op->status == 0)
+	if ((s = subj_get(f, &op->server, true)) != NULL)
+		an_slow_add(f, s, op);
+	if (!(op->have & AN_HAVE_STATUS) || op->status == 0)
 		return;
 	if (d == C_LOOKUP && op->status == NFS3ERR_NOENT &&
 	    (op->have & (AN_HAVE_FH | AN_HAVE_NAME)) == (AN_HAVE_FH | AN_HAVE_NAME))
@@ -561,7 +571,7 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	    op->status == NFS3ERR_STALE ? D_STALE :
 	    op->status == NFS3ERR_ACCES ? D_ACCES :
 	    op->status == NFS3ERR_NOSPC ? D_NOSPC : -1;
-	if (d >= 0 && (s = subj_get(f, &op->server, true)) != NULL)
+	if (d >= 0 && s != NULL)
 		subj_count(f, s, op->first_call_ns / 1000000000, d);
 }
 
@@ -577,5 +587,6 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 			subj_flush(f, &f->subj[k]);
 		an_storm_finish(f, &f->subj[k]);
 	}
+	an_slow_finish(f, figs);
 	an_find_verdicts(f, figs, ipfrag_incomplete);
 }

@@ -28,6 +28,14 @@
  * in the oldest open bucket.  Memory: ~20 KB per client, made when the
  * client is first seen.
  *
+ * Latency (servers, analyze/slow.c): a server whose cheap ops (NULL,
+ * GETATTR, ACCESS, FSINFO) have a median (server time) above `slow_ms`
+ * over `slow_min` of them is slow; or one client's view of it (from its
+ * first transmission).  Intervals of `shift_interval_s` whose p99 is
+ * `shift_factor` x the baseline (the median of the intervals' p99) and
+ * at least `shift_min_ms` are a latency shift (intervals of
+ * `shift_min_ops` ops count; 3 of them make a baseline).
+ *
  * Error bursts (servers) count errors per second in a 64-second ring: a
  * second with one is hot; hot seconds no more than `error_gap_s` apart
  * form a burst, reported with `error_min` errors.  Thresholds: struct
@@ -101,6 +109,12 @@ struct an_find_config {
 	uint32_t short_io_min;	/* short READs + WRITEs per pair: 10 */
 	double short_io_share;	/* or under this share of its READs +
 				   WRITEs: no finding: 0.05 */
+	uint32_t slow_ms;	/* cheap ops' median above this: 10 ms */
+	uint32_t slow_min;	/* with at least this many cheap ops: 20 */
+	uint32_t shift_interval_s;	/* latency shift intervals: 10 s */
+	double shift_factor;	/* p99 >= this x the baseline p99: 10 */
+	uint32_t shift_min_ms;	/* and >= this: 10 ms */
+	uint32_t shift_min_ops;	/* intervals with this many ops: 20 */
 	uint32_t retrans_min;	/* retransmitted ops per client: 10 */
 	double retrans_share;	/* or this share of its ops: 0.01 */
 };

@@ -76,6 +76,48 @@ struct storms {
 	struct sbucket b[SB_RING];
 };
 
+/*
+ * Latency (servers): cheap ops (NULL, GETATTR, ACCESS, FSINFO) over and
+ * under slow_ms, for the server (from the last transmission) and for each
+ * client's view (from the first); all answered ops in intervals of
+ * shift_interval_s (a histogram for the current and the previous one),
+ * each closed interval kept as its p99, op count and each procedure's
+ * slowest op.
+ */
+#define LAT_CHEAP 4
+#define LAT_VIEWS 16		/* clients per server (more: counted) */
+#define LAT_PROCS 22		/* NFSv3 procedures */
+#define LAT_RECS_MAX 16384	/* intervals kept per server */
+
+struct lat_view {
+	struct cap_addr client;
+	uint64_t n, over;
+};
+
+struct lat_ivl {
+	int64_t k;			/* interval number */
+	struct hist lat;
+	uint32_t max_us[LAT_PROCS];
+};
+
+struct lat_rec {
+	int64_t k;
+	uint64_t n, p99;
+	uint32_t max_us[LAT_PROCS];
+};
+
+struct lat {
+	uint64_t cheap_n[LAT_CHEAP], cheap_over[LAT_CHEAP];
+	struct lat_view view[LAT_VIEWS];
+	uint32_t nview;
+	uint64_t views_dropped;
+	bool started;
+	struct lat_ivl cur, prev;
+	struct lat_rec *rec;		/* owned */
+	uint32_t nrec, caprec;
+	uint64_t rec_dropped;
+};
+
 struct subj {
 	struct cap_addr addr;
 	bool used, is_server, started;
@@ -83,6 +125,7 @@ struct subj {
 	uint32_t ring[RING][D_N];	/* servers: errors per second */
 	struct run run[D_N];
 	struct storms *st;		/* clients: owned, made at first op */
+	struct lat *lat;		/* servers: owned, made at first op */
 	/* retransmit causes (clients) */
 	uint64_t ops, rx_ops, rx, slow, lost, frag, tcp, noreply;
 	int64_t rx_first, rx_last, ivl_min, ivl_max;
@@ -127,7 +170,8 @@ struct an_find {
 	struct an_finding *out;
 	size_t nout;
 	uint64_t dropped;
-	uint64_t storms_lost;		/* ops of clients without storm memory */
+	uint64_t storms_lost;		/* ops not followed: no storm or
+					   latency memory */
 };
 
 /* A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */
@@ -145,6 +189,11 @@ void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c);
 void an_storm_finish(struct an_find *f, struct subj *s);
 size_t an_storm_ongoing(const struct an_find *f, const struct subj *s,
 			struct an_finding *out, size_t max);
+/* slow.c: an answered NFS op of server s; at end of input the slow
+ * server and latency shift findings; free s's latency memory. */
+void an_slow_add(struct an_find *f, struct subj *s, const struct an_op *op);
+void an_slow_finish(struct an_find *f, const struct an_figs *figs);
+void an_slow_free(struct subj *s);
 /* Address text into b (64 bytes). */
 const char *an_find_astr(const struct cap_addr *a, char *b);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit

@@ -451,6 +451,49 @@ def t_short_io():
           "short-io: READs at EOF are not short: " + pairs["10.0.0.2"]["read_verdict"])
 
 
+def t_slow_server():
+    # cheap ops answered after 11 ms (slow_ms 10 + 1) and 9 ms (- 1): the
+    # first server is slow, the second not; server 3's interval at 21 ms
+    # (>= 10 x its 2 ms baseline) is a latency shift, the one at 19 ms not
+    truth, rep = run("slow-server", ["--scenario", "slow-server", "--count", "40",
+                                     "--delay-us", "11000", "--clients", "2",
+                                     "--servers", "3", "--seed", "3"])
+    for sv in ("10.1.0.1", "10.1.0.2", "10.1.0.3"):
+        ops = [o for o in truth if o["server"] == sv and o["proc"] in (0, 1, 4, 19)]
+        over = sum(1 for o in ops if lat_last(o) > 10**7)
+        fire = len(ops) >= 20 and nearest_rank([lat_last(o) for o in ops], 50) > 10**7
+        got = [f for f in find(rep, "slow_server", server=sv) if "client" not in f]
+        eq(len(got), 1 if fire else 0, "slow-server %s (%d of %d over 10 ms)"
+           % (sv, over, len(ops)))
+        if got:
+            eq(got[0]["count"], over, "slow-server %s count" % sv)
+            check("%d of %d cheap ops" % (over, len(ops)) in got[0]["evidence"],
+                  "slow-server evidence: " + got[0]["evidence"])
+            for c in sorted(set(o["client"] for o in ops)):
+                mine = [o for o in ops if o["client"] == c]
+                check("%s waits over 10 ms for %d of %d" %
+                      (c, sum(1 for o in mine if lat(o) > 10**7), len(mine))
+                      in got[0]["evidence"], "slow-server client view " + c)
+    # the latency shift, from the generator's latencies per 10 s interval
+    ivl = defaultdict(list)
+    for o in truth:
+        if o["server"] == "10.1.0.3":
+            ivl[o["first_call_ns"] // 10**10].append(lat_last(o))
+    p99 = {k: nearest_rank(v, 99) for k, v in ivl.items() if len(v) >= 20}
+    base = sorted(p99.values())[(len(p99) + 1) // 2 - 1]
+    want = sorted(k for k, v in p99.items() if v >= 10 * base and v >= 10**7)
+    check(len(want) == 1 and len(p99) == 8, "slow-server: one shifted interval of 8")
+    got = find(rep, "latency_shift", server="10.1.0.3")
+    eq([int(f["start"].split(".")[0]) // 10 for f in got], want, "latency_shift intervals")
+    if got and want:
+        eq(got[0]["count"], len(ivl[want[0]]), "latency_shift ops")
+        check("baseline p99 %.3f ms" % (base / 1e6) in got[0]["evidence"] or
+              abs(float(got[0]["evidence"].split("baseline p99 ")[1].split(" ")[0]) -
+                  base / 1e6) <= base / 256e6 + 0.001,
+              "latency_shift baseline: " + got[0]["evidence"])
+    eq(len(find(rep, "latency_shift")), 1, "latency_shift: no other")
+
+
 def t_noent():
     truth, rep = run("noent", ["--scenario", "noent", "--repeat", "10", "--seed", "2"])
     n = Counter(o["name"] for o in truth if o.get("status") == 2)
@@ -510,6 +553,7 @@ def main():
     t_burst()
     t_commit_phase()
     t_short_io()
+    t_slow_server()
     t_noent()
     for st, nm in ((10008, "JUKEBOX"), (70, "STALE"), (13, "ACCES"), (28, "NOSPC")):
         t_errors(st, nm)

@@ -567,6 +567,51 @@ static void s_short_io(void)
 	}
 }
 
+/* One cheap op (GETATTR or ACCESS) of client c to server sv, answered
+ * after delay_ns. */
+static void slow_op(uint32_t c, uint32_t sv, uint64_t k, int64_t delay_ns)
+{
+	uint8_t fh[32];
+	struct xop x;
+
+	fh_of(fh, c, 500 + sv);
+	base(&x, c, sv, k % 2 ? NFS3_ACCESS : NFS3_GETATTR);
+	x.op.fh = fh;
+	x.op.fh_len = 32;
+	x.delay_ns = delay_ns;
+	xop_run(&x);
+}
+
+/* slow-server: --count GETATTR/ACCESS (alternating, clients in turn, 20
+ * ms apart) to server 0 answered after --delay-us, then to server 1 after
+ * --delay-us - 2000; then server 2 at 20 ops/s for 80 s from a whole 10 s,
+ * answered after 2 ms, but after 21 ms in [40 s, 50 s) and 19 ms in
+ * [60 s, 70 s). */
+static void s_slow_server(void)
+{
+	int64_t t0;
+
+	for (uint32_t sv = 0; sv < 2 && sv < so->servers; sv++)
+		for (uint64_t k = 0; k < so->count; k++) {
+			slow_op((uint32_t)(k % so->clients), sv, k,
+				((int64_t)so->delay_us - 2000 * sv) * 1000);
+			net_now += 20000000;
+		}
+	if (so->servers < 3)
+		return;
+	t0 = (net_now / 10000000000LL + 1) * 10000000000LL;
+	for (uint64_t k = 0; k < 1600; k++) {
+		int64_t t = (int64_t)k * 50000000, d = 2000000;
+
+		if (t >= 40000000000LL && t < 50000000000LL)
+			d = 21000000;
+		else if (t >= 60000000000LL && t < 70000000000LL)
+			d = 19000000;
+		at(t0 + t + 1000);
+		slow_op((uint32_t)(k % so->clients), 2, k, d);
+	}
+}
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -589,6 +634,8 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_commit_phase();
 	else if (!strcmp(name, "short-io"))
 		s_short_io();
+	else if (!strcmp(name, "slow-server"))
+		s_slow_server();
 	else if (!strcmp(name, "noent"))
 		s_noent();
 	else if (!strcmp(name, "errors"))
