@@ -136,6 +136,7 @@ struct an_find *an_find_new(const struct an_find_config *cfg)
 		f->cfg = *cfg;
 	else
 		an_find_config_default(&f->cfg);
+	an_storm_setup(f);
 	f->reval = calloc(REVAL_SLOTS, sizeof(*f->reval));
 	f->noent = calloc(NOENT_SLOTS, sizeof(*f->noent));
 	f->out = calloc(AN_FIND_MAX, sizeof(*f->out));
@@ -549,9 +550,7 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	c = subj_get(f, &op->client, false);
 	if (c != NULL) {
 		c->ops++;
-		an_storm_count(f, c, op->first_call_ns, C_TOTAL);
-		if (d >= 0)
-			an_storm_count(f, c, op->first_call_ns, d);
+		an_storm_count(f, c, op->first_call_ns, d);
 		if (op->retrans)
 			retrans_add(c, op);
 	}
@@ -561,7 +560,7 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	    !(op->flags & AN_OP_ANSWERED))
 		return;
 	if ((s = subj_get(f, &op->server, true)) != NULL)
-		an_slow_add(f, s, op);
+		an_slow_add(f, s, c, op);
 	if (!(op->have & AN_HAVE_STATUS) || op->status == 0)
 		return;
 	if (d == C_LOOKUP && op->status == NFS3ERR_NOENT &&

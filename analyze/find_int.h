@@ -78,19 +78,20 @@ struct storms {
 
 /*
  * Latency (servers): cheap ops (NULL, GETATTR, ACCESS, FSINFO) over and
- * under slow_ms, for the server (from the last transmission) and for each
- * client's view (from the first); all answered ops in intervals of
+ * under slow_ms, for the server (from the last transmission) and, in the
+ * client's subject, for its view of each server (from the first); all
+ * answered ops in intervals of
  * shift_interval_s (a histogram for the current and the previous one),
  * each closed interval kept as its p99, op count and each procedure's
  * slowest op.
  */
 #define LAT_CHEAP 4
-#define LAT_VIEWS 16		/* clients per server (more: counted) */
+#define LAT_VIEWS 4		/* servers per client (more: counted) */
 #define LAT_PROCS 22		/* NFSv3 procedures */
 #define LAT_RECS_MAX 16384	/* intervals kept per server */
 
-struct lat_view {
-	struct cap_addr client;
+struct lat_view {		/* a client's view of a server */
+	struct cap_addr server;
 	uint64_t n, over;
 };
 
@@ -108,9 +109,7 @@ struct lat_rec {
 
 struct lat {
 	uint64_t cheap_n[LAT_CHEAP], cheap_over[LAT_CHEAP];
-	struct lat_view view[LAT_VIEWS];
-	uint32_t nview;
-	uint64_t views_dropped;
+	int64_t ivl_k, ivl_lo, ivl_hi;	/* the last op's interval */
 	bool started;
 	struct lat_ivl cur, prev;
 	struct lat_rec *rec;		/* owned */
@@ -126,6 +125,9 @@ struct subj {
 	struct run run[D_N];
 	struct storms *st;		/* clients: owned, made at first op */
 	struct lat *lat;		/* servers: owned, made at first op */
+	struct lat_view view[LAT_VIEWS];	/* clients: cheap ops */
+	uint32_t nview, last_view;
+	uint64_t views_dropped;
 	/* retransmit causes (clients) */
 	uint64_t ops, rx_ops, rx, slow, lost, frag, tcp, noreply;
 	int64_t rx_first, rx_last, ivl_min, ivl_max;
@@ -170,6 +172,8 @@ struct an_find {
 	struct an_finding *out;
 	size_t nout;
 	uint64_t dropped;
+	uint32_t win_b;			/* storm window, buckets */
+	uint32_t storm_need[R_PHASE];	/* calls that make a window hot */
 	uint64_t storms_lost;		/* ops not followed: no storm or
 					   latency memory */
 };
@@ -183,15 +187,19 @@ const char *an_find_meaning(enum an_find_kind k);
 void an_find_reval_evidence(const struct an_find *f,
 			    const struct cap_addr *client,
 			    struct an_finding *o, size_t n);
-/* storm.c: count an op of client s (kind c: C_*) at ns; close what ends;
- * at end of input close everything; describe runs going on. */
+/* storm.c: the window and thresholds from f->cfg (at an_find_new); count
+ * an op of client s (C_TOTAL, and kind c: C_* below it, or -1) at ns,
+ * closing what ends; at end of input close everything; describe runs
+ * going on. */
+void an_storm_setup(struct an_find *f);
 void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c);
 void an_storm_finish(struct an_find *f, struct subj *s);
 size_t an_storm_ongoing(const struct an_find *f, const struct subj *s,
 			struct an_finding *out, size_t max);
 /* slow.c: an answered NFS op of server s; at end of input the slow
  * server and latency shift findings; free s's latency memory. */
-void an_slow_add(struct an_find *f, struct subj *s, const struct an_op *op);
+void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
+		 const struct an_op *op);
 void an_slow_finish(struct an_find *f, const struct an_figs *figs);
 void an_slow_free(struct subj *s);
 /* Address text into b (64 bytes). */

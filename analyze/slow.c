@@ -26,20 +26,24 @@ static int cheap_index(const struct an_op *op)
 static const uint32_t cheap_proc[LAT_CHEAP] = {
 	NFS3_NULL, NFS3_GETATTR, NFS3_ACCESS, NFS3_FSINFO };
 
-static struct lat_view *view_of(struct lat *l, const struct cap_addr *c)
+static struct lat_view *view_of(struct subj *c, const struct cap_addr *srv)
 {
 	uint32_t k;
 
-	for (k = 0; k < l->nview; k++)
-		if (cap_addr_eq(&l->view[k].client, c))
-			return &l->view[k];
-	if (l->nview == LAT_VIEWS) {
-		l->views_dropped++;
+	if (c->nview && cap_addr_eq(&c->view[c->last_view].server, srv))
+		return &c->view[c->last_view];
+	for (k = 0; k < c->nview; k++)
+		if (cap_addr_eq(&c->view[k].server, srv)) {
+			c->last_view = k;
+			return &c->view[k];
+		}
+	if (c->nview == LAT_VIEWS) {
+		c->views_dropped++;
 		return NULL;
 	}
-	memset(&l->view[l->nview], 0, sizeof(l->view[0]));
-	l->view[l->nview].client = *c;
-	return &l->view[l->nview++];
+	memset(&c->view[c->nview], 0, sizeof(c->view[0]));
+	c->view[c->nview].server = *srv;
+	return &c->view[c->nview++];
 }
 
 /* Close the interval held in h (number k): keep its p99, op count and
@@ -98,7 +102,8 @@ static struct lat_ivl *ivl_of(struct an_find *f, struct lat *l, int64_t k)
 	return k == l->cur.k ? &l->cur : &l->prev;
 }
 
-void an_slow_add(struct an_find *f, struct subj *s, const struct an_op *op)
+void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
+		 const struct an_op *op)
 {
 	struct lat *l = s->lat;
 	int c = cheap_index(op);
@@ -115,7 +120,7 @@ void an_slow_add(struct an_find *f, struct subj *s, const struct an_op *op)
 	}
 	if (c >= 0) {
 		int64_t lim = (int64_t)f->cfg.slow_ms * 1000000;
-		struct lat_view *v = view_of(l, &op->client);
+		struct lat_view *v = client ? view_of(client, &op->server) : NULL;
 
 		l->cheap_n[c]++;
 		l->cheap_over[c] += op->lat_last_ns > lim;
@@ -124,8 +129,14 @@ void an_slow_add(struct an_find *f, struct subj *s, const struct an_op *op)
 			v->over += op->lat_first_ns > lim;
 		}
 	}
-	h = ivl_of(f, l, op->first_call_ns /
-		   ((int64_t)f->cfg.shift_interval_s * 1000000000));
+	if (op->first_call_ns < l->ivl_lo || op->first_call_ns >= l->ivl_hi) {
+		int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+
+		l->ivl_k = op->first_call_ns / w;
+		l->ivl_lo = l->ivl_k * w;
+		l->ivl_hi = l->ivl_lo + w;
+	}
+	h = l->ivl_k == l->cur.k && l->started ? &l->cur : ivl_of(f, l, l->ivl_k);
 	hist_add(&h->lat, (uint64_t)op->lat_last_ns);
 	us = (uint64_t)op->lat_last_ns / 1000;
 	if (op->vers == 3 && op->proc < LAT_PROCS &&
@@ -183,6 +194,20 @@ static size_t cheap_evidence(const struct an_figs *figs, const struct subj *s,
 	return o < n ? o : n - 1;
 }
 
+/* Client subject c's view of server srv, or NULL. */
+static const struct lat_view *view_in(const struct subj *c,
+				      const struct cap_addr *srv)
+{
+	uint32_t k;
+
+	if (!c->used || c->is_server)
+		return NULL;
+	for (k = 0; k < c->nview; k++)
+		if (cap_addr_eq(&c->view[k].server, srv))
+			return &c->view[k];
+	return NULL;
+}
+
 static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 			     const struct subj *s)
 {
@@ -191,7 +216,7 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 	struct an_finding *o;
 	char a[64], c[64];
 	size_t m;
-	uint32_t k;
+	uint32_t k, shown;
 	int i;
 
 	for (i = 0; i < LAT_CHEAP; i++) {
@@ -212,32 +237,39 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 		if (m < sizeof(o->evidence))
 			m += cheap_evidence(figs, s, o->evidence + m,
 					    sizeof(o->evidence) - m);
-		for (k = 0; k < l->nview && m < sizeof(o->evidence); k++)
-			m += (size_t)snprintf(o->evidence + m,
-				sizeof(o->evidence) - m, "%s%s waits over %u ms "
-				"for %" PRIu64 " of %" PRIu64, k ? ", " :
-				"; clients' view: ", an_find_astr(&l->view[k].client,
-				c), f->cfg.slow_ms, l->view[k].over, l->view[k].n);
+		for (k = 0, shown = 0; k < AN_FIND_SUBJECTS &&
+		     m < sizeof(o->evidence); k++) {
+			const struct lat_view *v = view_in(&f->subj[k], &s->addr);
+
+			if (v != NULL)
+				m += (size_t)snprintf(o->evidence + m,
+					sizeof(o->evidence) - m, "%s%s waits "
+					"over %u ms for %" PRIu64 " of %" PRIu64,
+					shown++ ? ", " : "; clients' view: ",
+					an_find_astr(&f->subj[k].addr, c),
+					f->cfg.slow_ms, v->over, v->n);
+		}
 		return;
 	}
 	/* the server is quick, but a client waits (retransmissions) */
-	for (k = 0; k < l->nview; k++) {
-		const struct lat_view *v = &l->view[k];
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		const struct lat_view *v = view_in(&f->subj[k], &s->addr);
 
-		if (v->n < f->cfg.slow_min || !median_over(v->over, v->n))
+		if (v == NULL || v->n < f->cfg.slow_min ||
+		    !median_over(v->over, v->n))
 			continue;
 		if ((o = an_find_emit(f, AN_F_SLOW_SERVER)) == NULL)
 			return;
 		o->have_server = o->have_client = true;
 		o->server = s->addr;
-		o->client = v->client;
+		o->client = f->subj[k].addr;
 		o->count = v->over;
 		snprintf(o->evidence, sizeof(o->evidence),
 			 "%s waits over %u ms (from its first transmission) for "
 			 "%" PRIu64 " of %" PRIu64 " cheap ops (NULL, GETATTR, "
 			 "ACCESS, FSINFO) to server %s, which took that long "
 			 "for %" PRIu64 " of %" PRIu64 " of everyone's",
-			 an_find_astr(&v->client, c), f->cfg.slow_ms, v->over,
+			 an_find_astr(&f->subj[k].addr, c), f->cfg.slow_ms, v->over,
 			 v->n, an_find_astr(&s->addr, a), over, n);
 	}
 }

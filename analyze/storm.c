@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint32_t run_rate(const struct an_find *f, int r);
+
 static struct sbucket *bucket(struct storms *st, int64_t b)
 {
 	return &st->b[b & (SB_RING - 1)];
@@ -15,9 +17,22 @@ static struct sbucket *bucket(struct storms *st, int64_t b)
 
 static uint32_t win_buckets(const struct an_find *f)
 {
-	uint32_t w = f->cfg.storm_window_ms / 10;
+	return f->win_b;
+}
 
-	return w < 1 ? 1 : w > SB_WIN_MAX ? SB_WIN_MAX : w;
+void an_storm_setup(struct an_find *f)
+{
+	uint32_t w = f->cfg.storm_window_ms / 10;
+	int r;
+
+	f->win_b = w < 1 ? 1 : w > SB_WIN_MAX ? SB_WIN_MAX : w;
+	for (r = 0; r < R_PHASE; r++) {
+		uint64_t need = ((uint64_t)run_rate(f, r) * f->win_b * 10 + 999) /
+				1000;
+
+		f->storm_need[r] = need < 1 ? 1 : need > UINT32_MAX ? UINT32_MAX :
+				   (uint32_t)need;
+	}
 }
 
 static uint32_t run_rate(const struct an_find *f, int r)
@@ -45,12 +60,20 @@ static bool phase_ratio(const struct an_find *f, uint64_t c, uint64_t w)
 /* The window ending at the bucket just closed is hot. */
 static bool win_hot(const struct an_find *f, const struct storms *st, int r)
 {
-	uint64_t need;
-
 	if (r == R_PHASE)
 		return phase_ratio(f, st->wsum[C_COMMIT], st->wsum[C_WRITE]);
-	need = ((uint64_t)run_rate(f, r) * win_buckets(f) * 10 + 999) / 1000;
-	return st->wsum[r] >= (need ? need : 1);
+	return st->wsum[r] >= f->storm_need[r];
+}
+
+/* Some window is hot (the common case, no run going on: none is). */
+static bool any_hot(const struct an_find *f, const struct storms *st)
+{
+	int r;
+
+	for (r = 0; r < R_PHASE; r++)
+		if (st->wsum[r] >= f->storm_need[r])
+			return true;
+	return st->wsum[C_COMMIT] > 0 && win_hot(f, st, R_PHASE);
 }
 
 /* A bucket at the rate (10 ms of it) or at the COMMIT ratio: where a run
@@ -258,10 +281,14 @@ static void bucket_close(struct an_find *f, struct subj *s, int64_t b)
 	const struct sbucket *out = bucket(st, b - win_buckets(f));
 	int c, r;
 
-	if (in->n[C_TOTAL] == 0 && out->n[C_TOTAL] == 0 && st->nactive == 0)
+	if (in->n[C_TOTAL] != 0 || out->n[C_TOTAL] != 0) {
+		for (c = 0; c < C_N; c++)
+			st->wsum[c] += in->n[c] - out->n[c];
+		if (st->nactive == 0 && !any_hot(f, st))
+			return;
+	} else if (st->nactive == 0) {
 		return;
-	for (c = 0; c < C_N; c++)
-		st->wsum[c] += in->n[c] - out->n[c];
+	}
 	for (r = 0; r < R_N; r++)
 		run_step(f, s, r, b);
 }
@@ -305,8 +332,13 @@ void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c)
 		st->head = b;
 	}
 	while (st->head < b) {
-		st->head++;
-		bucket_close(f, s, st->head - SB_HOR);
+		int64_t cb = ++st->head - SB_HOR;
+
+		/* an empty bucket leaving an empty window changes nothing
+		 * unless a run waits for its gap to end (most of them) */
+		if (bucket(st, cb)->n[C_TOTAL] |
+		    bucket(st, cb - f->win_b)->n[C_TOTAL] | st->nactive)
+			bucket_close(f, s, cb);
 		memset(bucket(st, st->head), 0, sizeof(struct sbucket));
 	}
 	if (b <= st->head - SB_HOR) {
@@ -314,6 +346,9 @@ void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c)
 		late = true;
 	}
 	x = bucket(st, b);
+	x->n[C_TOTAL]++;
+	if (c < 0)
+		return;
 	if (c < C_TIMED) {
 		us = late ? 0 : (uint16_t)(ns % SB_NS / 1000);
 		if (x->n[c] == 0 || us < x->first_us[c])
