@@ -687,6 +687,14 @@ static void sizes_add(struct an_sizes *s, uint32_t size)
 	s->s[s->nsizes++].n = 1;
 }
 
+/* A short transfer: granted less than the count asked. */
+static void pair_short(uint64_t *n, uint32_t *asked_max, uint32_t count)
+{
+	(*n)++;
+	if (count > *asked_max)
+		*asked_max = count;
+}
+
 static void pair_add(struct an_figs *f, const struct an_op *op)
 {
 	uint64_t h = addr_hash(addr_hash(7, &op->client), &op->server);
@@ -709,11 +717,14 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 			sizes_add(&p->read, op->count);
 		if (ok && (op->have & AN_HAVE_RCOUNT)) {
 			p->bytes_read += op->rcount;
+			if (op->rcount > p->read_granted_max)
+				p->read_granted_max = op->rcount;
 			if ((op->have & AN_HAVE_EOF) && op->eof)
 				p->read_eof++;
 			else if ((op->have & AN_HAVE_COUNT) && op->rcount < op->count &&
 				 op->vers == 3)
-				p->short_reads++;
+				pair_short(&p->short_reads, &p->short_read_asked_max,
+					   op->count);
 		}
 	} else if (op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE)) {
 		p->writes++;
@@ -722,6 +733,13 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 		if (ok)
 			p->bytes_written += (op->have & AN_HAVE_RCOUNT) ?
 					    op->rcount : op->count;
+		if (ok && (op->have & AN_HAVE_RCOUNT)) {
+			if (op->rcount > p->write_granted_max)
+				p->write_granted_max = op->rcount;
+			if ((op->have & AN_HAVE_COUNT) && op->rcount < op->count)
+				pair_short(&p->short_writes,
+					   &p->short_write_asked_max, op->count);
+		}
 		if (op->vers == 3 && (op->have & AN_HAVE_STABLE) && op->stable < 3) {
 			granted = (ok && (op->have & AN_HAVE_COMMITTED) &&
 				   op->committed < 3) ? op->committed : 3;

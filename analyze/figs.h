@@ -9,7 +9,8 @@
  *     from the first and from the last transmission, and the intervals
  *     between transmissions of retransmitted calls;
  *   - pairs (client <-> server): READ/WRITE size histograms (exact count of
- *     each requested size), bytes read/written, short reads, stable_how
+ *     each requested size), bytes read/written, short reads and writes
+ *     (granted less than asked) and the largest count granted, stable_how
  *     asked x committed granted, COMMITs;
  *   - servers: FSINFO (v3) and STATFS tsize (v2) as last seen, write
  *     verifier and its changes with their time;
@@ -107,6 +108,12 @@ struct an_pair {
 	uint64_t read_eof;
 	uint64_t stable[3][4];		/* asked x granted (3: unknown) */
 	uint64_t writes_unstable_small;	/* UNSTABLE writes < 32 KiB */
+	/* granted: READ/WRITE reply counts (answered, ok) */
+	uint64_t short_writes;		/* reply count below the asked count */
+	uint32_t read_granted_max;	/* largest READ reply count */
+	uint32_t write_granted_max;	/* largest WRITE reply count */
+	uint32_t short_read_asked_max;	/* largest count of a short READ */
+	uint32_t short_write_asked_max;	/* largest count of a short WRITE */
 };
 
 struct an_verf_change {

@@ -22,6 +22,9 @@ static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_SERVER_RESTART] = "server_restart",
 	[AN_F_ERROR_BURST] = "error_burst",
 	[AN_F_RETRANSMITS] = "retransmits",
+	[AN_F_SHORT_IO] = "short_io",
+	[AN_F_SLOW_SERVER] = "slow_server",
+	[AN_F_LATENCY_SHIFT] = "latency_shift",
 };
 
 static const char *const meanings[AN_F_NKINDS] = {
@@ -40,7 +43,9 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"again: negative lookups are not cached (lookupcache=positive/"
 		"none) or an application polls or searches a path list; check "
 		"PATH/LD_LIBRARY_PATH-like searches and lookupcache.",
-	[AN_F_COMMIT_STORM] = "The client COMMITs after (nearly) every write: "
+	[AN_F_COMMIT_STORM] = "The client COMMITs after (nearly) every write "
+		"(at a high rate, or in a phase of the run the evidence "
+		"names): "
 		"small rewrites with fsync/O_SYNC or close-to-open flushing "
 		"make every write wait for the disk; check the application's "
 		"sync pattern and the 'sync' mount option.",
@@ -64,6 +69,22 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"in the evidence say whether the server was slow (reply after "
 		"the retransmission, duplicate replies), calls or replies were "
 		"lost (incl. IP fragments) or TCP connections were re-made.",
+	[AN_F_SHORT_IO] = "The server moves fewer bytes than the client asks: "
+		"READ replies short of the count without EOF, WRITE replies "
+		"granting less than was sent.  The client must send the rest "
+		"again; the server clamps transfers (its rtmax/wtmax, or a "
+		"per-transfer limit of its file system) below the client's "
+		"rsize/wsize: lower the mount's rsize/wsize to what is "
+		"granted, or raise the server's limit.",
+	[AN_F_SLOW_SERVER] = "Operations that need no disk (NULL, GETATTR, "
+		"ACCESS, FSINFO) take long: the server (or the path to it) "
+		"adds a delay to every reply - an overloaded or swapping "
+		"server, a saturated nfsd thread pool, a slow network hop; "
+		"every application call waits for it.",
+	[AN_F_LATENCY_SHIFT] = "For a while replies took far longer than "
+		"usual: a load spike, a backup or scrub, a failover or a "
+		"network problem at that time; the evidence names the "
+		"intervals and the procedures.",
 };
 
 const char *an_find_kind_name(enum an_find_kind k)
@@ -80,16 +101,27 @@ void an_find_config_default(struct an_find_config *c)
 	c->storm_min_s = 3;
 	c->storm_gap_s = 1;
 	c->storm_share = 0.5;
+	c->storm_window_ms = 1000;
+	c->storm_burst = 10;
 	c->reval_ms = 100;
 	c->noent_repeat = 10;
 	c->commit_rate = 200;
 	c->commit_per_write = 0.5;
 	c->commit_min = 50;
+	c->commit_gap_s = 5;
 	c->error_min = 5;
 	c->error_gap_s = 5;
 	c->sync_share = 0.9;
 	c->sync_min = 20;
 	c->size_share = 90;
+	c->short_io_min = 10;
+	c->short_io_share = 0.05;
+	c->slow_ms = 10;
+	c->slow_min = 20;
+	c->shift_interval_s = 10;
+	c->shift_factor = 10;
+	c->shift_min_ms = 10;
+	c->shift_min_ops = 20;
 	c->retrans_min = 10;
 	c->retrans_share = 0.01;
 }
@@ -104,6 +136,7 @@ struct an_find *an_find_new(const struct an_find_config *cfg)
 		f->cfg = *cfg;
 	else
 		an_find_config_default(&f->cfg);
+	an_storm_setup(f);
 	f->reval = calloc(REVAL_SLOTS, sizeof(*f->reval));
 	f->noent = calloc(NOENT_SLOTS, sizeof(*f->noent));
 	f->out = calloc(AN_FIND_MAX, sizeof(*f->out));
@@ -116,8 +149,14 @@ struct an_find *an_find_new(const struct an_find_config *cfg)
 
 void an_find_free(struct an_find *f)
 {
+	uint32_t k;
+
 	if (f == NULL)
 		return;
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		free(f->subj[k].st);
+		an_slow_free(&f->subj[k]);
+	}
 	free(f->reval);
 	free(f->noent);
 	free(f->out);
@@ -226,15 +265,9 @@ static struct subj *subj_get(struct an_find *f, const struct cap_addr *a,
 	return &f->subj[i];
 }
 
-static uint32_t det_thr(const struct an_find *f, int d)
+const char *an_find_meaning(enum an_find_kind k)
 {
-	switch (d) {
-	case D_GETATTR: return f->cfg.getattr_rate;
-	case D_ACCESS: return f->cfg.access_rate;
-	case D_LOOKUP: return f->cfg.lookup_rate;
-	case D_COMMIT: return f->cfg.commit_rate;
-	default: return 1;	/* errors: any second with one */
-	}
+	return (unsigned)k < AN_F_NKINDS ? meanings[k] : "";
 }
 
 static const struct reval *reval_top(const struct an_find *f,
@@ -253,81 +286,51 @@ static const struct reval *reval_top(const struct an_find *f,
 	return best;
 }
 
+void an_find_reval_evidence(const struct an_find *f,
+			    const struct cap_addr *client,
+			    struct an_finding *o, size_t n)
+{
+	const struct reval *rv = reval_top(f, client);
+
+	if (rv == NULL || rv->fast == 0 || n >= sizeof(o->evidence))
+		return;
+	o->have_fh = true;
+	o->fh = rv->fh;
+	memcpy(o->path, rv->path, sizeof(o->path));
+	snprintf(o->evidence + n, sizeof(o->evidence) - n,
+		 "; one handle%s%s re-validated %" PRIu64
+		 " times within %u ms of the previous",
+		 rv->path[0] ? " " : "", rv->path, rv->fast, f->cfg.reval_ms);
+}
+
 /*
- * Describe the run of detector d of subject s into o (a zeroed finding).
- * False if the run does not qualify (too short, too small a share, too few
- * errors).  Pure: used when a run closes and for runs still going on.
+ * Describe the error burst of detector d of server s into o (zeroed).
+ * False if it holds too few errors.  Pure: used when a burst closes and
+ * for bursts still going on.
  */
 static bool run_describe(const struct an_find *f, const struct subj *s,
 			 int d, struct an_finding *o)
 {
-	static const enum an_find_kind storm[] = {
-		AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
-		AN_F_COMMIT_STORM };
-	static const char *const pname[] = { "GETATTR", "ACCESS", "LOOKUP",
-		"COMMIT" };
 	static const char *const ename[] = { "JUKEBOX", "STALE", "ACCES",
 		"NOSPC" };
 	const struct run *r = &s->run[d];
 	char a[64];
-	double share;
 
-	if (d <= D_COMMIT) {
-		share = r->total ? (double)r->count / (double)r->total : 0;
-		if (r->hot_secs < f->cfg.storm_min_s ||
-		    (d != D_COMMIT && share < f->cfg.storm_share))
-			return false;
-		o->kind = storm[d];
-		o->meaning = meanings[storm[d]];
-		o->have_client = true;
-		o->client = s->addr;
-		o->start_ns = r->start * 1000000000;
-		o->end_ns = (r->last_hot + 1) * 1000000000;
-		o->count = r->count;
-		o->peak_rate = r->peak;
-		snprintf(o->evidence, sizeof(o->evidence),
-			 "%s %s: %" PRIu64 " calls in %" PRId64 " s (%.0f/s avg, "
-			 "peak %u/s), %.0f%% of the client's ops",
-			 astr(&s->addr, a), pname[d], r->count,
-			 r->last_hot - r->start + 1,
-			 (double)r->count / (double)(r->last_hot - r->start + 1),
-			 r->peak, share * 100);
-		if (d == D_GETATTR) {
-			const struct reval *rv = reval_top(f, &s->addr);
-
-			if (rv && rv->fast) {
-				size_t n = strlen(o->evidence);
-
-				o->have_fh = true;
-				o->fh = rv->fh;
-				memcpy(o->path, rv->path, sizeof(o->path));
-				snprintf(o->evidence + n, sizeof(o->evidence) - n,
-					 "; one handle%s%s re-validated %" PRIu64
-					 " times within %u ms of the previous",
-					 rv->path[0] ? " " : "", rv->path, rv->fast,
-					 f->cfg.reval_ms);
-			}
-		}
-		return true;
-	}
-	if (d >= D_JUKEBOX && d <= D_NOSPC) {
-		if (r->count < f->cfg.error_min)
-			return false;
-		o->kind = AN_F_ERROR_BURST;
-		o->meaning = meanings[AN_F_ERROR_BURST];
-		o->have_server = true;
-		o->server = s->addr;
-		o->start_ns = r->start * 1000000000;
-		o->end_ns = (r->last_hot + 1) * 1000000000;
-		o->count = r->count;
-		o->peak_rate = r->peak;
-		snprintf(o->evidence, sizeof(o->evidence),
-			 "server %s: %" PRIu64 " %s errors over %" PRId64
-			 " s (peak %u/s)", astr(&s->addr, a), r->count,
-			 ename[d - D_JUKEBOX], r->last_hot - r->start + 1, r->peak);
-		return true;
-	}
-	return false;
+	if (r->count < f->cfg.error_min)
+		return false;
+	o->kind = AN_F_ERROR_BURST;
+	o->meaning = meanings[AN_F_ERROR_BURST];
+	o->have_server = true;
+	o->server = s->addr;
+	o->start_ns = r->start * 1000000000;
+	o->end_ns = (r->last_hot + 1) * 1000000000;
+	o->count = r->count;
+	o->peak_rate = r->peak;
+	snprintf(o->evidence, sizeof(o->evidence),
+		 "server %s: %" PRIu64 " %s errors over %" PRId64
+		 " s (peak %u/s)", astr(&s->addr, a), r->count,
+		 ename[d], r->last_hot - r->start + 1, r->peak);
+	return true;
 }
 
 static void run_close(struct an_find *f, struct subj *s, int d)
@@ -354,9 +357,13 @@ size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
 	for (k = 0; k < AN_FIND_SUBJECTS && n < max; k++) {
 		const struct subj *s = &f->subj[k];
 
-		if (!s->used || !s->started)
+		if (!s->used)
 			continue;
-		for (d = 0; d < D_TOTAL && n < max; d++) {
+		if (!s->is_server) {
+			n += an_storm_ongoing(f, s, out + n, max - n);
+			continue;
+		}
+		for (d = 0; s->started && d < D_N && n < max; d++) {
 			if (!s->run[d].active)
 				continue;
 			memset(&out[n], 0, sizeof(out[n]));
@@ -372,13 +379,12 @@ static void second_close(struct an_find *f, struct subj *s, int64_t t)
 	uint32_t *c = s->ring[t & (RING - 1)];
 	int d;
 
-	for (d = 0; d < D_TOTAL; d++) {
+	for (d = 0; d < D_N; d++) {
 		struct run *r = &s->run[d];
-		uint32_t gap = d <= D_COMMIT ? f->cfg.storm_gap_s :
-			       f->cfg.error_gap_s;
+		int64_t gap = f->cfg.error_gap_s;
 
-		if (c[d] >= det_thr(f, d) && c[d] > 0) {
-			if (r->active && t - r->last_hot > (int64_t)gap + 1)
+		if (c[d] > 0) {
+			if (r->active && t - r->last_hot > gap + 1)
 				run_close(f, s, d);
 			if (!r->active) {
 				memset(r, 0, sizeof(*r));
@@ -386,16 +392,13 @@ static void second_close(struct an_find *f, struct subj *s, int64_t t)
 				r->start = t;
 			}
 			r->last_hot = t;
-			r->hot_secs++;
 			if (c[d] > r->peak)
 				r->peak = c[d];
-		} else if (r->active && t - r->last_hot > (int64_t)gap) {
+		} else if (r->active && t - r->last_hot > gap) {
 			run_close(f, s, d);
 		}
-		if (r->active) {
+		if (r->active)
 			r->count += c[d];
-			r->total += c[D_TOTAL];
-		}
 	}
 	memset(c, 0, sizeof(s->ring[0]));
 }
@@ -407,7 +410,7 @@ static void subj_flush(struct an_find *f, struct subj *s)
 
 	for (t = s->head - RING + 1; t <= s->head; t++)
 		second_close(f, s, t);
-	for (d = 0; d < D_TOTAL; d++)
+	for (d = 0; d < D_N; d++)
 		run_close(f, s, d);
 }
 
@@ -522,45 +525,53 @@ static void retrans_add(struct subj *s, const struct an_op *op)
 	}
 }
 
+/* The storm count of an NFS op (C_*), or -1. */
+static int storm_kind(const struct an_op *op)
+{
+	uint32_t p = op->proc;
+
+	if (op->prog != PROG_NFS)
+		return -1;
+	if (op->vers == 3)
+		return p == NFS3_GETATTR ? C_GETATTR : p == NFS3_ACCESS ? C_ACCESS :
+		       p == NFS3_LOOKUP ? C_LOOKUP : p == NFS3_COMMIT ? C_COMMIT :
+		       p == NFS3_WRITE ? C_WRITE : -1;
+	if (op->vers == 2)
+		return p == NFS2_GETATTR ? C_GETATTR : p == NFS2_LOOKUP ? C_LOOKUP :
+		       p == NFS2_WRITE ? C_WRITE : -1;
+	return -1;
+}
+
 void an_find_add(struct an_find *f, const struct an_op *op)
 {
 	struct subj *c, *s;
-	int64_t sec = op->first_call_ns / 1000000000;
-	bool nfs = op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3);
-	uint32_t p = op->proc;
-	int d = -1;
+	int d = storm_kind(op);
 
 	c = subj_get(f, &op->client, false);
 	if (c != NULL) {
 		c->ops++;
-		subj_count(f, c, sec, D_TOTAL);
+		an_storm_count(f, c, op->first_call_ns, d);
 		if (op->retrans)
 			retrans_add(c, op);
 	}
-	if (!nfs)
-		return;
-	if (op->vers == 3) {
-		d = p == NFS3_GETATTR ? D_GETATTR : p == NFS3_ACCESS ? D_ACCESS :
-		    p == NFS3_LOOKUP ? D_LOOKUP : p == NFS3_COMMIT ? D_COMMIT : -1;
-	} else {
-		d = p == NFS2_GETATTR ? D_GETATTR : p == NFS2_LOOKUP ? D_LOOKUP : -1;
-	}
-	if (c != NULL && d >= 0)
-		subj_count(f, c, sec, d);
-	if (d == D_GETATTR && (op->have & AN_HAVE_FH))
+	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
-	if (!(op->flags & AN_OP_ANSWERED) || !(op->have & AN_HAVE_STATUS) ||
-	    op->status == 0)
+	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3) ||
+	    !(op->flags & AN_OP_ANSWERED))
 		return;
-	if (d == D_LOOKUP && op->status == NFS3ERR_NOENT &&
+	if ((s = subj_get(f, &op->server, true)) != NULL)
+		an_slow_add(f, s, c, op);
+	if (!(op->have & AN_HAVE_STATUS) || op->status == 0)
+		return;
+	if (d == C_LOOKUP && op->status == NFS3ERR_NOENT &&
 	    (op->have & (AN_HAVE_FH | AN_HAVE_NAME)) == (AN_HAVE_FH | AN_HAVE_NAME))
 		noent_add(f, op);
 	d = op->status == NFS3ERR_JUKEBOX ? D_JUKEBOX :
 	    op->status == NFS3ERR_STALE ? D_STALE :
 	    op->status == NFS3ERR_ACCES ? D_ACCES :
 	    op->status == NFS3ERR_NOSPC ? D_NOSPC : -1;
-	if (d >= 0 && (s = subj_get(f, &op->server, true)) != NULL)
-		subj_count(f, s, sec, d);
+	if (d >= 0 && s != NULL)
+		subj_count(f, s, op->first_call_ns / 1000000000, d);
 }
 
 void an_find_finish(struct an_find *f, const struct an_figs *figs,
@@ -568,8 +579,13 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 {
 	uint32_t k;
 
-	for (k = 0; k < AN_FIND_SUBJECTS; k++)
-		if (f->subj[k].used && f->subj[k].started)
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		if (!f->subj[k].used)
+			continue;
+		if (f->subj[k].started)
 			subj_flush(f, &f->subj[k]);
+		an_storm_finish(f, &f->subj[k]);
+	}
+	an_slow_finish(f, figs);
 	an_find_verdicts(f, figs, ipfrag_incomplete);
 }

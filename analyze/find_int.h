@@ -14,10 +14,8 @@
 #define NOENT_SLOTS 4096
 #define NOENT_NAME 64
 
-enum {	/* detectors per subject */
-	D_GETATTR, D_ACCESS, D_LOOKUP, D_COMMIT,		/* clients */
-	D_JUKEBOX, D_STALE, D_ACCES, D_NOSPC,			/* servers */
-	D_TOTAL, D_N
+enum {	/* error-burst detectors per server (one-second ring) */
+	D_JUKEBOX, D_STALE, D_ACCES, D_NOSPC, D_N
 };
 
 #define NFS3ERR_ACCES 13
@@ -29,16 +27,107 @@ enum {	/* detectors per subject */
 struct run {
 	bool active;
 	int64_t start, last_hot;
-	uint64_t count, total;
-	uint32_t peak, hot_secs;
+	uint64_t count;
+	uint32_t peak;
+};
+
+/*
+ * Storm windows (clients): ops counted in 10 ms buckets of their first
+ * call, with the first and last event of each timed count (microseconds
+ * into the bucket).  A bucket closes SB_HOR buckets after the newest one
+ * (the engine delivers ops a little out of order); a window is the
+ * storm_window_ms of buckets ending at the bucket that closes.  See the
+ * rule in find.h.
+ */
+#define SB_NS 10000000ll	/* bucket: 10 ms */
+#define SB_RING 512		/* buckets kept (5.12 s) */
+#define SB_HOR 256		/* a bucket closes 2.56 s after the newest */
+#define SB_WIN_MAX 250		/* longest window (2.5 s), buckets */
+
+enum {	/* counts per bucket; the first C_TIMED have event times */
+	C_GETATTR, C_ACCESS, C_LOOKUP, C_COMMIT, C_TIMED,
+	C_WRITE = C_TIMED, C_TOTAL, C_N
+};
+
+enum {	/* storm runs per client: rate storms, then COMMIT phases */
+	R_GETATTR, R_ACCESS, R_LOOKUP, R_COMMIT, R_PHASE, R_N
+};
+
+struct sbucket {
+	uint32_t n[C_N];
+	uint16_t first_us[C_TIMED], last_us[C_TIMED];
+};
+
+struct srun {
+	bool active;
+	int64_t first_b, last_hot, last_dense;	/* bucket numbers */
+	uint16_t first_us, last_us;	/* first, last event in those */
+	uint64_t n, writes, total;	/* up to last_dense */
+	uint64_t pn, pwrites, ptotal;	/* after last_dense */
+	uint32_t peak;			/* most in one window */
+};
+
+struct storms {
+	int64_t head;			/* newest bucket */
+	uint32_t wsum[C_N];		/* the window ending at the last closed */
+	uint32_t nactive;		/* runs active */
+	uint64_t commits, writes;	/* whole run so far */
+	struct srun run[R_N];
+	struct sbucket b[SB_RING];
+};
+
+/*
+ * Latency (servers): cheap ops (NULL, GETATTR, ACCESS, FSINFO) over and
+ * under slow_ms, for the server (from the last transmission) and, in the
+ * client's subject, for its view of each server (from the first); all
+ * answered ops in intervals of
+ * shift_interval_s (a histogram for the current and the previous one),
+ * each closed interval kept as its p99, op count and each procedure's
+ * slowest op.
+ */
+#define LAT_CHEAP 4
+#define LAT_VIEWS 4		/* servers per client (more: counted) */
+#define LAT_PROCS 22		/* NFSv3 procedures */
+#define LAT_RECS_MAX 16384	/* intervals kept per server */
+
+struct lat_view {		/* a client's view of a server */
+	struct cap_addr server;
+	uint64_t n, over;
+};
+
+struct lat_ivl {
+	int64_t k;			/* interval number */
+	struct hist lat;
+	uint32_t max_us[LAT_PROCS];
+};
+
+struct lat_rec {
+	int64_t k;
+	uint64_t n, p99;
+	uint32_t max_us[LAT_PROCS];
+};
+
+struct lat {
+	uint64_t cheap_n[LAT_CHEAP], cheap_over[LAT_CHEAP];
+	int64_t ivl_k, ivl_lo, ivl_hi;	/* the last op's interval */
+	bool started;
+	struct lat_ivl cur, prev;
+	struct lat_rec *rec;		/* owned */
+	uint32_t nrec, caprec;
+	uint64_t rec_dropped;
 };
 
 struct subj {
 	struct cap_addr addr;
 	bool used, is_server, started;
 	int64_t head;			/* newest second in the ring */
-	uint32_t ring[RING][D_N];
+	uint32_t ring[RING][D_N];	/* servers: errors per second */
 	struct run run[D_N];
+	struct storms *st;		/* clients: owned, made at first op */
+	struct lat *lat;		/* servers: owned, made at first op */
+	struct lat_view view[LAT_VIEWS];	/* clients: cheap ops */
+	uint32_t nview, last_view;
+	uint64_t views_dropped;
 	/* retransmit causes (clients) */
 	uint64_t ops, rx_ops, rx, slow, lost, frag, tcp, noreply;
 	int64_t rx_first, rx_last, ivl_min, ivl_max;
@@ -83,10 +172,36 @@ struct an_find {
 	struct an_finding *out;
 	size_t nout;
 	uint64_t dropped;
+	uint32_t win_b;			/* storm window, buckets */
+	uint32_t storm_need[R_PHASE];	/* calls that make a window hot */
+	uint64_t storms_lost;		/* ops not followed: no storm or
+					   latency memory */
 };
 
 /* A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k);
+/* The static meaning of kind k. */
+const char *an_find_meaning(enum an_find_kind k);
+/* Append to o->evidence (n bytes used) the handle client re-validated
+ * most often within reval_ms, if any (GETATTR storms). */
+void an_find_reval_evidence(const struct an_find *f,
+			    const struct cap_addr *client,
+			    struct an_finding *o, size_t n);
+/* storm.c: the window and thresholds from f->cfg (at an_find_new); count
+ * an op of client s (C_TOTAL, and kind c: C_* below it, or -1) at ns,
+ * closing what ends; at end of input close everything; describe runs
+ * going on. */
+void an_storm_setup(struct an_find *f);
+void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c);
+void an_storm_finish(struct an_find *f, struct subj *s);
+size_t an_storm_ongoing(const struct an_find *f, const struct subj *s,
+			struct an_finding *out, size_t max);
+/* slow.c: an answered NFS op of server s; at end of input the slow
+ * server and latency shift findings; free s's latency memory. */
+void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
+		 const struct an_op *op);
+void an_slow_finish(struct an_find *f, const struct an_figs *figs);
+void an_slow_free(struct subj *s);
 /* Address text into b (64 bytes). */
 const char *an_find_astr(const struct cap_addr *a, char *b);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit

@@ -23,6 +23,47 @@ static const char *hsize(uint32_t v, char *b, size_t n)
 	return b;
 }
 
+/* Calls of s asking more than v bytes. */
+static uint64_t sizes_above(const struct an_sizes *s, uint32_t v)
+{
+	uint64_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < s->nsizes; k++)
+		if (s->s[k].size > v)
+			n += s->s[k].n;
+	return n;
+}
+
+/*
+ * The verdict from what was granted: the server answered transfers with
+ * less than asked (READs short, not at EOF; WRITE counts below the count
+ * sent) and never granted as much as the client asked.  Appends to buf
+ * (o bytes used); false (nothing written) if the replies show no clamp.
+ */
+static bool clamp_verdict(const struct an_pair *p, bool write, uint32_t lim,
+			  const char *limname, char *buf, size_t o, size_t n)
+{
+	const struct an_sizes *s = write ? &p->write : &p->read;
+	uint64_t nshort = write ? p->short_writes : p->short_reads;
+	uint32_t granted = write ? p->write_granted_max : p->read_granted_max;
+	uint64_t above;
+	char b1[32], b2[32], b3[32];
+
+	if (nshort == 0 || granted >= s->max)
+		return false;
+	above = sizes_above(s, granted);
+	snprintf(buf + o, n - o, "; the client asks %s, the server grants %s: "
+		 "the server clamps %s transfer above %s (%" PRIu64 " of the %"
+		 PRIu64 " %ss above it came back short%s)%s%s%s%s",
+		 hsize(s->max, b1, sizeof(b1)), hsize(granted, b2, sizeof(b2)),
+		 nshort >= above ? "every" : "some", b2, nshort, above,
+		 write ? "WRITE" : "READ", write ? "" : ", not at EOF",
+		 lim ? "; it advertises " : "", lim ? limname : "",
+		 lim ? " " : "", lim ? hsize(lim, b3, sizeof(b3)) : "");
+	return true;
+}
+
 bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		     bool write, uint32_t share_pct, char *buf, size_t n)
 {
@@ -59,6 +100,8 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		lim = srv->tsize;
 		limname = "tsize (STATFS)";
 	}
+	if (clamp_verdict(p, write, lim, limname, buf, o, n))
+		return false;	/* a clamp: the short_io finding */
 	if (lim == 0) {
 		snprintf(buf + o, n - o, "; the server's limit is unknown (no "
 			 "FSINFO/STATFS reply in the capture: it is sent at "
@@ -87,14 +130,58 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 			 "application's I/O size is the limit", limname, lim,
 			 knob, s->max);
 	} else {
-		snprintf(buf + o, n - o, "; server advertises %s %u but "
-			 "transfers of %u were seen (the limit changed, or "
-			 "another export)", limname, lim, s->max);
+		snprintf(buf + o, n - o, "; server advertises %s %u but the "
+			 "client asks up to %u (the limit changed, or another "
+			 "export); replies granted at most %u, %" PRIu64
+			 " short", limname, lim, s->max,
+			 write ? p->write_granted_max : p->read_granted_max,
+			 write ? p->short_writes : p->short_reads);
 	}
 	return capped;
 }
 
 /* ------------------------------------------------------------ finish -- */
+
+/* Short transfers of pair p: enough of them to say so. */
+static void find_short_io(struct an_find *f, const struct an_pair *p,
+			  const struct an_server *srv)
+{
+	uint64_t nshort = p->short_reads + p->short_writes;
+	struct an_finding *o;
+	char a[64], b[64];
+	size_t n;
+
+	if (nshort == 0 || nshort < f->cfg.short_io_min ||
+	    (double)nshort < f->cfg.short_io_share * (double)(p->reads + p->writes))
+		return;
+	if ((o = emit(f, AN_F_SHORT_IO)) == NULL)
+		return;
+	o->have_client = o->have_server = true;
+	o->client = p->client;
+	o->server = p->server;
+	o->count = nshort;
+	n = (size_t)snprintf(o->evidence, sizeof(o->evidence), "%s -> %s:",
+			     astr(&p->client, a), astr(&p->server, b));
+	if (p->reads && n < sizeof(o->evidence))
+		n += (size_t)snprintf(o->evidence + n, sizeof(o->evidence) - n,
+			 " %" PRIu64 " of %" PRIu64 " READs short, not at EOF "
+			 "(asked up to %u, granted at most %u; %" PRIu64
+			 " at EOF);", p->short_reads, p->reads,
+			 p->short_read_asked_max, p->read_granted_max,
+			 p->read_eof);
+	if (p->writes && n < sizeof(o->evidence))
+		n += (size_t)snprintf(o->evidence + n, sizeof(o->evidence) - n,
+			 " %" PRIu64 " of %" PRIu64 " WRITEs short (asked up "
+			 "to %u, granted at most %u);", p->short_writes,
+			 p->writes, p->short_write_asked_max,
+			 p->write_granted_max);
+	if (n < sizeof(o->evidence) && o->evidence[n - 1] == ';')
+		o->evidence[--n] = '\0';
+	if (srv && srv->have_fsinfo && n < sizeof(o->evidence))
+		snprintf(o->evidence + n, sizeof(o->evidence) - n,
+			 "; the server advertises rtmax %u wtmax %u",
+			 srv->rtmax, srv->wtmax);
+}
 
 static void find_pairs(struct an_find *f, const struct an_figs *figs)
 {
@@ -125,6 +212,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			o->count = w ? p->write.total : p->read.total;
 			snprintf(o->evidence, sizeof(o->evidence), "%s", v);
 		}
+		find_short_io(f, p, srv);
 		if (unst >= f->cfg.sync_min &&
 		    (double)p->stable[0][2] >= f->cfg.sync_share * (double)unst &&
 		    (o = emit(f, AN_F_SYNC_EXPORT)) != NULL) {
@@ -138,23 +226,6 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 				 " COMMITs", astr(&p->client, a),
 				 astr(&p->server, b), p->stable[0][2], unst,
 				 p->commits);
-		}
-		if (p->commits >= f->cfg.commit_min && p->writes &&
-		    (double)p->commits >= f->cfg.commit_per_write *
-					  (double)p->writes &&
-		    (o = emit(f, AN_F_COMMIT_STORM)) != NULL) {
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = p->commits;
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "%s -> %s: %" PRIu64 " COMMITs for %" PRIu64
-				 " WRITEs (%.2f per WRITE), %" PRIu64 " of the "
-				 "WRITEs UNSTABLE and below 32k",
-				 astr(&p->client, a), astr(&p->server, b),
-				 p->commits, p->writes,
-				 (double)p->commits / (double)p->writes,
-				 p->writes_unstable_small);
 		}
 	}
 }

@@ -350,11 +350,11 @@ static void text_sizes(const struct rep *r)
 			continue;
 		fprintf(r->out, "%s -> %s: %" PRIu64 " READs (%" PRIu64 " bytes, "
 			"%" PRIu64 " short, %" PRIu64 " at EOF), %" PRIu64
-			" WRITEs (%" PRIu64 " bytes)\n",
+			" WRITEs (%" PRIu64 " bytes, %" PRIu64 " short)\n",
 			cap_addr_str(&p->client, a, sizeof(a)),
 			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
 			p->bytes_read, p->short_reads, p->read_eof, p->writes,
-			p->bytes_written);
+			p->bytes_written, p->short_writes);
 		if (p->read.total) {
 			text_sizes_line(r->out, "READ", &p->read);
 			an_size_verdict(p, s, false, r->size_share, v, sizeof(v));
@@ -488,8 +488,14 @@ static void text_findings(const struct rep *r)
 		putc('\n', r->out);
 		if (f->start_ns)
 			fprintf(r->out, "  from %.6f to %.6f, count %" PRIu64
-				", peak %.0f/s\n", (double)f->start_ns / 1e9,
-				(double)f->end_ns / 1e9, f->count, f->peak_rate);
+				"%s", (double)f->start_ns / 1e9,
+				(double)f->end_ns / 1e9, f->count,
+				f->peak_rate > 0 ? "" : "\n");
+		if (f->start_ns && f->peak_rate > 0 && f->avg_rate > 0)
+			fprintf(r->out, ", peak %.0f/s, avg %.0f/s\n",
+				f->peak_rate, f->avg_rate);
+		else if (f->start_ns && f->peak_rate > 0)
+			fprintf(r->out, ", peak %.0f/s\n", f->peak_rate);
 		fputs("  ", r->out);
 		ui_esc_put(r->out, f->meaning, strlen(f->meaning), NULL);
 		putc('\n', r->out);
@@ -635,10 +641,16 @@ static const struct {
 #define D(f, lo, hi) { #f, offsetof(struct an_find_config, f), true, lo, hi }
 	U(getattr_rate, 1, 1e9), U(access_rate, 1, 1e9), U(lookup_rate, 1, 1e9),
 	U(storm_min_s, 1, 86400), U(storm_gap_s, 0, 3600), D(storm_share, 0, 1),
+	U(storm_window_ms, 10, 2500), U(storm_burst, 1, 1000),
 	U(reval_ms, 1, 3600000), U(noent_repeat, 1, 1e9), U(commit_rate, 1, 1e9),
-	D(commit_per_write, 0, 1e6), U(commit_min, 1, 1e9), U(error_min, 1, 1e9),
+	D(commit_per_write, 0, 1e6), U(commit_min, 1, 1e9),
+	U(commit_gap_s, 0, 3600), U(error_min, 1, 1e9),
 	U(error_gap_s, 0, 3600), D(sync_share, 0, 1), U(sync_min, 1, 1e9),
-	U(size_share, 1, 100), U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
+	U(size_share, 1, 100), U(short_io_min, 1, 1e9), D(short_io_share, 0, 1),
+	U(slow_ms, 1, 3600000), U(slow_min, 1, 1e9),
+	U(shift_interval_s, 1, 86400), D(shift_factor, 1, 1e6),
+	U(shift_min_ms, 0, 3600000), U(shift_min_ops, 1, 1e9),
+	U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
 #undef U
 #undef D
 };

@@ -144,6 +144,9 @@ static void j_pairs(struct jw *w, const struct rep *r)
 		jw_u64(w, "bytes_written", p->bytes_written);
 		jw_u64(w, "short_reads", p->short_reads);
 		jw_u64(w, "reads_at_eof", p->read_eof);
+		jw_u64(w, "short_writes", p->short_writes);
+		jw_u64(w, "read_granted_max", p->read_granted_max);
+		jw_u64(w, "write_granted_max", p->write_granted_max);
 		j_sizes(w, "read_sizes", &p->read);
 		j_sizes(w, "write_sizes", &p->write);
 		jw_obj(w, "stable_asked_granted");
@@ -242,6 +245,7 @@ static void j_findings(struct jw *w, const struct rep *r)
 		}
 		jw_u64(w, "count", f->count);
 		jw_dbl(w, "peak_rate", f->peak_rate, 1);
+		jw_dbl(w, "avg_rate", f->avg_rate, 1);
 		jw_str(w, "evidence", f->evidence);
 		jw_str(w, "meaning", f->meaning);
 		jw_end_obj(w);
@@ -510,6 +514,29 @@ static void csv_writes(const struct rep *r)
 	}
 }
 
+static void csv_shortio(const struct rep *r)
+{
+	uint32_t k;
+	char a[64], b[64];
+
+	fputs("client,server,reads,short_reads,reads_at_eof,read_asked_max,"
+	      "read_granted_max,writes,short_writes,write_asked_max,"
+	      "write_granted_max\n", r->out);
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+
+		if (p->reads == 0 && p->writes == 0)
+			continue;
+		fprintf(r->out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,"
+			"%" PRIu64 ",%" PRIu64 ",%u,%u\n",
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
+			p->short_reads, p->read_eof, p->read.max,
+			p->read_granted_max, p->writes, p->short_writes,
+			p->write.max, p->write_granted_max);
+	}
+}
+
 static void csv_retrans(const struct rep *r)
 {
 	uint32_t n, k;
@@ -539,7 +566,8 @@ static void csv_findings(const struct rep *r)
 	size_t k;
 	char a[64], b[64];
 
-	fputs("kind,start,end,client,server,path,count,peak_rate,evidence\n",
+	fputs("kind,start,end,client,server,path,count,peak_rate,avg_rate,"
+	      "evidence\n",
 	      r->out);
 	for (k = 0; k < an_find_count(r->find); k++) {
 		const struct an_finding *f = an_find_get(r->find, k);
@@ -549,7 +577,8 @@ static void csv_findings(const struct rep *r)
 			f->have_client ? cap_addr_str(&f->client, a, sizeof(a)) : "",
 			f->have_server ? cap_addr_str(&f->server, b, sizeof(b)) : "");
 		csv_str(r->out, f->path, false);
-		fprintf(r->out, "%" PRIu64 ",%.1f,", f->count, f->peak_rate);
+		fprintf(r->out, "%" PRIu64 ",%.1f,%.1f,", f->count, f->peak_rate,
+			f->avg_rate);
 		csv_str(r->out, f->evidence, true);
 	}
 }
@@ -610,7 +639,8 @@ int rep_csv(const struct rep *r, const char *table)
 		void (*fn)(const struct rep *);
 	} tables[] = {
 		{ "ops", csv_ops }, { "sizes", csv_sizes },
-		{ "writes", csv_writes }, { "retrans", csv_retrans },
+		{ "writes", csv_writes }, { "shortio", csv_shortio },
+		{ "retrans", csv_retrans },
 		{ "findings", csv_findings }, { "servers", csv_servers },
 		{ "intervals", csv_intervals }, { "drops", csv_drops },
 	};

@@ -49,6 +49,16 @@ def run(name, gen_args, rep_args=()):
     return truth, json.loads(out)
 
 
+def report(pcap, rep_args=()):
+    return json.loads(subprocess.run([NFSCOPE, "report", "-r", pcap, "--json"] +
+                                     list(rep_args), check=True,
+                                     stdout=subprocess.PIPE).stdout)
+
+
+def near(got, want, what, tol=0.051):
+    check(abs(got - want) <= tol, "%s: got %r, want %r" % (what, got, want))
+
+
 def nearest_rank(vals, p):
     v = sorted(vals)
     r = max(1, math.ceil(p / 100.0 * len(v)))
@@ -261,7 +271,8 @@ def t_writes(sync):
 
 # ------------------------------------------------------------ storms --
 def t_storm(kind, proc, rate, extra=(), rep_args=(), dur=3):
-    truth, rep = run(kind + "-%d" % rate, ["--scenario", kind, "--rate", str(rate),
+    truth, rep = run(kind + "-%d" % rate + ("" if dur == 3 else "-%g" % dur),
+                     ["--scenario", kind, "--rate", str(rate),
                      "--duration", str(dur), "--clients", "3", "--servers", "1",
                      "--seed", "9"] + list(extra), rep_args)
     tag = "%s/%d" % (kind, rate)
@@ -274,10 +285,12 @@ def t_storm(kind, proc, rate, extra=(), rep_args=(), dur=3):
     eq(len(got), 1, tag + " storm for client 1")
     if got:
         f = got[0]
+        exp = storm_expect([o["first_call_ns"] for o in ops])
         eq(f["count"], len(ops), tag + " count")
-        eq(f["peak_rate"], max(sec.values()), tag + " peak rate")
-        eq(f["start"], "%d.000000000" % (first // 10**9), tag + " start")
-        eq(f["end"], "%d.000000000" % (max(sec) + 1), tag + " end")
+        near(f["peak_rate"], exp["peak"], tag + " peak rate")
+        near(f["avg_rate"], exp["avg"], tag + " average rate over the real span")
+        eq(f["start"], exp["start"], tag + " start (first call)")
+        eq(f["end"], exp["end"], tag + " end (last call)")
         if proc == 1:
             fast = sum(1 for a, b in zip(ops, ops[1:]) if b["first_call_ns"] -
                        a["first_call_ns"] <= 100000000)
@@ -285,18 +298,200 @@ def t_storm(kind, proc, rate, extra=(), rep_args=(), dur=3):
                   tag + " re-validation evidence: " + f["evidence"])
             eq(f["fh"], ops[0]["fh"], tag + " storm handle")
     for c in ("10.0.0.2", "10.0.0.3"):
-        eq(find(rep, fk, client=c), [], "%s near-storm %s must not fire" % (tag, c))
+        # the rate detector (COMMIT phases: t_commit_storm)
+        eq([f for f in find(rep, fk, client=c) if f["peak_rate"] > 0], [],
+           "%s near-storm %s must not fire" % (tag, c))
     return truth, rep
 
 
+def us_time(ns):
+    ns = ns // 1000 * 1000      # storm times are kept to the microsecond
+    return "%d.%09d" % (ns // 10**9, ns % 10**9)
+
+
+def storm_expect(times, window_ms=1000):
+    """A storm made of every call in `times` (all in one storm, by the
+    scenario's design): its start, end, average rate over the real span
+    ((n - 1) / (last - first), times to the microsecond) and its peak: the
+    most calls in a window of window_ms ending at a 10 ms bucket, per
+    second, at least the average (doc/report.md)."""
+    us = sorted(t // 1000 for t in times)
+    n, span = len(us), max(us[-1] - us[0], 1)
+    avg = (n - 1) * 1e6 / span
+    per = Counter(t // 10 ** 7 for t in times)
+    wb = window_ms // 10
+    peak = 0
+    for b in range(min(per), max(per) + 1):
+        peak = max(peak, sum(per.get(k, 0) for k in range(b - wb + 1, b + 1)))
+    peak = max(peak * 1000.0 / window_ms, avg)
+    return {"start": us_time(us[0] * 1000), "end": us_time(us[-1] * 1000),
+            "avg": round(avg, 1), "peak": round(peak, 1), "rate": avg}
+
+
+def t_burst():
+    # a GETATTR burst at storm_burst x getattr_rate (5000/s) for 0.5 s fires
+    # though it is far shorter than storm_min_s; client 2 at 4999/s for
+    # 2.5 s (under both the burst rate and the 3 s) must not
+    truth, rep = t_storm("getattr-storm", 1, 5000, dur=0.5)
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False)):
+        t = [o["first_call_ns"] for o in truth if o["client"] == c and o["proc"] == 1]
+        rate = storm_expect(t)["rate"]
+        check((rate >= 5000) == fire, "burst %s: the generator's rate %.3f/s is %s "
+              "5000/s" % (c, rate, "at or above" if fire else "below"))
+        check(max(t) - min(t) < 3 * 10**9, "burst %s lasts under 3 s" % c)
+    # the same burst with storm_burst moved above it: no storm
+    rep = report(os.path.join(TMP, "getattr-storm-5000-0.5.pcap"),
+                 ["--threshold", "storm_burst=11"])
+    eq(find(rep, "getattr_storm"), [], "burst: storm_burst=11 (5500/s) does not fire")
+
+
 def t_commit_storm():
+    # COMMIT ratio findings are phases now (windows whose COMMITs reach 0.5
+    # per WRITE, then >= 50 COMMITs and >= 0.5 over the phase).  Client 2
+    # writes 2 WRITEs per COMMIT throughout, plus one lone WRITE after its
+    # last COMMIT: its whole run (0.49975) was the old near-miss, but its
+    # phase, up to the last COMMIT, is exactly 0.5 and fires.  The ratio
+    # boundaries are checked by t_commit_phase.
     truth, rep = t_storm("commit-storm", 21, 200, ["--repeat", "49"])
     for c in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
-        w = sum(1 for o in truth if o["client"] == c and o["proc"] == 7)
         n = sum(1 for o in truth if o["client"] == c and o["proc"] == 21)
         ratio = [f for f in find(rep, "commit_storm", client=c) if f["peak_rate"] == 0]
-        fire = n >= 50 and n >= 0.5 * w
-        eq(len(ratio), 1 if fire else 0, "commit ratio %s (%d/%d)" % (c, n, w))
+        fire = n >= 50
+        eq(len(ratio), 1 if fire else 0, "commit phase %s (%d COMMITs)" % (c, n))
+        if fire and ratio:
+            eq(ratio[0]["count"], n, "commit phase %s: every COMMIT" % c)
+
+
+def t_commit_phase():
+    # a phase of COMMITs inside a longer run of plain WRITEs (whole-run
+    # ratio ~0.07): found, with its real span; one COMMIT short of
+    # commit_min, or 10 COMMITs per 21 WRITEs, not found; exactly 2 WRITEs
+    # per COMMIT (0.5) found
+    truth, rep = run("commit-phase", ["--scenario", "commit-phase", "--rate", "100",
+                                      "--repeat", "50", "--clients", "4", "--servers",
+                                      "1", "--seed", "3"])
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False), ("10.0.0.3", False),
+                    ("10.0.0.4", True)):
+        tag = "commit-phase %s" % c
+        mine = [o for o in truth if o["client"] == c]
+        cs = [o for o in mine if o["proc"] == 21]
+        t0, t1 = min(o["first_call_ns"] for o in cs), max(o["first_call_ns"] for o in cs)
+        ws = [o for o in mine if o["proc"] == 7 and t0 - 10**7 <= o["first_call_ns"] <= t1]
+        allw = sum(1 for o in mine if o["proc"] == 7)
+        check(len(cs) < 0.1 * allw, tag + ": the whole run is far under 0.5")
+        got = find(rep, "commit_storm", client=c)
+        eq(len(got), 1 if fire else 0, tag + " (%d COMMITs, %d WRITEs in the phase)"
+           % (len(cs), len(ws)))
+        if fire and got:
+            f = got[0]
+            eq(f["count"], len(cs), tag + " COMMITs")
+            eq(f["start"], us_time(t0), tag + " start (first COMMIT)")
+            eq(f["end"], us_time(t1), tag + " end (last COMMIT)")
+            check("%d COMMITs for %d WRITEs" % (len(cs), len(ws)) in f["evidence"],
+                  tag + " evidence: " + f["evidence"])
+    truth, rep = run("commit-phase-49", ["--scenario", "commit-phase", "--rate", "100",
+                                         "--repeat", "50", "--clients", "4", "--servers",
+                                         "1", "--seed", "3"], ["--threshold", "commit_min=49"])
+    eq(len(find(rep, "commit_storm", client="10.0.0.2")), 1,
+       "commit-phase: commit_min=49 finds client 2's 49")
+
+
+def t_short_io():
+    # a client asking 64k of a server advertising and granting 8k: READs
+    # short (not at EOF), WRITE replies counting 8k; READs short at EOF are
+    # not short; 9 short READs (short_io_min - 1) no finding, 10 one
+    truth, rep = run("short-io", ["--scenario", "short-io", "--count", "100", "--size",
+                                  "65536", "--repeat", "10", "--server-rtmax", "8192",
+                                  "--clients", "4", "--servers", "1", "--seed", "3"])
+    pairs = {p["client"]: p for p in rep["pairs"]}
+    csv = subprocess.run([NFSCOPE, "report", "-r", os.path.join(TMP, "short-io.pcap"),
+                          "--csv", "shortio"], check=True,
+                         stdout=subprocess.PIPE).stdout.decode().splitlines()
+    rows = {l.split(",")[0]: l.split(",") for l in csv[1:]}
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False), ("10.0.0.3", False),
+                    ("10.0.0.4", True)):
+        tag = "short-io %s" % c
+        rd = [o for o in truth if o["client"] == c and o["proc"] == 6]
+        wr = [o for o in truth if o["client"] == c and o["proc"] == 7]
+        sr = [o for o in rd if o["rcount"] < o["count"] and not o["eof"]]
+        sw = [o for o in wr if o["rcount"] < o["count"]]
+        eofs = sum(1 for o in rd if o["eof"])
+        p = pairs[c]
+        eq(p["short_reads"], len(sr), tag + " short READs")
+        eq(p["short_writes"], len(sw), tag + " short WRITEs")
+        eq(p["reads_at_eof"], eofs, tag + " READs at EOF")
+        eq(p["read_granted_max"], max(o["rcount"] for o in rd), tag + " READ granted")
+        if wr:
+            eq(p["write_granted_max"], max(o["rcount"] for o in wr), tag + " WRITE granted")
+        eq(rows[c][2:7], [str(len(rd)), str(len(sr)), str(eofs),
+                          str(max(o["count"] for o in rd)),
+                          str(max(o["rcount"] for o in rd))], tag + " csv shortio")
+        got = find(rep, "short_io", client=c)
+        eq(len(got), 1 if fire else 0, tag + " short_io finding (%d short)"
+           % (len(sr) + len(sw)))
+        if got:
+            eq(got[0]["count"], len(sr) + len(sw), tag + " finding count")
+            check("%d of %d READs short, not at EOF (asked up to 65536, granted at most 8192"
+                  % (len(sr), len(rd)) in got[0]["evidence"], tag + " evidence: " +
+                  got[0]["evidence"])
+        if sr:
+            want = ("the client asks 64k, the server grants 8k: the server clamps every "
+                    "transfer above 8k (%d of the %d READs above it came back short, not "
+                    "at EOF); it advertises rtmax 8k" %
+                    (len(sr), sum(1 for o in rd if o["count"] > 8192)))
+            check(want in p["read_verdict"], tag + " READ verdict: " + p["read_verdict"])
+            eq(p["read_capped"], False, tag + " a clamp is not a cap")
+        if sw:
+            check("the client asks 64k, the server grants 8k: the server clamps every "
+                  "transfer above 8k (%d of the %d WRITEs above it came back short)" %
+                  (len(sw), len(wr)) in p["write_verdict"], tag + " WRITE verdict: " +
+                  p["write_verdict"])
+    check(pairs["10.0.0.2"]["short_reads"] == 0 and
+          "replies granted at most 4096, 0 short" in pairs["10.0.0.2"]["read_verdict"],
+          "short-io: READs at EOF are not short: " + pairs["10.0.0.2"]["read_verdict"])
+
+
+def t_slow_server():
+    # cheap ops answered after 11 ms (slow_ms 10 + 1) and 9 ms (- 1): the
+    # first server is slow, the second not; server 3's interval at 21 ms
+    # (>= 10 x its 2 ms baseline) is a latency shift, the one at 19 ms not
+    truth, rep = run("slow-server", ["--scenario", "slow-server", "--count", "40",
+                                     "--delay-us", "11000", "--clients", "2",
+                                     "--servers", "3", "--seed", "3"])
+    for sv in ("10.1.0.1", "10.1.0.2", "10.1.0.3"):
+        ops = [o for o in truth if o["server"] == sv and o["proc"] in (0, 1, 4, 19)]
+        over = sum(1 for o in ops if lat_last(o) > 10**7)
+        fire = len(ops) >= 20 and nearest_rank([lat_last(o) for o in ops], 50) > 10**7
+        got = [f for f in find(rep, "slow_server", server=sv) if "client" not in f]
+        eq(len(got), 1 if fire else 0, "slow-server %s (%d of %d over 10 ms)"
+           % (sv, over, len(ops)))
+        if got:
+            eq(got[0]["count"], over, "slow-server %s count" % sv)
+            check("%d of %d cheap ops" % (over, len(ops)) in got[0]["evidence"],
+                  "slow-server evidence: " + got[0]["evidence"])
+            for c in sorted(set(o["client"] for o in ops)):
+                mine = [o for o in ops if o["client"] == c]
+                check("%s waits over 10 ms for %d of %d" %
+                      (c, sum(1 for o in mine if lat(o) > 10**7), len(mine))
+                      in got[0]["evidence"], "slow-server client view " + c)
+    # the latency shift, from the generator's latencies per 10 s interval
+    ivl = defaultdict(list)
+    for o in truth:
+        if o["server"] == "10.1.0.3":
+            ivl[o["first_call_ns"] // 10**10].append(lat_last(o))
+    p99 = {k: nearest_rank(v, 99) for k, v in ivl.items() if len(v) >= 20}
+    base = sorted(p99.values())[(len(p99) + 1) // 2 - 1]
+    want = sorted(k for k, v in p99.items() if v >= 10 * base and v >= 10**7)
+    check(len(want) == 1 and len(p99) == 8, "slow-server: one shifted interval of 8")
+    got = find(rep, "latency_shift", server="10.1.0.3")
+    eq([int(f["start"].split(".")[0]) // 10 for f in got], want, "latency_shift intervals")
+    if got and want:
+        eq(got[0]["count"], len(ivl[want[0]]), "latency_shift ops")
+        check("baseline p99 %.3f ms" % (base / 1e6) in got[0]["evidence"] or
+              abs(float(got[0]["evidence"].split("baseline p99 ")[1].split(" ")[0]) -
+                  base / 1e6) <= base / 256e6 + 0.001,
+              "latency_shift baseline: " + got[0]["evidence"])
+    eq(len(find(rep, "latency_shift")), 1, "latency_shift: no other")
 
 
 def t_noent():
@@ -355,6 +550,10 @@ def main():
     t_storm("access-storm", 4, 500)
     t_storm("lookup-storm", 3, 500)
     t_commit_storm()
+    t_burst()
+    t_commit_phase()
+    t_short_io()
+    t_slow_server()
     t_noent()
     for st, nm in ((10008, "JUKEBOX"), (70, "STALE"), (13, "ACCES"), (28, "NOSPC")):
         t_errors(st, nm)

@@ -440,12 +440,80 @@ static void test_find_many_clients(void)
 	an_figs_free(figs);
 }
 
+/*
+ * A storm delivered out of order, as the engine does (answered ops leave
+ * a few seconds after their reply, so a slow reply's op comes after later
+ * ones): 3000 GETATTRs at 1000/s, each delivered up to 1.5 s late.  One
+ * storm with every call, starting and ending at the first and last call
+ * (to the microsecond), its average rate (n - 1) / span.
+ */
+static void test_find_storm_late(void)
+{
+	enum { N = 3000 };
+	static int64_t t[N];
+	struct an_figs *figs = an_figs_new(NULL);
+	struct an_find *f = an_find_new(NULL);
+	uint32_t lcg = 12345;
+	struct an_op op;
+	size_t k, n, storms = 0;
+	int i, j;
+
+	if (figs == NULL || f == NULL) {
+		CHECK(!"out of memory");
+		return;
+	}
+	for (i = 0; i < N; i++)
+		t[i] = 10000000000LL + 500123 + (int64_t)i * 1000000;
+	/* a delivery order: each op moved up to 1500 places later */
+	for (i = 0; i < N; i++) {
+		int64_t x;
+
+		lcg = lcg * 1103515245u + 12345u;
+		j = i + (int)((lcg >> 8) % 1500);
+		if (j >= N)
+			continue;
+		x = t[i];
+		memmove(&t[i], &t[i + 1], (size_t)(j - i) * sizeof(t[0]));
+		t[j] = x;
+	}
+	memset(&op, 0, sizeof(op));
+	op.prog = PROG_NFS;
+	op.vers = 3;
+	op.proc = NFS3_GETATTR;
+	op.flags = AN_OP_ANSWERED;
+	op.client = A(7);
+	op.server = A(1);
+	for (i = 0; i < N; i++) {
+		op.first_call_ns = op.last_call_ns = t[i];
+		op.reply_ns = t[i] + 100000;
+		op.lat_first_ns = op.lat_last_ns = 100000;
+		an_find_add(f, &op);
+	}
+	an_find_finish(f, figs, 0);
+	n = an_find_count(f);
+	for (k = 0; k < n; k++) {
+		const struct an_finding *g = an_find_get(f, k);
+
+		if (g->kind != AN_F_GETATTR_STORM)
+			continue;
+		storms++;
+		CHECK(g->count == N);
+		CHECK(g->start_ns == 10000000000LL + 500000);
+		CHECK(g->end_ns == 10000000000LL + 500000 + (int64_t)(N - 1) * 1000000);
+		CHECK(g->avg_rate > 999.999 && g->avg_rate < 1000.001);
+	}
+	CHECK(storms == 1);
+	an_find_free(f);
+	an_figs_free(figs);
+}
+
 int main(void)
 {
 	test_scenario();
 	test_hist();
 	test_hist_merges();
 	test_find_many_clients();
+	test_find_storm_late();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
 	else

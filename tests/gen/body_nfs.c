@@ -651,10 +651,14 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 			ok = xdr_nfspath3(x, &path);
 		} else if (op->proc == 6) {
 			uint32_t cnt = op->full_read || rnd(4) ? op->count : rnd(op->count + 1);
-			bool_t eof = !op->full_read && (cnt < op->count || rnd(8) == 0);
-			u_int dl = cnt;
+			bool_t eof = op->read_eof ||
+				     (!op->full_read && (cnt < op->count || rnd(8) == 0));
+			u_int dl;
 			char *dp = (char *)data_pattern;
 
+			if (op->grant && cnt > op->grant)
+				cnt = op->grant;
+			dl = cnt;
 			op->o_rcount = cnt;
 			op->o_eof = eof;
 			jb_u64(j, "count", cnt);
@@ -742,7 +746,7 @@ bool nfs3_reply(XDR *x, struct jb *j, struct op *op)
 		j_wcc(j, "wcc", &w);
 		ok = ok && xdr_wcc_data(x, &w);
 		if (st == 0 && ok) {
-			uint32_t cnt = op->count;
+			uint32_t cnt = op->grant && op->count > op->grant ? op->grant : op->count;
 			stable_how c = op->want_committed ? (stable_how)(op->want_committed - 1)
 							  : (stable_how)rnd(3);
 			char verf[8];

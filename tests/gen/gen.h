@@ -97,6 +97,8 @@ struct op {
 	const char *verf;	/* WRITE/COMMIT write verifier (8 bytes) */
 	uint32_t rtmax, wtmax;	/* FSINFO advertises these (rtpref = rtmax) */
 	bool full_read;		/* READ reply: count as asked, eof false */
+	uint32_t grant;		/* READ/WRITE reply count at most this (0: any) */
+	bool read_eof;		/* READ reply: eof true */
 	/* what the NFSv3 body encoder chose (for --ops-truth) */
 	bool o_set;		/* the fields below are valid */
 	bool o_have_status, o_have_rw, o_have_write, o_eof;

@@ -448,6 +448,170 @@ static void s_errors(void)
 	}
 }
 
+/* One WRITE (4 KiB UNSTABLE) or COMMIT of client c on its handle. */
+static void phase_op(uint32_t c, uint32_t proc, uint64_t k)
+{
+	uint8_t fh[32];
+	struct xop x;
+
+	fh_of(fh, c, 77);
+	base(&x, c, 0, proc);
+	x.op.fh = fh;
+	x.op.fh_len = 32;
+	x.op.verf = "VERF-ONE";
+	x.op.set_offset = true;
+	x.delay_ns = 100000;
+	if (proc == NFS3_WRITE) {
+		x.op.count = 4096;
+		x.op.offset = k * 4096;
+		x.op.want_stable = 1 + S_UNSTABLE;
+		x.op.want_committed = 1 + S_UNSTABLE;
+	}
+	xop_run(&x);
+}
+
+/* UNSTABLE WRITEs of client c at `rate`/s for `secs` s from t0. */
+static void phase_writes(uint32_t c, double rate, double secs, int64_t t0)
+{
+	uint64_t n = (uint64_t)(rate * secs + 0.5);
+
+	for (uint64_t k = 0; k < n; k++) {
+		at(t0 + (int64_t)((double)k * 1e9 / rate) + 1000);
+		phase_op(c, NFS3_WRITE, k);
+	}
+}
+
+/* commit-phase: each client writes at --rate for 3 s, then (100 ms later)
+ * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s.
+ * The phase: client 0 --repeat WRITE+COMMIT pairs (fires); client 1
+ * --repeat - 1 pairs (one COMMIT short of commit_min); client 2 --repeat
+ * COMMITs after two WRITEs each plus one more WRITE every 10th (10 per
+ * 21, under 0.5); client 3 --repeat COMMITs after exactly two WRITEs each
+ * (0.5: fires).  Clients one after another, 2 s apart. */
+static void s_commit_phase(void)
+{
+	int64_t t0;
+
+	for (uint32_t c = 0; c < 4 && c < so->clients; c++) {
+		uint32_t n = so->repeat - (c == 1);
+
+		t0 = (net_now / 1000000000 + 2) * 1000000000;
+		phase_writes(c, so->rate, 3, t0);
+		t0 = net_now + 100000000;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t w = c == 0 || c == 1 ? 1 : 2 + (c == 2 && k % 10 == 9);
+
+			at(t0 + (int64_t)k * 20000000);
+			for (uint32_t i = 0; i < w; i++)
+				phase_op(c, NFS3_WRITE, 100000 + k * 4 + i);
+			phase_op(c, NFS3_COMMIT, k);
+		}
+		phase_writes(c, so->rate, 3, net_now + 100000000);
+	}
+}
+
+/* One READ or WRITE of client c asking `count`, the reply granting at
+ * most `grant` (a READ at EOF when eof). */
+static void short_op(uint32_t c, bool w, uint32_t count, uint32_t grant, bool eof,
+		     uint64_t k)
+{
+	struct xop x;
+
+	base(&x, c, 0, w ? NFS3_WRITE : NFS3_READ);
+	x.tcp = true;
+	x.op.count = count;
+	x.op.grant = grant;
+	x.op.read_eof = eof;
+	x.op.set_offset = true;
+	x.op.offset = k * count;
+	if (w) {
+		x.op.want_stable = 1 + S_UNSTABLE;
+		x.op.want_committed = 1 + S_UNSTABLE;
+		x.op.verf = "VERF-ONE";
+	}
+	xop_run(&x);
+	net_now += 1000000;
+}
+
+/* short-io (TCP): FSINFO advertising --server-rtmax/--server-wtmax (8192)
+ * to each client, then --count ops per client: client 0 READs and WRITEs
+ * (alternating) of --size (65536), granted the server's maximum; client 1
+ * READs of --size answered short at EOF; client 2 READs of the maximum
+ * (full) of which --repeat - 1 ask --size and come back short; client 3
+ * the same with --repeat short. */
+static void s_short_io(void)
+{
+	uint32_t rmax = so->server_rtmax ? so->server_rtmax : 8192;
+	uint32_t wmax = so->server_wtmax ? so->server_wtmax : rmax;
+	struct xop x;
+
+	for (uint32_t c = 0; c < 4 && c < so->clients; c++) {
+		base(&x, c, 0, NFS3_FSINFO);
+		x.tcp = true;
+		x.op.rtmax = rmax;
+		x.op.wtmax = wmax;
+		xop_run(&x);
+		net_now += 1000000;
+	}
+	for (uint64_t k = 0; k < so->count; k++) {
+		bool w = k % 2;
+
+		short_op(0, w, so->size, w ? wmax : rmax, false, k);
+		if (so->clients > 1)
+			short_op(1, false, so->size, rmax / 2, true, k);
+		for (uint32_t c = 2; c < 4 && c < so->clients; c++) {
+			bool sh = k < so->repeat - (c == 2);
+
+			short_op(c, false, sh ? so->size : rmax, rmax, false, k);
+		}
+	}
+}
+
+/* One cheap op (GETATTR or ACCESS) of client c to server sv, answered
+ * after delay_ns. */
+static void slow_op(uint32_t c, uint32_t sv, uint64_t k, int64_t delay_ns)
+{
+	uint8_t fh[32];
+	struct xop x;
+
+	fh_of(fh, c, 500 + sv);
+	base(&x, c, sv, k % 2 ? NFS3_ACCESS : NFS3_GETATTR);
+	x.op.fh = fh;
+	x.op.fh_len = 32;
+	x.delay_ns = delay_ns;
+	xop_run(&x);
+}
+
+/* slow-server: --count GETATTR/ACCESS (alternating, clients in turn, 20
+ * ms apart) to server 0 answered after --delay-us, then to server 1 after
+ * --delay-us - 2000; then server 2 at 20 ops/s for 80 s from a whole 10 s,
+ * answered after 2 ms, but after 21 ms in [40 s, 50 s) and 19 ms in
+ * [60 s, 70 s). */
+static void s_slow_server(void)
+{
+	int64_t t0;
+
+	for (uint32_t sv = 0; sv < 2 && sv < so->servers; sv++)
+		for (uint64_t k = 0; k < so->count; k++) {
+			slow_op((uint32_t)(k % so->clients), sv, k,
+				((int64_t)so->delay_us - 2000 * sv) * 1000);
+			net_now += 20000000;
+		}
+	if (so->servers < 3)
+		return;
+	t0 = (net_now / 10000000000LL + 1) * 10000000000LL;
+	for (uint64_t k = 0; k < 1600; k++) {
+		int64_t t = (int64_t)k * 50000000, d = 2000000;
+
+		if (t >= 40000000000LL && t < 50000000000LL)
+			d = 21000000;
+		else if (t >= 60000000000LL && t < 70000000000LL)
+			d = 19000000;
+		at(t0 + t + 1000);
+		slow_op((uint32_t)(k % so->clients), 2, k, d);
+	}
+}
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -466,6 +630,12 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_storm(NFS3_LOOKUP);
 	else if (!strcmp(name, "commit-storm"))
 		s_storm(NFS3_COMMIT);
+	else if (!strcmp(name, "commit-phase"))
+		s_commit_phase();
+	else if (!strcmp(name, "short-io"))
+		s_short_io();
+	else if (!strcmp(name, "slow-server"))
+		s_slow_server();
 	else if (!strcmp(name, "noent"))
 		s_noent();
 	else if (!strcmp(name, "errors"))

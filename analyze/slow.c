@@ -1,0 +1,404 @@
+/* slow.c - latency findings per server: cheap operations slow (the server
+ * and each client's view of it) and intervals whose p99 is far above the
+ * run's baseline; the rules are in find.h and doc/report.md. */
+#include "analyze/find_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NULL, GETATTR, ACCESS, FSINFO (v3; v2 has NULL and GETATTR): the index
+ * of a cheap procedure, or -1. */
+static int cheap_index(const struct an_op *op)
+{
+	if (op->proc == NFS3_NULL)
+		return 0;
+	if (op->proc == NFS3_GETATTR)		/* 1 in v2 and v3 */
+		return 1;
+	if (op->vers == 3 && op->proc == NFS3_ACCESS)
+		return 2;
+	if (op->vers == 3 && op->proc == NFS3_FSINFO)
+		return 3;
+	return -1;
+}
+
+static const uint32_t cheap_proc[LAT_CHEAP] = {
+	NFS3_NULL, NFS3_GETATTR, NFS3_ACCESS, NFS3_FSINFO };
+
+static struct lat_view *view_of(struct subj *c, const struct cap_addr *srv)
+{
+	uint32_t k;
+
+	if (c->nview && cap_addr_eq(&c->view[c->last_view].server, srv))
+		return &c->view[c->last_view];
+	for (k = 0; k < c->nview; k++)
+		if (cap_addr_eq(&c->view[k].server, srv)) {
+			c->last_view = k;
+			return &c->view[k];
+		}
+	if (c->nview == LAT_VIEWS) {
+		c->views_dropped++;
+		return NULL;
+	}
+	memset(&c->view[c->nview], 0, sizeof(c->view[0]));
+	c->view[c->nview].server = *srv;
+	return &c->view[c->nview++];
+}
+
+/* Close the interval held in h (number k): keep its p99, op count and
+ * each procedure's slowest op. */
+static void ivl_close(struct an_find *f, struct lat *l, struct lat_ivl *h)
+{
+	struct lat_rec *r;
+
+	if (h->lat.count == 0)
+		return;
+	if (l->nrec == l->caprec) {
+		uint32_t cap = l->caprec ? l->caprec * 2 : 64;
+
+		if (cap > LAT_RECS_MAX ||
+		    (r = realloc(l->rec, cap * sizeof(*r))) == NULL) {
+			l->rec_dropped++;
+			hist_clear(&h->lat);
+			return;
+		}
+		l->rec = r;
+		l->caprec = cap;
+	}
+	r = &l->rec[l->nrec++];
+	r->k = h->k;
+	r->n = h->lat.count;
+	r->p99 = hist_percentile(&h->lat, 99);
+	memcpy(r->max_us, h->max_us, sizeof(r->max_us));
+	hist_clear(&h->lat);
+	memset(h->max_us, 0, sizeof(h->max_us));
+	(void)f;
+}
+
+/* The interval of op number k: the current, the previous (late ops too),
+ * or a new one (closing what it passes). */
+static struct lat_ivl *ivl_of(struct an_find *f, struct lat *l, int64_t k)
+{
+	if (!l->started) {
+		l->started = true;
+		l->cur.k = k;
+		l->prev.k = k - 1;
+	}
+	if (k > l->cur.k) {
+		ivl_close(f, l, &l->prev);
+		if (k > l->cur.k + 1) {
+			ivl_close(f, l, &l->cur);
+			l->cur.k = k - 1;
+		}
+		{
+			struct lat_ivl t = l->prev;	/* empty: reuse chunks */
+
+			l->prev = l->cur;
+			l->cur = t;
+			l->cur.k = k;
+		}
+	}
+	return k == l->cur.k ? &l->cur : &l->prev;
+}
+
+void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
+		 const struct an_op *op)
+{
+	struct lat *l = s->lat;
+	int c = cheap_index(op);
+	struct lat_ivl *h;
+	uint64_t us;
+
+	if (l == NULL) {
+		if ((l = s->lat = calloc(1, sizeof(*l))) == NULL) {
+			f->storms_lost++;
+			return;
+		}
+		hist_init(&l->cur.lat);
+		hist_init(&l->prev.lat);
+	}
+	if (c >= 0) {
+		int64_t lim = (int64_t)f->cfg.slow_ms * 1000000;
+		struct lat_view *v = client ? view_of(client, &op->server) : NULL;
+
+		l->cheap_n[c]++;
+		l->cheap_over[c] += op->lat_last_ns > lim;
+		if (v != NULL) {
+			v->n++;
+			v->over += op->lat_first_ns > lim;
+		}
+	}
+	if (op->first_call_ns < l->ivl_lo || op->first_call_ns >= l->ivl_hi) {
+		int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+
+		l->ivl_k = op->first_call_ns / w;
+		l->ivl_lo = l->ivl_k * w;
+		l->ivl_hi = l->ivl_lo + w;
+	}
+	h = l->ivl_k == l->cur.k && l->started ? &l->cur : ivl_of(f, l, l->ivl_k);
+	hist_add(&h->lat, (uint64_t)op->lat_last_ns);
+	us = (uint64_t)op->lat_last_ns / 1000;
+	if (op->vers == 3 && op->proc < LAT_PROCS &&
+	    us > h->max_us[op->proc])
+		h->max_us[op->proc] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+void an_slow_free(struct subj *s)
+{
+	if (s->lat == NULL)
+		return;
+	hist_fini(&s->lat->cur.lat);
+	hist_fini(&s->lat->prev.lat);
+	free(s->lat->rec);
+	free(s->lat);
+	s->lat = NULL;
+}
+
+/* ------------------------------------------------------ slow server -- */
+
+/* The nearest-rank median is above the limit: more than half over it. */
+static bool median_over(uint64_t over, uint64_t n)
+{
+	return n > 0 && over > n / 2;
+}
+
+static size_t cheap_evidence(const struct an_figs *figs, const struct subj *s,
+			     char *b, size_t n)
+{
+	const struct lat *l = s->lat;
+	size_t o = 0;
+	uint32_t k;
+	int c;
+
+	for (c = 0; c < LAT_CHEAP && o < n; c++) {
+		if (l->cheap_n[c] == 0)
+			continue;
+		o += (size_t)snprintf(b + o, n - o, "%s%s %" PRIu64 " of %" PRIu64,
+				      o ? ", " : "", dec_proc_name(PROG_NFS, 3,
+				      cheap_proc[c]), l->cheap_over[c],
+				      l->cheap_n[c]);
+		for (k = 0; figs && k < an_figs_nrows(figs, AN_BY_SERVER) &&
+		     o < n; k++) {
+			const struct an_row *w = an_figs_row(figs, AN_BY_SERVER, k);
+
+			if (w->prog == PROG_NFS && w->vers == 3 &&
+			    w->proc == cheap_proc[c] &&
+			    cap_addr_eq(&w->addr, &s->addr) && w->lat_last.count) {
+				o += (size_t)snprintf(b + o, n - o, " (p50 %.3f ms)",
+					(double)hist_percentile(&w->lat_last, 50) / 1e6);
+				break;
+			}
+		}
+	}
+	return o < n ? o : n - 1;
+}
+
+/* Client subject c's view of server srv, or NULL. */
+static const struct lat_view *view_in(const struct subj *c,
+				      const struct cap_addr *srv)
+{
+	uint32_t k;
+
+	if (!c->used || c->is_server)
+		return NULL;
+	for (k = 0; k < c->nview; k++)
+		if (cap_addr_eq(&c->view[k].server, srv))
+			return &c->view[k];
+	return NULL;
+}
+
+static void find_slow_server(struct an_find *f, const struct an_figs *figs,
+			     const struct subj *s)
+{
+	const struct lat *l = s->lat;
+	uint64_t n = 0, over = 0;
+	struct an_finding *o;
+	char a[64], c[64];
+	size_t m;
+	uint32_t k, shown;
+	int i;
+
+	for (i = 0; i < LAT_CHEAP; i++) {
+		n += l->cheap_n[i];
+		over += l->cheap_over[i];
+	}
+	if (n >= f->cfg.slow_min && median_over(over, n)) {
+		if ((o = an_find_emit(f, AN_F_SLOW_SERVER)) == NULL)
+			return;
+		o->have_server = true;
+		o->server = s->addr;
+		o->count = over;
+		m = (size_t)snprintf(o->evidence, sizeof(o->evidence),
+			"server %s: %" PRIu64 " of %" PRIu64 " cheap ops (NULL, "
+			"GETATTR, ACCESS, FSINFO) took over %u ms (server time, "
+			"from the last transmission): the median is above it; ",
+			an_find_astr(&s->addr, a), over, n, f->cfg.slow_ms);
+		if (m < sizeof(o->evidence))
+			m += cheap_evidence(figs, s, o->evidence + m,
+					    sizeof(o->evidence) - m);
+		for (k = 0, shown = 0; k < AN_FIND_SUBJECTS &&
+		     m < sizeof(o->evidence); k++) {
+			const struct lat_view *v = view_in(&f->subj[k], &s->addr);
+
+			if (v != NULL)
+				m += (size_t)snprintf(o->evidence + m,
+					sizeof(o->evidence) - m, "%s%s waits "
+					"over %u ms for %" PRIu64 " of %" PRIu64,
+					shown++ ? ", " : "; clients' view: ",
+					an_find_astr(&f->subj[k].addr, c),
+					f->cfg.slow_ms, v->over, v->n);
+		}
+		return;
+	}
+	/* the server is quick, but a client waits (retransmissions) */
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		const struct lat_view *v = view_in(&f->subj[k], &s->addr);
+
+		if (v == NULL || v->n < f->cfg.slow_min ||
+		    !median_over(v->over, v->n))
+			continue;
+		if ((o = an_find_emit(f, AN_F_SLOW_SERVER)) == NULL)
+			return;
+		o->have_server = o->have_client = true;
+		o->server = s->addr;
+		o->client = f->subj[k].addr;
+		o->count = v->over;
+		snprintf(o->evidence, sizeof(o->evidence),
+			 "%s waits over %u ms (from its first transmission) for "
+			 "%" PRIu64 " of %" PRIu64 " cheap ops (NULL, GETATTR, "
+			 "ACCESS, FSINFO) to server %s, which took that long "
+			 "for %" PRIu64 " of %" PRIu64 " of everyone's",
+			 an_find_astr(&f->subj[k].addr, c), f->cfg.slow_ms, v->over,
+			 v->n, an_find_astr(&s->addr, a), over, n);
+	}
+}
+
+/* ---------------------------------------------------- latency shift -- */
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The baseline: the median of the intervals' p99 (intervals with
+ * shift_min_ops ops), 0 if fewer than 3 such intervals. */
+static uint64_t shift_baseline(const struct an_find *f, const struct lat *l)
+{
+	uint64_t *v, b = 0;
+	uint32_t k, n = 0;
+
+	if (l->nrec < 3 || (v = malloc(l->nrec * sizeof(*v))) == NULL)
+		return 0;
+	for (k = 0; k < l->nrec; k++)
+		if (l->rec[k].n >= f->cfg.shift_min_ops)
+			v[n++] = l->rec[k].p99;
+	if (n >= 3) {
+		qsort(v, n, sizeof(*v), u64_cmp);
+		b = v[(n + 1) / 2 - 1];
+	}
+	free(v);
+	return b;
+}
+
+static bool shifted(const struct an_find *f, const struct lat_rec *r,
+		    uint64_t base)
+{
+	return r->n >= f->cfg.shift_min_ops &&
+	       (double)r->p99 >= f->cfg.shift_factor * (double)base &&
+	       r->p99 >= (uint64_t)f->cfg.shift_min_ms * 1000000;
+}
+
+static size_t rec_evidence(const struct an_find *f, const struct lat_rec *r,
+			   uint64_t base, char *b, size_t n)
+{
+	int64_t w = (int64_t)f->cfg.shift_interval_s;
+	size_t o;
+	uint32_t p, shown = 0;
+
+	o = (size_t)snprintf(b, n, "; %" PRId64 " s: p99 %.3f ms over %" PRIu64
+			     " ops", r->k * w, (double)r->p99 / 1e6, r->n);
+	for (p = 0; p < LAT_PROCS && o < n && shown < 4; p++) {
+		if ((double)r->max_us[p] * 1000 < f->cfg.shift_factor * (double)base)
+			continue;
+		o += (size_t)snprintf(b + o, n - o, "%s%s up to %.3f ms",
+				      shown++ ? ", " : " (", dec_proc_name(
+				      PROG_NFS, 3, p), (double)r->max_us[p] / 1e3);
+	}
+	if (shown && o < n)
+		o += (size_t)snprintf(b + o, n - o, ")");
+	return o < n ? o : n - 1;
+}
+
+static void shift_emit(struct an_find *f, const struct subj *s, uint64_t base,
+		       uint32_t k0, uint32_t k1)
+{
+	const struct lat *l = s->lat;
+	int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+	struct an_finding *o = an_find_emit(f, AN_F_LATENCY_SHIFT);
+	uint64_t n = 0;
+	char a[64];
+	size_t m;
+	uint32_t k;
+
+	if (o == NULL)
+		return;
+	for (k = k0; k <= k1; k++)
+		n += l->rec[k].n;
+	o->have_server = true;
+	o->server = s->addr;
+	o->start_ns = l->rec[k0].k * w;
+	o->end_ns = (l->rec[k1].k + 1) * w;
+	o->count = n;
+	m = (size_t)snprintf(o->evidence, sizeof(o->evidence),
+		"server %s: %u interval%s of %u s with p99 >= %g x the run's "
+		"baseline p99 %.3f ms (the median of %u intervals' p99; server "
+		"time)", an_find_astr(&s->addr, a), k1 - k0 + 1,
+		k1 > k0 ? "s" : "", f->cfg.shift_interval_s, f->cfg.shift_factor,
+		(double)base / 1e6, l->nrec);
+	for (k = k0; k <= k1 && k < k0 + 4 && m < sizeof(o->evidence); k++)
+		m += rec_evidence(f, &l->rec[k], base, o->evidence + m,
+				  sizeof(o->evidence) - m);
+}
+
+static void find_shift(struct an_find *f, const struct subj *s)
+{
+	const struct lat *l = s->lat;
+	uint64_t base = shift_baseline(f, l);
+	uint32_t k, k0 = 0;
+	bool in = false;
+
+	if (base == 0)
+		return;
+	for (k = 0; k < l->nrec; k++) {
+		bool sh = shifted(f, &l->rec[k], base);
+
+		if (sh && in && l->rec[k].k == l->rec[k - 1].k + 1)
+			continue;
+		if (in)
+			shift_emit(f, s, base, k0, k - 1);
+		in = sh;
+		k0 = k;
+	}
+	if (in)
+		shift_emit(f, s, base, k0, l->nrec - 1);
+}
+
+void an_slow_finish(struct an_find *f, const struct an_figs *figs)
+{
+	uint32_t k;
+
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		struct subj *s = &f->subj[k];
+
+		if (!s->used || !s->is_server || s->lat == NULL)
+			continue;
+		if (s->lat->prev.k < s->lat->cur.k)
+			ivl_close(f, s->lat, &s->lat->prev);
+		ivl_close(f, s->lat, &s->lat->cur);
+		find_slow_server(f, figs, s);
+		find_shift(f, s);
+	}
+}
