@@ -34,15 +34,18 @@ def check(cond, what):
         print('FAILED: ' + what)
 
 
-def feeder(path, data, chunk, pause, stall_at=None, stall=None):
-    """Write data into the FIFO path in chunks; at stall_at bytes wait
-    until the event stall is set (the reader is then blocked in read)."""
+def feeder(path, data, chunk, pause, stall_at=None, stall=None,
+           reached=None):
+    """Write data into the FIFO path in chunks; at stall_at bytes set the
+    event reached and wait until the event stall is set (the reader, having
+    read all but what the pipe holds, is then blocked in read)."""
     def run():
         try:
             with open(path, 'wb', buffering=0) as f:
                 for off in range(0, len(data), chunk):
                     if stall_at is not None and off >= stall_at:
-                        stall.wait(30)
+                        reached.set()
+                        stall.wait(60)
                         return
                     f.write(data[off:off + chunk])
                     time.sleep(pause)
@@ -120,24 +123,33 @@ def stop_mid_read(sub, data, sig):
     path = fifo('stop.' + sub)
     db = os.path.join(WORK, 'stop.db')
     fresh(db)
-    stall = threading.Event()
+    stall, reached = threading.Event(), threading.Event()
     t = feeder(path, data, 64 * 1024, 0.01, stall_at=len(data) // 2,
-               stall=stall)
-    p = subprocess.Popen(cmd(sub, path, db), stdout=subprocess.PIPE,
+               stall=stall, reached=reached)
+    # output to a file: a pipe nobody reads yet would block the reader
+    outf = open(os.path.join(WORK, 'stop.out'), 'w+')
+    p = subprocess.Popen(cmd(sub, path, db), stdout=outf,
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)		# the writer has stalled: the reader waits
+    # the writer has stalled half-way, so the reader has read all but the
+    # pipe's 64 KiB; give it time to process that and block in read
+    check(reached.wait(60), '%s: the writer reached half-way' % sub)
+    time.sleep(1.0)
     p.send_signal(sig)
     try:
-        out, err = p.communicate(timeout=30)
+        err = p.communicate(timeout=30)[1]
     except subprocess.TimeoutExpired:
         p.kill()
-        out, err = p.communicate()
+        err = p.communicate()[1]
+        outf.close()
         check(False, '%s: %s while blocked on a FIFO: still running' %
               (sub, sig.name))
         stall.set()
         return
     stall.set()
     t.join()
+    outf.seek(0)
+    out = outf.read()
+    outf.close()
     name = '%s: %s while blocked on a FIFO' % (sub, sig.name)
     if sub == 'record':
         st, n = ops_of(db)
