@@ -379,11 +379,12 @@ def check_twins(c, sc, facts, nfscope, work, reports, targets):
         rep = reports[full][0]
         for snaplen, pcap in sorted(twins.items()):
             c.eq('%s-%d: frames are the full capture cut at %d' % (end, snaplen, snaplen),
-                 truth.twin_cut_matches(streams, pcap, snaplen), '', who='pcap')
+                 truth.twin_cut_matches(full, pcap, snaplen), '', who='pcap')
             tw = t['twins'][snaplen]
-            c.table.append(('%s-%d truth: hidden calls / replies, ops unseen' % (end, snaplen),
-                            '', '%d / %d, %d' % (tw['hidden_calls'], tw['hidden_replies'],
-                                                tw['unseen_ops'])))
+            c.table.append(('%s-%d truth: hidden calls (cut in header) / replies, '
+                            'ops unseen' % (end, snaplen), '', '%d (%d) / %d, %d' % (
+                                tw['hidden_calls'], tw['calls_cut_in_header'],
+                                tw['hidden_replies'], tw['unseen_ops'])))
             if targets:
                 check_twin_targets(c, '%s-%d' % (end, snaplen), t, tw, reports[pcap],
                                    rep, nfscope_ops_db(nfscope, pcap, pcap + '.db'))
