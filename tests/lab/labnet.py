@@ -392,6 +392,12 @@ class Lab:
             self.record.send_signal(signal.SIGSTOP)
         for ns, n in want.items():
             self._wait_sockets(ns, n, procs)
+        # record creates its database after opening its capture and just
+        # before reading: on a loaded machine that can take seconds
+        for _ in range(400):
+            if os.path.exists(db) or self.record.poll() is not None:
+                break
+            time.sleep(0.05)
         time.sleep(0.3)   # the ring and the filter come right after the socket
 
     def stop_captures(self):
