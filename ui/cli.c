@@ -484,6 +484,27 @@ static void progress(struct cap_source *src, struct cap_pipe *pipe,
 		t > t0 ? (double)pk / (t - t0) : 0.0, t - t0);
 }
 
+/*
+ * Live, after a stop request: the packets the kernel already holds were
+ * captured before it (pcap_stats counts them received), so they are read
+ * too, without waiting, for at most a second.  A stop that comes while
+ * the command is still setting up (record creating its database) would
+ * otherwise lose every packet of the run.
+ */
+static int drain(struct cap_source *src, struct cap_pipe *pipe, char *err)
+{
+	double end = ui_mono_s() + 1.0;
+	uint64_t before;
+	int rc;
+
+	do {
+		before = cap_pipe_stats(pipe)->packets;
+		rc = cap_step(src, pipe, 4096, err);
+	} while (rc > 0 && cap_pipe_stats(pipe)->packets != before &&
+		 ui_mono_s() < end);
+	return rc;
+}
+
 int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	   const struct ui_run_hooks *h)
 {
@@ -533,6 +554,8 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 		if (h->tick)
 			h->tick(h->user, ui_wall_ns());
 	}
+	if (live && ui_stop && rc >= 0 && (rc = drain(src, pipe, err)) < 0)
+		fprintf(stderr, "nfscope %s: %s\n", h->who, err);
 	if (h->progress && !live)
 		fputs("\r\033[K", stderr);
 	ui_check_hup(h->who);

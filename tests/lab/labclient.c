@@ -4,9 +4,10 @@
  * a rewrite loop with a COMMIT after each WRITE, a tight GETATTR loop.
  *
  *   labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]
- *             [--retries N] [--rsize N] [--wsize N] [--seed N] --out FILE
- *             PHASE...
- *   PHASE = mixed[:FILES] | getattr:SECONDS | rewrite:COUNT | rw:BYTES
+ *             [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]
+ *             --out FILE PHASE...
+ *   PHASE = mixed[:FILES] | getattr:SECONDS | rewrite:COUNT | rw:BYTES |
+ *           pipe:BYTES (TCP: --depth READs/WRITEs in flight, default 8)
  *
  * Bodies are encoded and decoded by rpcgen's routines for tests/gen/nfs3.x
  * and RPC headers by libtirpc's xdr_callmsg/xdr_replymsg: nothing here
@@ -88,7 +89,10 @@ struct lab {
 	FSINFO3resok fsinfo;
 	bool have_fsinfo;
 	unsigned seq;			/* names of created files */
+	int depth;			/* calls in flight in pipe: phases */
 };
+
+#define DEPTH_MAX	64
 
 static void die(const char *what)
 {
@@ -269,14 +273,13 @@ static bool decode_reply(struct lab *L, size_t n, xdrproc_t xres, void *res)
  * *res (free with xdr_free(xres, res)).  Any failure ends the run: the
  * lab's record would be wrong otherwise.
  */
-static void rpc(struct lab *L, struct conn *c, uint32_t proc, xdrproc_t xargs, void *args,
-		xdrproc_t xres, void *res)
+/* Encode a call header and its arguments into sbuf[4..); returns the
+ * length encoded, the call's xid in *xid. */
+static size_t encode_call(struct lab *L, struct conn *c, uint32_t proc, xdrproc_t xargs,
+			  void *args, uint32_t *xid)
 {
-	bool nfs = c->prog == NFS_PROG;
-	struct proc_count *pc = nfs ? &L->nfs_count[proc] : &L->mnt_count[proc];
-	const char *fname = nfs ? nfs3_names[proc] : mnt3_names[proc];
 	struct rpc_msg call;
-	ssize_t n;
+	size_t len;
 	XDR x;
 
 	memset(&call, 0, sizeof(call));
@@ -291,16 +294,35 @@ static void rpc(struct lab *L, struct conn *c, uint32_t proc, xdrproc_t xargs, v
 	xdrmem_create(&x, L->sbuf + 4, BUF_MAX - 4, XDR_ENCODE);
 	if (!xdr_callmsg(&x, &call) || !xargs(&x, args))
 		die("cannot encode a call");
-	pc->calls++;
-	n = exchange(L, c, xdr_getpos(&x), call.rm_xid, pc, fname);
+	len = xdr_getpos(&x);
 	xdr_destroy(&x);
+	*xid = call.rm_xid;
+	return len;
+}
+
+static struct proc_count *count_of(struct lab *L, struct conn *c, uint32_t proc)
+{
+	return c->prog == NFS_PROG ? &L->nfs_count[proc] : &L->mnt_count[proc];
+}
+
+static void rpc(struct lab *L, struct conn *c, uint32_t proc, xdrproc_t xargs, void *args,
+		xdrproc_t xres, void *res)
+{
+	struct proc_count *pc = count_of(L, c, proc);
+	const char *fname = c->prog == NFS_PROG ? nfs3_names[proc] : mnt3_names[proc];
+	uint32_t xid;
+	size_t len = encode_call(L, c, proc, xargs, args, &xid);
+	ssize_t n;
+
+	pc->calls++;
+	n = exchange(L, c, len, xid, pc, fname);
 	if (n < 0) {
-		fprintf(stderr, "labclient: %s xid 0x%08x: no reply\n", fname, call.rm_xid);
+		fprintf(stderr, "labclient: %s xid 0x%08x: no reply\n", fname, xid);
 		exit(1);
 	}
 	memset(res, 0, 256);	/* every result struct used here is smaller */
 	if (!decode_reply(L, (size_t)n, xres, res)) {
-		fprintf(stderr, "labclient: %s xid 0x%08x: RPC refused\n", fname, call.rm_xid);
+		fprintf(stderr, "labclient: %s xid 0x%08x: RPC refused\n", fname, xid);
 		exit(1);
 	}
 }
@@ -677,6 +699,108 @@ static void phase_rewrite(struct lab *L, unsigned count)
 	xdr_free((xdrproc_t)xdr_nfs_fh3, (char *)&fh);
 }
 
+/*
+ * Pipelining (TCP only), as kernel clients and libnfs do with large
+ * transfers: up to L->depth READs or WRITEs in flight on one connection,
+ * replies taken in whatever order the server sends them.
+ */
+struct window {
+	uint32_t xid[DEPTH_MAX], proc[DEPTH_MAX], count[DEPTH_MAX];
+	int n;
+};
+
+static void pipe_send(struct lab *L, struct window *w, uint32_t proc, xdrproc_t xargs,
+		      void *args, uint32_t count)
+{
+	struct proc_count *pc = &L->nfs_count[proc];
+	uint32_t xid, mark;
+	size_t len = encode_call(L, &L->nfs, proc, xargs, args, &xid);
+
+	mark = htonl(0x80000000u | (uint32_t)len);
+	memcpy(L->sbuf, &mark, 4);
+	pc->calls++;
+	pc->sent++;
+	if (write_all(L->nfs.fd, L->sbuf, len + 4) < 0)
+		die("cannot send a pipelined call");
+	w->xid[w->n] = xid;
+	w->proc[w->n] = proc;
+	w->count[w->n++] = count;
+}
+
+/* Take one reply off the connection and retire its call. */
+static void pipe_recv(struct lab *L, struct window *w)
+{
+	ssize_t n = tcp_recv(L->nfs.fd, L->rbuf, BUF_MAX);
+	union res r;
+	int i;
+
+	if (n < 4)
+		die("connection lost with calls in flight");
+	for (i = 0; i < w->n && w->xid[i] != buf_xid(L->rbuf); i++)
+		;
+	if (i == w->n)
+		die("a reply to no call in flight");
+	memset(&r, 0, sizeof(r));
+	if (w->proc[i] == 7) {
+		if (!decode_reply(L, (size_t)n, (xdrproc_t)xdr_WRITE3res, &r) ||
+		    status_of(L, &L->nfs, 7, &r) ||
+		    r.write.WRITE3res_u.resok.count != w->count[i])
+			die("pipelined WRITE failed or short");
+		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&r);
+	} else {
+		if (!decode_reply(L, (size_t)n, (xdrproc_t)xdr_READ3res, &r) ||
+		    status_of(L, &L->nfs, 6, &r) ||
+		    r.read.READ3res_u.resok.count != w->count[i])
+			die("pipelined READ failed or short");
+		xdr_free((xdrproc_t)xdr_READ3res, (char *)&r);
+	}
+	w->n--;
+	w->xid[i] = w->xid[w->n];
+	w->proc[i] = w->proc[w->n];
+	w->count[i] = w->count[w->n];
+}
+
+/* Write `bytes` in wsize chunks, depth in flight; COMMIT; read them back
+ * in rsize chunks, depth in flight (each READ asks exactly what is left). */
+static void phase_pipe(struct lab *L, uint64_t bytes)
+{
+	char fname[64], *data = pattern(L->wsize);
+	struct window w = { .n = 0 };
+	nfs_fh3 fh;
+	uint64_t off;
+
+	if (!L->tcp || L->depth < 1 || L->depth > DEPTH_MAX)
+		die("pipe: needs --proto tcp and 1 <= --depth <= 64");
+	snprintf(fname, sizeof(fname), "pipe-%u", L->seq++);
+	fh = do_create(L, fname);
+	for (off = 0; off < bytes; off += L->wsize) {
+		uint32_t n = bytes - off < L->wsize ? (uint32_t)(bytes - off) : L->wsize;
+		WRITE3args a = { fh, off, n, UNSTABLE, { n, data } };
+
+		if (w.n == L->depth)
+			pipe_recv(L, &w);
+		sizes_add(&L->writes, n);
+		pipe_send(L, &w, 7, (xdrproc_t)xdr_WRITE3args, &a, n);
+	}
+	while (w.n)
+		pipe_recv(L, &w);
+	do_commit(L, fh, 0, 0);
+	for (off = 0; off < bytes; off += L->rsize) {
+		uint32_t n = bytes - off < L->rsize ? (uint32_t)(bytes - off) : L->rsize;
+		READ3args a = { fh, off, n };
+
+		if (w.n == L->depth)
+			pipe_recv(L, &w);
+		sizes_add(&L->reads, n);
+		pipe_send(L, &w, 6, (xdrproc_t)xdr_READ3args, &a, n);
+	}
+	while (w.n)
+		pipe_recv(L, &w);
+	do_remove(L, fname);
+	free(data);
+	xdr_free((xdrproc_t)xdr_nfs_fh3, (char *)&fh);
+}
+
 static void run_phase(struct lab *L, const char *spec)
 {
 	const char *arg = strchr(spec, ':');
@@ -690,6 +814,8 @@ static void run_phase(struct lab *L, const char *spec)
 		phase_rewrite(L, (unsigned)v);
 	else if (!strncmp(spec, "rw:", 3))
 		phase_rw(L, (uint64_t)v);
+	else if (!strncmp(spec, "pipe:", 5))
+		phase_pipe(L, (uint64_t)v);
 	else
 		die("unknown phase");
 }
@@ -728,7 +854,8 @@ static void write_record(const struct lab *L, const char *path)
 	if (!f)
 		die("cannot write the record");
 	fprintf(f, "{\n  \"transport\": \"%s\", \"timeo_ms\": %d, \"rsize\": %u, \"wsize\": %u,\n"
-		"  \"procedures\": {", L->tcp ? "tcp" : "udp", L->timeo_ms, L->rsize, L->wsize);
+		"  \"depth\": %d, \"procedures\": {", L->tcp ? "tcp" : "udp", L->timeo_ms, L->rsize,
+		L->wsize, L->depth);
 	put_counts(f, "NFSv3", nfs3_names, 22, L->nfs_count, &first);
 	put_counts(f, "MOUNTv3", mnt3_names, 6, L->mnt_count, &first);
 	fputs("\n  },\n  \"resent_xids\": {", f);
@@ -752,8 +879,9 @@ static void write_record(const struct lab *L, const char *path)
 static void usage(void)
 {
 	fputs("usage: labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]\n"
-	      "                 [--retries N] [--rsize N] [--wsize N] [--seed N] --out FILE\n"
-	      "                 PHASE...   (mixed[:FILES] getattr:S rewrite:N rw:BYTES)\n",
+	      "                 [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]\n"
+	      "                 --out FILE PHASE...\n"
+	      "   PHASE = mixed[:FILES] getattr:S rewrite:N rw:BYTES pipe:BYTES\n",
 	      stderr);
 	exit(2);
 }
@@ -768,6 +896,7 @@ int main(int argc, char **argv)
 	L.timeo_ms = 300;
 	L.retries = 30;
 	L.rsize = L.wsize = 32768;
+	L.depth = 8;
 	for (i = 1; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		const char *o = argv[i], *v = argv[i + 1];
 
@@ -783,6 +912,8 @@ int main(int argc, char **argv)
 			L.retries = atoi(v);
 		else if (!strcmp(o, "--rsize"))
 			L.rsize = (uint32_t)atol(v);
+		else if (!strcmp(o, "--depth"))
+			L.depth = atoi(v);
 		else if (!strcmp(o, "--wsize"))
 			L.wsize = (uint32_t)atol(v);
 		else if (!strcmp(o, "--seed"))

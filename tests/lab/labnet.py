@@ -1,7 +1,8 @@
 """labnet.py - the lab's machinery: network namespaces, the link between
 them (a veth pair, or two TAP devices joined by tapfwd), nfs-ganesha with a
-private rpcbind and D-Bus, and the two captures (nfscope record -i and
-tcpdump -w) of the client's interface.
+private rpcbind and D-Bus, and the captures (nfscope record -i and
+tcpdump -w of the client's interface, and tcpdump twins at other snaplens
+and at the server's end of the link where a scenario asks for them).
 
 Every process the lab starts is remembered by PID and stopped by PID, in
 reverse order of start, whatever happens (Lab is a context manager).
@@ -140,6 +141,8 @@ class Lab:
         self.export = os.path.join(self.work, EXPORT_DIR)
         self.droplog = os.path.join(self.work, 'drops.jsonl')
         self.timings = {}
+        self.twins = []          # (name, Popen) of the twin tcpdumps
+        self.record_paused = False
 
     # ---------------------------------------------------------- life --
     def __enter__(self):
@@ -320,13 +323,40 @@ class Lab:
         return stats
 
     # ------------------------------------------------------ captures --
-    def _packet_sockets(self):
-        # /proc/net is per network namespace: our two capture sockets
-        return len(sh('cat', '/proc/net/packet', ns=self.cns).splitlines()) - 1
+    def _packet_sockets(self, ns):
+        # /proc/net is per network namespace: our capture sockets there
+        return len(sh('cat', '/proc/net/packet', ns=ns).splitlines()) - 1
 
-    def start_captures(self, db, pcap):
+    def _tcpdump(self, name, ns, snaplen, path):
+        return self.start(name, [
+            'tcpdump', '-i', IFACE, '-s', snaplen, '-B', 16384, '-n',
+            # immediate: a packet waiting in a half-full ring block when
+            # SIGINT comes would be counted "received" but never written
+            '--immediate-mode', '-U',
+            '--time-stamp-precision=nano', '-w', path], ns=ns,
+            stdout=subprocess.DEVNULL, stderr=open(path + '.log', 'w'))
+
+    def _wait_sockets(self, ns, want, procs):
+        for _ in range(200):
+            if self._packet_sockets(ns) >= want:
+                return
+            for p in procs:
+                if p.poll() is not None:
+                    raise RuntimeError('a capture exited: %s' % p.args)
+            time.sleep(0.05)
+        raise RuntimeError('the captures did not open their sockets')
+
+    def start_captures(self, db, pcap, twins=None, pause_record=False, record_kib=16384):
         """nfscope record -i and tcpdump -w on the client's interface, both
-        running before this returns."""
+        running before this returns.  twins (a dict {name: (end, snaplen)},
+        end 'client' or 'server', snaplen 0 for whole frames; the file is
+        NAME.pcap next to pcap): more tcpdumps of the same frames, at either
+        end of the link, started alongside.  pause_record: record is stopped
+        (SIGSTOP) as soon as its socket is open, and gets its SIGINT while
+        still stopped: the whole run stays in the kernel's buffer, which
+        record must read after the stop request.  record_kib: record's
+        buffer (-B); whole frames at tens of MB/s on a loaded machine need
+        more than tcpdump, which only writes them."""
         # Both captures must stamp a frame with the same time, or their
         # latencies differ by a few hundred ns.  The kernel stamps a frame
         # once for all packet sockets only while some socket asked for
@@ -335,24 +365,38 @@ class Lab:
         self.stamp_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.stamp_sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         time.sleep(0.05)   # the kernel enables stamping from a work queue
-        before = self._packet_sockets()
-        self.tcpdump = self.start('tcpdump', [
-            'tcpdump', '-i', IFACE, '-s', self.snaplen, '-B', 16384, '-n',
-            # immediate: a packet waiting in a half-full ring block when
-            # SIGINT comes would be counted "received" but never written
-            '--immediate-mode', '-U',
-            '--time-stamp-precision=nano', '-w', pcap], ns=self.cns,
-            stdout=subprocess.DEVNULL, stderr=open(pcap + '.log', 'w'))
+        twins = twins or {}
+        ends = {'client': self.cns, 'server': self.sns}
+        before = {ns: self._packet_sockets(ns) for ns in ends.values()}
+        self.tcpdump = self._tcpdump('tcpdump', self.cns, self.snaplen, pcap)
         self.record = self.start('nfscope-record', [
-            self.tools['nfscope'], 'record', '-i', IFACE, '-s', self.snaplen, '-B', 16384,
+            self.tools['nfscope'], 'record', '-i', IFACE, '-s', self.snaplen, '-B', record_kib,
             '-w', db, '--force'], ns=self.cns,
             stdout=subprocess.DEVNULL, stderr=open(db + '.log', 'w'))
-        for _ in range(200):
-            if self._packet_sockets() >= before + 2:
+        self.twins = []
+        want = {self.cns: before[self.cns] + 2, self.sns: before[self.sns]}
+        for name, (end, snaplen) in sorted(twins.items()):
+            path = os.path.join(os.path.dirname(pcap), name + '.pcap')
+            self.twins.append((name, self._tcpdump('tcpdump-' + name, ends[end],
+                                                   snaplen, path)))
+            want[ends[end]] += 1
+        procs = [self.tcpdump, self.record] + [p for _, p in self.twins]
+        self.record_paused = pause_record
+        if pause_record:
+            # record creates its database once its capture is open, then
+            # reads: stopped here, it is still setting up or just reading
+            for _ in range(200):
+                if os.path.exists(db):
+                    break
+                time.sleep(0.005)
+            self.record.send_signal(signal.SIGSTOP)
+        for ns, n in want.items():
+            self._wait_sockets(ns, n, procs)
+        # record creates its database after opening its capture and just
+        # before reading: on a loaded machine that can take seconds
+        for _ in range(400):
+            if os.path.exists(db) or self.record.poll() is not None:
                 break
-            for p in (self.tcpdump, self.record):
-                if p.poll() is not None:
-                    raise RuntimeError('a capture exited: %s' % p.args)
             time.sleep(0.05)
         else:
             raise RuntimeError('the captures did not open their sockets')
@@ -371,7 +415,12 @@ class Lab:
 
     def stop_captures(self):
         time.sleep(0.3)   # the last replies reach both captures
-        for name, p in (('nfscope record', self.record), ('tcpdump', self.tcpdump)):
+        if self.record_paused:
+            self.record.send_signal(signal.SIGINT)
+            time.sleep(0.1)
+            self.record.send_signal(signal.SIGCONT)
+        for name, p in [('nfscope record', self.record), ('tcpdump', self.tcpdump)] + \
+                self.twins:
             self._stop(name, p, signal.SIGINT)
             if p.returncode != 0:
                 raise RuntimeError('%s exited %d after SIGINT' % (name, p.returncode))
@@ -398,10 +447,11 @@ class Lab:
 
     # ------------------------------------------------------- clients --
     def labclient(self, out, phases, proto='tcp', timeo=300, rsize=32768, wsize=32768,
-                  seed=1, timeout=120):
+                  seed=1, timeout=120, depth=8):
         cmd = ['timeout', timeout, self.tools['labclient'], '--server', SERVER_IP,
                '--export', self.export, '--proto', proto, '--timeo', timeo,
-               '--rsize', rsize, '--wsize', wsize, '--seed', seed, '--out', out] + phases
+               '--rsize', rsize, '--wsize', wsize, '--depth', depth, '--seed', seed,
+               '--out', out] + phases
         r = subprocess.run(['ip', 'netns', 'exec', self.cns] + [str(c) for c in cmd],
                            capture_output=True, text=True)
         if r.returncode != 0:

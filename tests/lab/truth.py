@@ -6,6 +6,7 @@ parser below).  No nfscope code computes any expected value here.
 Each check appends a failure text to a list; an empty list is a pass.
 """
 import struct
+from collections import Counter
 
 STORMS = {'getattr_storm', 'access_storm', 'lookup_storm', 'commit_storm'}
 
@@ -32,11 +33,16 @@ def procs(report):
 
 
 # ------------------------------------------------------------- live/offline --
-def strip_run(report):
+def strip_run(report, lagging=False):
     """What may differ between `report X.db` and `report -r X.pcap`: the
-    source name and the live capture's own pcap_stats counters."""
+    source name and the live capture's own pcap_stats counters; with
+    lagging, also the peak of xid entries held: live, entries age by the
+    wall clock (ticks), so a record that reads seconds behind the wire
+    (whole frames at tens of MB/s on a loaded machine) holds fewer."""
     r = dict(report)
     r.pop('source', None)
+    if lagging:
+        r['engine'] = {k: v for k, v in r.get('engine', {}).items() if k != 'xid_peak'}
     cap = dict(r.get('capture', {}))
     for k in ('ps_recv', 'ps_drop', 'ps_ifdrop'):
         cap.pop(k, None)
@@ -61,8 +67,8 @@ def diff(a, b, path=''):
     return out[:20]
 
 
-def check_live_offline(c, live, offline):
-    d = diff(strip_run(live), strip_run(offline))
+def check_live_offline(c, live, offline, lagging=False):
+    d = diff(strip_run(live, lagging), strip_run(offline, lagging))
     c.ok('live (record -i, report X.db) and offline (tcpdump -w, report -r) differ:',
          not d, '; '.join(d))
     c.eq('kernel drops (live)', live['capture'].get('ps_drop', 0), 0)
@@ -219,21 +225,22 @@ def read_pcap(path):
     """(ts_ns, frame bytes, wire length) of each record: classic pcap, either
     byte order, µs or ns."""
     with open(path, 'rb') as f:
-        hdr = f.read(24)
-        magic = struct.unpack('<I', hdr[:4])[0]
-        end = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
-        magic = struct.unpack(end + 'I', hdr[:4])[0]
-        scale = 1 if magic == 0xa1b23c4d else 1000
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            sec, frac, incl, orig = struct.unpack(end + 'IIII', rec)
-            yield sec * 10**9 + frac * scale, f.read(incl), orig
+        buf = memoryview(f.read())
+    magic = struct.unpack_from('<I', buf, 0)[0]
+    end = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+    magic = struct.unpack_from(end + 'I', buf, 0)[0]
+    scale = 1 if magic == 0xa1b23c4d else 1000
+    rec, pos = struct.Struct(end + 'IIII'), 24
+    while pos + 16 <= len(buf):
+        sec, frac, incl, orig = rec.unpack_from(buf, pos)
+        yield sec * 10**9 + frac * scale, buf[pos + 16:pos + 16 + incl], orig
+        pos += 16 + incl
 
 
-def tcp_segments(path):
-    """(direction key, seq, payload length on the wire) of each TCP segment."""
+def tcp_frames(path):
+    """(direction key, seq, flags, payload offset in the frame, payload length
+    on the wire, captured payload bytes) of each TCP segment of an Ethernet
+    IPv4 capture (the lab's)."""
     for _, fr, orig in read_pcap(path):
         if len(fr) < 34 or fr[12:14] != b'\x08\x00' or fr[23] != 6:
             continue
@@ -244,7 +251,15 @@ def tcp_segments(path):
             continue
         sport, dport, seq = struct.unpack('>HHI', fr[t:t + 8])
         thl = (fr[t + 12] >> 4) * 4
-        yield (fr[26:30], sport, fr[30:34], dport), seq, tot - ihl - thl
+        plen = tot - ihl - thl
+        yield ((bytes(fr[26:30]), sport, bytes(fr[30:34]), dport), seq, fr[t + 13], t + thl,
+               plen, fr[t + thl:t + thl + plen])
+
+
+def tcp_segments(path):
+    """(direction key, seq, payload length on the wire) of each TCP segment."""
+    for key, seq, _, _, plen, _ in tcp_frames(path):
+        yield key, seq, plen
 
 
 def tcp_rexmits(path):
@@ -280,3 +295,219 @@ def check_tcp_loss(c, report, pcap, drops):
     lost = [d for d in drops if d.get('proto') == 6 and d.get('payload', 0) > 0]
     c.ok('the link dropped TCP data', len(lost) > 0)
     c.eq('TCP gaps (capture is lossless)', report['capture']['tcp_gaps'], 0)
+
+
+# ------------------------------------------ twins: headers seen at a snaplen --
+# A tcpdump twin (-s 256, -s 512) holds the same frames as the full capture,
+# each cut at the snaplen.  An RPC message's header is visible in the twin
+# when all its bytes lie within the captured part of the segments carrying
+# them.  Everything below is computed from the full capture: its segment
+# boundaries, and the records found by walking each TCP stream.
+RPC_PORTS = (2049, 20048)
+
+
+def _merge(ranges):
+    out = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        elif b > a:
+            out.append([a, b])
+    return out
+
+
+def _covered(merged, a, b):
+    """Whether [a, b) lies inside one of the merged ranges."""
+    lo, hi = 0, len(merged)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if merged[mid][0] <= a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo > 0 and merged[lo - 1][1] >= b
+
+
+class Stream:
+    """One direction of one TCP connection: its bytes (from the full
+    capture) and, per snaplen, the byte ranges a twin at that snaplen holds."""
+
+    def __init__(self):
+        self.base = None
+        self.segs = []           # (stream offset, payload offset in frame, wire length, bytes)
+
+    def add(self, seq, flags, poff, plen, data):
+        if flags & 0x02:         # SYN: the stream begins after it
+            self.base = (seq + 1) % 2**32
+            return
+        if plen <= 0:
+            return
+        if self.base is None:
+            self.base = seq
+        self.segs.append(((seq - self.base) % 2**32, poff, plen, data))
+
+    def data(self):
+        """The stream's bytes from offset 0 up to its first hole."""
+        chunks, n = [], 0
+        for off, _, plen, data in sorted(self.segs, key=lambda s: s[0]):
+            if off > n:
+                break
+            if off + len(data) > n:
+                chunks.append(data[n - off:])
+                n = off + len(data)
+            if len(data) < plen:
+                break            # cut by the snaplen: the stream ends here
+        return b''.join(chunks)
+
+    def captured(self, snaplen):
+        """The stream ranges a capture cut at snaplen holds (0: all)."""
+        return _merge([off, off + (plen if not snaplen else max(0, min(plen, snaplen - poff)))]
+                      for off, poff, plen, _ in self.segs)
+
+
+def rpc_header_len(msg):
+    """Length of the RPC header at the start of msg (after the record mark):
+    a call through its verifier, a reply through accept_stat (or reply_stat
+    if denied); None if msg is too short or not RPC."""
+    def u32(o):
+        return struct.unpack('>I', msg[o:o + 4])[0] if o + 4 <= len(msg) else None
+    mtype = u32(4)
+    if mtype == 0:
+        cred = u32(28)
+        verf = None if cred is None else u32(32 + (cred + 3) // 4 * 4 + 4)
+        if verf is None:
+            return None
+        return 32 + (cred + 3) // 4 * 4 + 8 + (verf + 3) // 4 * 4
+    if mtype == 1:
+        if u32(8) != 0:
+            return 16
+        verf = u32(16)
+        return None if verf is None else 20 + (verf + 3) // 4 * 4 + 4
+    return None
+
+
+def stream_messages(buf):
+    """(offset of the record mark, header length incl. the mark, xid, 'call'
+    or 'reply', prog, proc) of each RPC message in a stream's bytes."""
+    pos, first = 0, True
+    while pos + 4 <= len(buf):
+        mark = struct.unpack('>I', buf[pos:pos + 4])[0]
+        length = mark & 0x7fffffff
+        if first:
+            msg = buf[pos + 4:pos + 4 + length]
+            hl = rpc_header_len(msg)
+            if hl is not None:
+                xid, mtype = struct.unpack('>II', msg[:8])
+                prog, proc = (struct.unpack('>I', msg[12:16])[0],
+                              struct.unpack('>I', msg[20:24])[0]) if mtype == 0 else (0, 0)
+                yield pos, 4 + hl, xid, 'reply' if mtype else 'call', prog, proc
+        first = bool(mark & 0x80000000)
+        pos += 4 + length
+
+
+NFS3_PROCS = ['NULL', 'GETATTR', 'SETATTR', 'LOOKUP', 'ACCESS', 'READLINK', 'READ',
+              'WRITE', 'CREATE', 'MKDIR', 'SYMLINK', 'MKNOD', 'REMOVE', 'RMDIR',
+              'RENAME', 'LINK', 'READDIR', 'READDIRPLUS', 'FSSTAT', 'FSINFO',
+              'PATHCONF', 'COMMIT']
+MNT3_PROCS = ['NULL', 'MNT', 'DUMP', 'UMNT', 'UMNTALL', 'EXPORT']
+
+
+def proc_name(prog, proc):
+    names = {100003: ('NFSv3', NFS3_PROCS), 100005: ('MOUNTv3', MNT3_PROCS)}
+    if prog in names and proc < len(names[prog][1]):
+        return '%s %s' % (names[prog][0], names[prog][1][proc])
+    return '%d/%d' % (prog, proc)
+
+
+def streams_of(path):
+    out = {}
+    for key, seq, flags, poff, plen, data in tcp_frames(path):
+        if key[1] in RPC_PORTS or key[3] in RPC_PORTS:
+            out.setdefault(key, Stream()).add(seq, flags, poff, plen, data)
+    return out
+
+
+def twin_truth(streams, snaplens):
+    """Ground truth by xid for twins of a full capture cut at each snaplen:
+    {'ops': {xid: procedure}, 'calls_sent': n, 'twins': {snaplen: {
+    'call_seen': [xids], 'reply_seen': [xids], 'hidden_calls': n,
+    'hidden_replies': n, 'seen_ops': {procedure: n}, 'unseen_ops': n,
+    'calls_cut_in_header': n}}}; the last counts hidden calls whose record
+    mark through procedure number is captured but not all of their
+    credentials and verifier (a decoder may still name them).
+    streams: streams_of(the full capture).  An operation is a call in the
+    full capture (TCP: no RPC re-sends; the lab's xids are unique)."""
+    calls, replies = {}, {}           # xid -> (proc, {snaplen: visible})
+    named = {}                        # xid -> {snaplen: mark..proc visible}
+    for key, st in streams.items():
+        buf = st.data()
+        cut = {s: st.captured(s) for s in snaplens}
+        for off, hl, xid, kind, prog, proc in stream_messages(buf):
+            seen = {s: _covered(cut[s], off, off + hl) for s in snaplens}
+            if kind == 'call':
+                calls[xid] = (proc_name(prog, proc), seen)
+                named[xid] = {s: _covered(cut[s], off, off + 28) for s in snaplens}
+            else:
+                replies[xid] = seen
+    out = {'ops': {x: p for x, (p, _) in calls.items()}, 'calls_sent': len(calls),
+           'replies_sent': len(replies), 'twins': {}}
+    for s in snaplens:
+        cs = {x for x, (_, v) in calls.items() if v[s]}
+        rs = {x for x, v in replies.items() if v[s] and x in calls}
+        seen_ops = {}
+        for x in cs | rs:
+            seen_ops[calls[x][0]] = seen_ops.get(calls[x][0], 0) + 1
+        out['twins'][s] = {'call_seen': sorted(cs), 'reply_seen': sorted(rs),
+                           'hidden_calls': len(calls) - len(cs),
+                           'hidden_replies': len(replies) - len([x for x, v in replies.items()
+                                                                 if v[s]]),
+                           'seen_ops': seen_ops, 'unseen_ops': len(calls) - len(cs | rs),
+                           'calls_cut_in_header': sum(1 for x in calls
+                                                      if named[x][s] and x not in cs)}
+    return out
+
+
+def twin_cut_matches(full_pcap, twin_pcap, snaplen):
+    """'' if the twin holds the full capture's frames, each cut at snaplen
+    (what twin_truth relies on); else what differs.  The order may differ:
+    two packet sockets can see frames sent from two CPUs interleaved
+    differently."""
+    full = Counter((orig, bytes(fr[:snaplen])) for _, fr, orig in read_pcap(full_pcap))
+    twin = Counter((orig, bytes(fr)) for _, fr, orig in read_pcap(twin_pcap))
+    if full == twin:
+        return ''
+    return '%d frames only in the full capture (cut), %d only in the twin' % (
+        sum((full - twin).values()), sum((twin - full).values()))
+
+
+
+
+# ------------------------------------------- both ends: UDP, per xid --
+def udp_messages(path):
+    """{xid: {'calls': n, 'replies': n, 'incomplete': n}}: the RPC datagrams
+    (NFS, MOUNT ports) of an Ethernet IPv4 capture, whole after IP
+    reassembly, and those missing a fragment."""
+    trains = {}                  # (src, dst, ipid) -> [first payload, [(off, len, more)]]
+    for _, fr, orig in read_pcap(path):
+        if len(fr) < 34 or fr[12:14] != b'\x08\x00' or fr[23] != 17:
+            continue
+        ihl = (fr[14] & 15) * 4
+        tot, ipid, frag = struct.unpack('>HHH', fr[16:22])
+        off, more = (frag & 0x1fff) * 8, bool(frag & 0x2000)
+        t = trains.setdefault((bytes(fr[26:30]), bytes(fr[30:34]), ipid), [None, []])
+        t[1].append((off, tot - ihl, more))
+        if off == 0:
+            t[0] = fr[14 + ihl:14 + tot]
+    out = {}
+    for first, frags in trains.values():
+        if first is None or len(first) < 16:
+            continue
+        sport, dport = struct.unpack('>HH', first[:4])
+        if sport not in RPC_PORTS and dport not in RPC_PORTS:
+            continue
+        xid, mtype = struct.unpack('>II', first[8:16])
+        last = [o + n for o, n, m in frags if not m]
+        whole = bool(last) and sum(n for _, n, _ in frags) == last[0]
+        e = out.setdefault('0x%08x' % xid, {'calls': 0, 'replies': 0, 'incomplete': 0})
+        e['incomplete' if not whole else 'replies' if mtype else 'calls'] += 1
+    return out
