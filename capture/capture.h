@@ -58,6 +58,9 @@ enum cap_transport { CAP_UDP = 17, CAP_TCP = 6 };
 #define CAP_MSG_MULTIFRAG 0x08	/* TCP: record made of >1 record fragment */
 #define CAP_MSG_HOLE      0x10	/* TCP: bytes inside the record were lost;
 				   data holds only the prefix before the hole */
+#define CAP_MSG_AFTER_HIDDEN 0x20	/* TCP: with AFTER_GAP: the sync was lost
+				   because the snaplen cut the segment
+				   holding a record mark (records hidden) */
 
 /*
  * One candidate RPC message.  For TCP the record marks are removed and the
@@ -130,6 +133,7 @@ struct cap_stats {
 	uint64_t packets;	/* frames handed to the pipe */
 	uint64_t bytes;		/* their wire length */
 	uint64_t truncated;	/* frames with caplen < len */
+	uint64_t snap_caplen;	/* largest caplen of those: the snaplen */
 	uint64_t link_errors;	/* frame too short / unknown ethertype etc. */
 	uint64_t not_ip;	/* ARP, other ethertypes */
 	uint64_t ip_errors;	/* bad IP headers */
@@ -149,6 +153,32 @@ struct cap_stats {
 	uint64_t tcp_gaps;	/* holes skipped (bytes never seen) */
 	uint64_t tcp_gap_bytes;
 	uint64_t tcp_resyncs;	/* resynchronisations on a plausible header */
+	/*
+	 * Records hidden by the snaplen (header-only captures).  A span opens
+	 * where the end of the previous record (known from its length) falls
+	 * in the uncaptured part of a segment: the next record mark was never
+	 * captured.  It closes where the stream is found again (a resync) or
+	 * at the end of the flow.  A span holds whole records (it starts and
+	 * ends on record boundaries), at least one.  The records in a span of
+	 * H bytes are estimated as max(1, round(H / S)), S the larger of the
+	 * wire length (marks included) of the record just before the span
+	 * (the large one whose end fell in the cut part: pipelined streams
+	 * repeat it) and the average of the records the direction delivered
+	 * (so a short record before the span does not inflate the count);
+	 * they count as calls or replies by what the direction delivers
+	 * (msg_type of its records).  Records whose header was captured but
+	 * that the resync did not accept count as hidden too.  See rpcrec.c.
+	 */
+	uint64_t tcp_hidden_spans;	/* spans: records known to be hidden */
+	uint64_t tcp_hidden_bytes;	/* stream bytes in the spans */
+	uint64_t tcp_hidden_calls;	/* estimated records in the spans: */
+	uint64_t tcp_hidden_replies;	/*   calls, replies */
+	uint64_t tcp_hidden_flows;	/* flow directions with >= 1 span */
+	uint64_t tcp_seg_max;	/* largest TCP payload (wire) of a segment
+				   on a followed flow */
+	uint64_t tcp_seg_cut_max;	/* largest captured payload of a segment
+					   the snaplen cut (the snaplen less
+					   the headers) */
 	uint64_t flows;		/* flow directions followed in total */
 	uint64_t flows_evicted;	/* flow directions dropped for the budget */
 	uint64_t flows_expired;	/* flow directions dropped for idleness */
