@@ -58,9 +58,6 @@ enum cap_transport { CAP_UDP = 17, CAP_TCP = 6 };
 #define CAP_MSG_MULTIFRAG 0x08	/* TCP: record made of >1 record fragment */
 #define CAP_MSG_HOLE      0x10	/* TCP: bytes inside the record were lost;
 				   data holds only the prefix before the hole */
-#define CAP_MSG_AFTER_HIDDEN 0x20	/* TCP: with AFTER_GAP: the sync was lost
-				   because the snaplen cut the segment
-				   holding a record mark (records hidden) */
 
 /*
  * One candidate RPC message.  For TCP the record marks are removed and the
@@ -160,12 +157,13 @@ struct cap_stats {
 	 * captured.  It closes where the stream is found again (a resync) or
 	 * at the end of the flow.  A span holds whole records (it starts and
 	 * ends on record boundaries), at least one.  The records in a span of
-	 * H bytes are estimated as max(1, round(H / S)), S the larger of the
-	 * wire length (marks included) of the record just before the span
-	 * (the large one whose end fell in the cut part: pipelined streams
-	 * repeat it) and the average of the records the direction delivered
-	 * (so a short record before the span does not inflate the count);
-	 * they count as calls or replies by what the direction delivers
+	 * H bytes are estimated as max(1, round(H / S)), S the wire length
+	 * (marks included) of the record just before the span (the one whose
+	 * end fell in the cut part: pipelined streams repeat it); when the
+	 * span runs past the start of a segment without a mark in its
+	 * captured bytes (so its records are longer than that), S is the
+	 * larger of that and the average record the direction delivered.  The
+	 * estimate counts as calls or replies by what the direction delivers
 	 * (msg_type of its records).  Records whose header was captured but
 	 * that the resync did not accept count as hidden too.  See rpcrec.c.
 	 */

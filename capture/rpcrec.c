@@ -38,6 +38,7 @@
 
 #define PROBE_BYTES 512u		/* record prefix gathered for the probe */
 #define PROBE_FRAGS 16		/* record fragments walked for it */
+#define SYNC_LOOK 24u		/* bytes to judge a resync candidate */
 
 /*
  * Does d (n captured bytes) start with a record mark followed by bytes that
@@ -163,10 +164,11 @@ static void hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
 	uint64_t k = 1, size = f->hide_size;
 	bool replies;
 
-	if (f->rec_n > 0 && f->rec_sum / f->rec_n > size)
+	if (f->hide_segs > 0 && f->rec_n > 0 && f->rec_sum / f->rec_n > size)
 		size = f->rec_sum / f->rec_n;
 	if (size > 0)
 		k = (h + size / 2) / size;
+
 	if (k == 0)
 		k = 1;
 	if (f->n_calls != f->n_replies)
@@ -206,6 +208,7 @@ static void hide_open(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 	f->hiding = true;
 	f->hide_start = at;
 	f->hide_size = f->last_wire;
+	f->hide_segs = 0;
 	p->st.tcp_hidden_spans++;
 	if (!f->hidden_any) {
 		f->hidden_any = true;
@@ -219,9 +222,10 @@ static void hide_close(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 	if (!f->hiding)
 		return;
 	f->hiding = false;
+	if (f->hide_segs > 0 && at - f->hide_seg_at < SYNC_LOOK)
+		f->hide_segs--;		/* found at the segment's start */
 	p->st.tcp_hidden_bytes += at - f->hide_start;
 	hidden_count(p, f, at - f->hide_start);
-	f->pend_flags |= CAP_MSG_AFTER_HIDDEN;
 }
 
 void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
@@ -384,7 +388,6 @@ static void sync_found(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
  * segments is found too.  Returns the offset in d where parsing goes on
  * (n if nothing was found).  base: the stream position of d[0].
  */
-#define SYNC_LOOK 24u
 
 static uint32_t sync_scan(struct cap_pipe *p, struct tcp_flow *f,
 			  const struct seg_ctx *cx, const uint8_t *d,
@@ -450,6 +453,10 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 	uint32_t off = 0, take;
 	uint64_t base = f->pos;
 
+	if (f->hiding) {
+		f->hide_segs++;
+		f->hide_seg_at = base;
+	}
 	f->pos += n;
 	while (off < n && f->state != FS_REJECT) {
 		switch (f->rs) {

@@ -74,6 +74,8 @@ struct tcp_flow {
 	uint64_t pos;
 	uint64_t hide_start;
 	uint64_t last_wire, hide_size;
+	uint32_t hide_segs;		/* segment starts inside the span */
+	uint64_t hide_seg_at;		/* stream position of the last one */
 	uint64_t rec_sum, rec_n;
 	bool hiding, hidden_any;
 	uint64_t n_calls, n_replies;
