@@ -213,9 +213,10 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT id, source, filter, "
 		"snaplen, live, ops_mode, slow_ns, interval_ns, retain_ns, "
 		"started, ended, state");
-	for (k = 0; k < store_run_ncols; k++)
+	for (k = 0; k < store_run_ncols; k++)	/* 0: older than the file */
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
-					store_run_cols[k].name);
+					store_run_cols[k].since > s->version ?
+					"0" : store_run_cols[k].name);
 	snprintf(sql + off, sizeof(sql) - off, " FROM runs WHERE id = ?");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_err(s, errbuf, "runs");

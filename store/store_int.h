@@ -99,6 +99,7 @@ enum {	/* prepared statements */
 struct store {
 	sqlite3 *db;
 	bool writable;
+	int version;			/* the file's schema version */
 	sqlite3_stmt *st[ST_N];		/* owned; prepared lazily */
 	sqlite3_stmt *upd_run;		/* UPDATE runs SET <counters> */
 	/* the run being written */
@@ -190,6 +191,7 @@ struct store_col {
 	const char *name;
 	size_t off;
 	bool u32;
+	int since;		/* schema version that added it (0: first) */
 };
 extern const struct store_col store_run_cols[];
 extern const size_t store_run_ncols;
