@@ -192,4 +192,9 @@ static inline bool an_op_is_error(const struct an_op *op)
  * errors, unanswered ops and every other procedure). */
 uint64_t an_op_data_bytes(const struct an_op *op);
 
+/* NFSv4 seen (recognised, not analysed): COMPOUND calls and the distinct
+ * clients and servers that exchanged them. */
+void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
+		  uint64_t *clients, uint64_t *servers);
+
 #endif

@@ -77,26 +77,7 @@ bool rep_complete(const struct rep *r)
 
 void rep_nfs4(const struct rep *r, struct rep_nfs4 *v)
 {
-	uint32_t k, n;
-	enum an_group g;
-
-	memset(v, 0, sizeof(*v));
-	for (g = AN_BY_OP; g <= AN_BY_SERVER; g++) {
-		n = an_figs_nrows(r->figs, g);
-		for (k = 0; k < n; k++) {
-			const struct an_row *w = an_figs_row(r->figs, g, k);
-
-			if (w->prog != PROG_NFS || w->vers != 4 ||
-			    w->proc == AN_PROC_ALL)
-				continue;
-			if (g == AN_BY_OP)
-				v->calls += w->calls;
-			else if (g == AN_BY_CLIENT)
-				v->clients++;
-			else
-				v->servers++;
-		}
-	}
+	an_figs_nfs4(r->figs, &v->calls, &v->clients, &v->servers);
 }
 
 double rep_duration_s(const struct rep *r)
