@@ -108,6 +108,7 @@ struct cell {
 	uint32_t ndropped;		/* NULL entries in up[] */
 	struct an_row *up[CELL_UP];	/* NULL: that row was dropped */
 	uint64_t calls, answered, unanswered, errors, rpc_errors;
+	uint64_t reply_not_seen;
 	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
 	uint64_t bytes, data_bytes, truncated;
 	struct hist lat, ivl;
@@ -378,7 +379,10 @@ static void status_add(struct an_row *r, const struct an_op *op)
 		(r)->late_retrans++;					\
 	(r)->dup_replies += (op)->dup_replies;				\
 	if (!((op)->flags & AN_OP_ANSWERED)) {				\
-		(r)->unanswered++;					\
+		if ((op)->flags & AN_OP_REPLY_HIDDEN)			\
+			(r)->reply_not_seen++;				\
+		else							\
+			(r)->unanswered++;				\
 	} else {							\
 		(r)->answered++;					\
 		hist_add(&(r)->lat, (uint64_t)(op)->lat_first_ns);	\
@@ -592,6 +596,7 @@ static void fold(struct an_figs *f)
 			r->calls += c->calls;
 			r->answered += c->answered;
 			r->unanswered += c->unanswered;
+			r->reply_not_seen += c->reply_not_seen;
 			r->errors += c->errors;
 			r->rpc_errors += c->rpc_errors;
 			r->retrans += c->retrans;
@@ -608,6 +613,7 @@ static void fold(struct an_figs *f)
 			hist_merge(&r->ivl, &c->ivl);
 		}
 		c->calls = c->answered = c->unanswered = c->errors = 0;
+		c->reply_not_seen = 0;
 		c->rpc_errors = c->retrans = c->retrans_ops = 0;
 		c->late_retrans = c->dup_replies = c->bytes = 0;
 		c->data_bytes = c->truncated = 0;
@@ -883,6 +889,8 @@ static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 	t->ops++;
 	if (op->flags & AN_OP_ANSWERED)
 		t->answered++;
+	else if (op->flags & AN_OP_REPLY_HIDDEN)
+		t->reply_not_seen++;
 	else
 		t->unanswered++;
 	if (an_op_is_error(op))

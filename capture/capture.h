@@ -75,6 +75,10 @@ struct cap_msg {
 	uint32_t caplen;	/* bytes available at data */
 	uint32_t len;		/* bytes on the wire */
 	const uint8_t *data;	/* borrowed: valid during the callback only */
+	int64_t hidden_from_ns;	/* TCP: 0, or this record is the first after
+				   records the snaplen hid in its direction
+				   (cap_stats tcp_hidden_*), hidden from the
+				   segment of this time until this record */
 };
 
 typedef void (*cap_msg_fn)(void *user, const struct cap_msg *m);

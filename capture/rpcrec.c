@@ -209,6 +209,7 @@ static void hide_open(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 	f->hide_start = at;
 	f->hide_size = f->last_wire;
 	f->hide_segs = 0;
+	f->hide_ts_ns = p->ts_ns;
 	p->st.tcp_hidden_spans++;
 	if (!f->hidden_any) {
 		f->hidden_any = true;
@@ -226,6 +227,7 @@ static void hide_close(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 		f->hide_segs--;		/* found at the segment's start */
 	p->st.tcp_hidden_bytes += at - f->hide_start;
 	hidden_count(p, f, at - f->hide_start);
+	f->hidden_from_ns = f->hide_ts_ns;
 }
 
 void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
@@ -269,6 +271,8 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	m.caplen = caplen;
 	m.len = len;
 	m.data = d;
+	m.hidden_from_ns = f->hidden_from_ns;
+	f->hidden_from_ns = 0;
 	p->st.tcp_msgs++;
 	if (p->fn)
 		p->fn(p->user, &m);

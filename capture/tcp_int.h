@@ -75,6 +75,9 @@ struct tcp_flow {
 	uint64_t hide_start;
 	uint64_t last_wire, hide_size;
 	uint32_t hide_segs;		/* segment starts inside the span */
+	int64_t hide_ts_ns;		/* time of the span's first segment */
+	int64_t hidden_from_ns;		/* a closed span's, for the next
+					   record (cap_msg.hidden_from_ns) */
 	uint64_t hide_seg_at;		/* stream position of the last one */
 	uint64_t rec_sum, rec_n;
 	bool hiding, hidden_any;

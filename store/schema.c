@@ -40,6 +40,8 @@ const struct store_col store_run_cols[] = {
 	CS3(snap_caplen), CS3(tcp_hidden_spans), CS3(tcp_hidden_bytes),
 	CS3(tcp_hidden_calls), CS3(tcp_hidden_replies), CS3(tcp_hidden_flows),
 	CS3(tcp_seg_max), CS3(tcp_seg_cut_max),
+	{ "eng_reply_not_seen", offsetof(struct store_run, es.reply_not_seen),
+	  false, 3 },
 };
 #undef RS
 #undef CS

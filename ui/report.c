@@ -638,12 +638,16 @@ static void rep_text(const struct rep *r)
 {
 	const struct an_figs_totals *t = an_figs_totals(r->figs);
 	double d = rep_duration_s(r);
+	char rns[48] = "";
 
+	if (t->reply_not_seen)	/* their reply may be among hidden records */
+		snprintf(rns, sizeof(rns), ", %" PRIu64 " reply not seen",
+			 t->reply_not_seen);
 	fprintf(r->out, "nfscope report: %s\n%" PRIu64 " packets over %.3f s, "
 		"%" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
-		" unanswered, %" PRIu64 " errors), %.1f ops/s\n", r->source,
-		r->cs.packets, d, t->ops, t->answered, t->unanswered, t->errors,
-		d > 0 ? (double)t->ops / d : 0.0);
+		" unanswered%s, %" PRIu64 " errors), %.1f ops/s\n", r->source,
+		r->cs.packets, d, t->ops, t->answered, t->unanswered, rns,
+		t->errors, d > 0 ? (double)t->ops / d : 0.0);
 	text_incomplete(r);
 	text_ops(r);
 	text_sizes(r);

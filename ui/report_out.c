@@ -60,6 +60,7 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 	jw_u64(w, "calls", row->calls);
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
+	jw_u64(w, "reply_not_seen", row->reply_not_seen);
 	jw_dbl(w, "ops_per_s", d > 0 ? (double)row->calls / d : 0, 3);
 	jw_u64(w, "bytes", row->bytes);
 	jw_dbl(w, "bytes_per_s", d > 0 ? (double)row->bytes / d : 0, 1);
@@ -294,6 +295,7 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "unanswered", e->unanswered);
 	jw_u64(w, "unanswered_expired", e->unanswered_expired);
 	jw_u64(w, "unanswered_at_end", e->unanswered_at_end);
+	jw_u64(w, "reply_not_seen", e->reply_not_seen);
 	jw_u64(w, "evicted", e->evicted);
 	jw_u64(w, "retrans", e->retrans);
 	jw_u64(w, "late_retrans", e->late_retrans);
@@ -429,6 +431,7 @@ void rep_json(const struct rep *r)
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);
 	jw_u64(&w, "unanswered", t->unanswered);
+	jw_u64(&w, "reply_not_seen", t->reply_not_seen);
 	jw_u64(&w, "errors", t->errors);
 	jw_u64(&w, "retrans", t->retrans);
 	jw_u64(&w, "dup_replies", t->dup_replies);

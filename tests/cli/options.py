@@ -190,7 +190,7 @@ def test_migration():
 
 HIDDEN_COLS = ('snap_caplen', 'tcp_hidden_spans', 'tcp_hidden_bytes',
                'tcp_hidden_calls', 'tcp_hidden_replies', 'tcp_hidden_flows',
-               'tcp_seg_max', 'tcp_seg_cut_max')
+               'tcp_seg_max', 'tcp_seg_cut_max', 'eng_reply_not_seen')
 
 
 def test_migration_v2():

@@ -69,6 +69,12 @@ for size in (8192, 32768):
                 fail('%s: %s estimate %d, truth %d' % (name, k, h[k], t))
         if not 1 <= h['records_known'] <= hid['call'] + hid['reply']:
             fail('%s: records_known %d' % (name, h['records_known']))
+        # the generator answers every call: none may be called unanswered
+        # (the hidden replies are 'reply not seen')
+        t = rep['totals']
+        if t['unanswered'] != 0 or t['reply_not_seen'] == 0:
+            fail('%s: unanswered %d reply_not_seen %d' % (name, t['unanswered'],
+                                                         t['reply_not_seen']))
         if h['snaplen'] != snap or h['reason'] != 'snaplen':
             fail('%s: snaplen %s reason %s' % (name, h['snaplen'], h['reason']))
         if ('INCOMPLETE: about %d calls' % h['calls']) not in first or \
