@@ -108,6 +108,7 @@ struct cell {
 	uint32_t ndropped;		/* NULL entries in up[] */
 	struct an_row *up[CELL_UP];	/* NULL: that row was dropped */
 	uint64_t calls, answered, unanswered, errors, rpc_errors;
+	uint64_t reply_not_seen;
 	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
 	uint64_t bytes, data_bytes, truncated;
 	struct hist lat, ivl;
@@ -378,7 +379,10 @@ static void status_add(struct an_row *r, const struct an_op *op)
 		(r)->late_retrans++;					\
 	(r)->dup_replies += (op)->dup_replies;				\
 	if (!((op)->flags & AN_OP_ANSWERED)) {				\
-		(r)->unanswered++;					\
+		if ((op)->flags & AN_OP_REPLY_HIDDEN)			\
+			(r)->reply_not_seen++;				\
+		else							\
+			(r)->unanswered++;				\
 	} else {							\
 		(r)->answered++;					\
 		hist_add(&(r)->lat, (uint64_t)(op)->lat_first_ns);	\
@@ -592,6 +596,7 @@ static void fold(struct an_figs *f)
 			r->calls += c->calls;
 			r->answered += c->answered;
 			r->unanswered += c->unanswered;
+			r->reply_not_seen += c->reply_not_seen;
 			r->errors += c->errors;
 			r->rpc_errors += c->rpc_errors;
 			r->retrans += c->retrans;
@@ -608,6 +613,7 @@ static void fold(struct an_figs *f)
 			hist_merge(&r->ivl, &c->ivl);
 		}
 		c->calls = c->answered = c->unanswered = c->errors = 0;
+		c->reply_not_seen = 0;
 		c->rpc_errors = c->retrans = c->retrans_ops = 0;
 		c->late_retrans = c->dup_replies = c->bytes = 0;
 		c->data_bytes = c->truncated = 0;
@@ -901,6 +907,8 @@ static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 	t->ops++;
 	if (op->flags & AN_OP_ANSWERED)
 		t->answered++;
+	else if (op->flags & AN_OP_REPLY_HIDDEN)
+		t->reply_not_seen++;
 	else
 		t->unanswered++;
 	if (an_op_is_error(op))
@@ -1174,4 +1182,29 @@ const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
 {
 	figs_sync((struct an_figs *)f);
 	return &f->tot;
+}
+
+void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
+		  uint64_t *clients, uint64_t *servers)
+{
+	uint32_t k, n;
+	int g;
+
+	*calls = *clients = *servers = 0;
+	for (g = AN_BY_OP; g <= AN_BY_SERVER; g++) {
+		n = an_figs_nrows(f, (enum an_group)g);
+		for (k = 0; k < n; k++) {
+			const struct an_row *w = an_figs_row(f, (enum an_group)g, k);
+
+			if (w->prog != PROG_NFS || w->vers != 4 ||
+			    w->proc == AN_PROC_ALL)
+				continue;
+			if (g == AN_BY_OP)
+				*calls += w->calls;
+			else if (g == AN_BY_CLIENT)
+				(*clients)++;
+			else
+				(*servers)++;
+		}
+	}
 }

@@ -73,6 +73,9 @@ struct an_row {
 	char path[AN_PATH_MAX];		/* file rows: learned path ("" unknown) */
 	uint32_t prog, vers, proc;	/* proc AN_PROC_ALL: every procedure */
 	uint64_t calls, answered, unanswered, errors;
+	uint64_t reply_not_seen;	/* no reply, but it may have been
+					   hidden (AN_OP_REPLY_HIDDEN); not in
+					   unanswered */
 	uint64_t rpc_errors;		/* not accepted or accept_stat != 0 */
 	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
 	uint64_t bytes;			/* call + reply wire bytes */
@@ -179,6 +182,7 @@ int64_t an_figs_interval_ns(const struct an_figs *f);
 
 struct an_figs_totals {
 	uint64_t ops, answered, unanswered, errors, retrans, dup_replies;
+	uint64_t reply_not_seen;	/* AN_OP_REPLY_HIDDEN, not unanswered */
 	int64_t first_ns, last_ns;	/* earliest call, latest event */
 	uint64_t rows_dropped, files_dropped, pairs_dropped, servers_dropped;
 	uint64_t intervals_dropped;
@@ -198,5 +202,10 @@ static inline bool an_op_is_error(const struct an_op *op)
 /* Data bytes an op moved: READ bytes returned, WRITE bytes written (0 for
  * errors, unanswered ops and every other procedure). */
 uint64_t an_op_data_bytes(const struct an_op *op);
+
+/* NFSv4 seen (recognised, not analysed): COMPOUND calls and the distinct
+ * clients and servers that exchanged them. */
+void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
+		  uint64_t *clients, uint64_t *servers);
 
 #endif

@@ -55,7 +55,54 @@ struct an_engine {
 	struct an_stats st;
 	struct an_msg *msg;	/* an_feed's message (AN_MSG_MAX bytes) */
 	struct an_op out;	/* the op being delivered: core + path */
+	struct hid_pair *hid;	/* AN_HID_PAIRS: reply directions that lost
+				   records to the snaplen, latest time */
 };
+
+/* ------------------------------------------------ hidden replies -- */
+
+#define AN_HID_PAIRS 1024u
+
+struct hid_pair {
+	struct cap_addr client, server;
+	int64_t until_ns;	/* 0: empty */
+};
+
+static uint32_t hid_slot(const struct cap_addr *c, const struct cap_addr *s)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ c->a[i] ^ (uint32_t)s->a[i] << 8) * 16777619u;
+	return h & (AN_HID_PAIRS - 1);
+}
+
+/* Replies from server to client were hidden until ts. */
+static void hid_note(struct an_engine *e, const struct cap_addr *client,
+		     const struct cap_addr *server, int64_t ts)
+{
+	struct hid_pair *h = &e->hid[hid_slot(client, server)];
+
+	if (h->until_ns == 0 || !cap_addr_eq(&h->client, client) ||
+	    !cap_addr_eq(&h->server, server)) {
+		h->client = *client;
+		h->server = *server;
+		h->until_ns = ts;
+	} else if (ts > h->until_ns) {
+		h->until_ns = ts;
+	}
+}
+
+/* Could the reply to o have been hidden? */
+static bool hid_reply(const struct an_engine *e, const struct an_op *o)
+{
+	const struct hid_pair *h = &e->hid[hid_slot(&o->client, &o->server)];
+
+	return h->until_ns != 0 && h->until_ns >= o->first_call_ns &&
+	       cap_addr_eq(&h->client, &o->client) &&
+	       cap_addr_eq(&h->server, &o->server);
+}
 
 /* ------------------------------------------------------------ lists -- */
 
@@ -317,6 +364,10 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 		e->st.answered++;
 	} else {
 		e->st.unanswered++;
+		if (hid_reply(e, o)) {
+			o->flags |= AN_OP_REPLY_HIDDEN;
+			e->st.reply_not_seen++;
+		}
 		if (why & AN_OP_EXPIRED)
 			e->st.unanswered_expired++;
 		if (why & AN_OP_AT_END)
@@ -396,8 +447,9 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->bucket = malloc(nb * sizeof(*e->bucket));
 	e->names = an_names_new(e->cfg.names_max);
 	e->msg = malloc(AN_MSG_MAX);
+	e->hid = calloc(AN_HID_PAIRS, sizeof(*e->hid));
 	if (e->ent == NULL || e->hx == NULL || e->bucket == NULL ||
-	    e->names == NULL || e->msg == NULL) {
+	    e->names == NULL || e->msg == NULL || e->hid == NULL) {
 		an_free(e);
 		return NULL;
 	}
@@ -415,6 +467,7 @@ void an_free(struct an_engine *e)
 		return;
 	an_names_free(e->names);
 	free(e->msg);
+	free(e->hid);
 	free(e->bucket);
 	free(e->hx);
 	free(e->ent);
@@ -602,6 +655,7 @@ size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 	am->sport = m->sport;
 	am->dport = m->dport;
 	am->mflags = msg_flags(m);
+	am->hidden_from_ns = m->hidden_from_ns;
 	am->frame = m->frame;
 	am->len = m->len;
 	am->src = m->src;
@@ -907,6 +961,8 @@ void an_feed_msg(struct an_engine *e, const struct an_msg *am)
 		e->now = am->ts_ns;
 		expire(e);
 	}
+	if (am->type == AN_MSG_REPLY && am->hidden_from_ns)
+		hid_note(e, &am->dst, &am->src, am->ts_ns);
 	if (am->type == AN_MSG_CALL)
 		on_call(e, am);
 	else if (am->type == AN_MSG_REPLY)

@@ -27,6 +27,12 @@
  *     unanswered (AN_OP_EXPIRED); at an_flush (AN_OP_AT_END); or when the
  *     table is full and no answered entry can be retired (AN_OP_EVICTED,
  *     counted in evicted).
+ *   - An unanswered call of a client/server pair whose reply direction
+ *     lost the TCP stream to the snaplen (records hidden, a message with
+ *     hidden_from_ns) at or after the call is AN_OP_REPLY_HIDDEN: its
+ *     reply may have been hidden ("reply not seen").  The pairs are kept
+ *     in a fixed table of AN_HID_PAIRS (a collision replaces the entry);
+ *     a span still open at the end of a flow is not known here.
  *   - Replies the decoder could not pair are counted by the decoder
  *     (dec_stats.orphan_replies); replies the decoder paired but this
  *     engine no longer holds are counted in replies_unmatched.
@@ -71,6 +77,11 @@
 #define AN_OP_LATE_RETRANS 0x0800u	/* a retransmission came after the reply */
 #define AN_OP_PORT_CHANGED 0x1000u	/* retransmitted from another port */
 #define AN_OP_MISFIT_REPLY 0x2000u	/* a reply for this key did not fit */
+#define AN_OP_REPLY_HIDDEN 0x4000u	/* unanswered, but its reply may have
+					   been among the records the snaplen
+					   hid (the reply direction lost the
+					   stream after the call): "reply not
+					   seen", not counted unanswered */
 
 /* struct an_op.have */
 #define AN_HAVE_CRED      0x0001u	/* uid, gid, machine (AUTH_SYS) */
@@ -155,8 +166,9 @@ struct an_config {
 struct an_stats {
 	uint64_t calls, replies;	/* messages fed */
 	uint64_t ops;			/* records delivered */
-	uint64_t answered, unanswered;
+	uint64_t answered, unanswered;	/* unanswered: reply_not_seen too */
 	uint64_t unanswered_expired, unanswered_at_end, evicted;
+	uint64_t reply_not_seen;	/* unanswered ops AN_OP_REPLY_HIDDEN */
 	uint64_t retrans;		/* call retransmissions */
 	uint64_t late_retrans;		/* of which after the reply */
 	uint64_t dup_replies;
@@ -186,6 +198,7 @@ struct an_msg {
 	uint8_t transport;
 	uint16_t sport, dport;
 	uint32_t mflags;		/* AN_OP_AFTER_GAP, AN_OP_IPFRAG */
+	int64_t hidden_from_ns;		/* cap_msg.hidden_from_ns */
 	uint64_t frame;
 	int64_t ts_ns;
 	uint32_t len;

@@ -75,6 +75,10 @@ struct cap_msg {
 	uint32_t caplen;	/* bytes available at data */
 	uint32_t len;		/* bytes on the wire */
 	const uint8_t *data;	/* borrowed: valid during the callback only */
+	int64_t hidden_from_ns;	/* TCP: 0, or this record is the first after
+				   records the snaplen hid in its direction
+				   (cap_stats tcp_hidden_*), hidden from the
+				   segment of this time until this record */
 };
 
 typedef void (*cap_msg_fn)(void *user, const struct cap_msg *m);
@@ -133,6 +137,7 @@ struct cap_stats {
 	uint64_t packets;	/* frames handed to the pipe */
 	uint64_t bytes;		/* their wire length */
 	uint64_t truncated;	/* frames with caplen < len */
+	uint64_t snap_caplen;	/* largest caplen of those: the snaplen */
 	uint64_t link_errors;	/* frame too short / unknown ethertype etc. */
 	uint64_t not_ip;	/* ARP, other ethertypes */
 	uint64_t ip_errors;	/* bad IP headers */
@@ -157,6 +162,33 @@ struct cap_stats {
 	uint64_t tcp_rejected;	/* records hidden by the direction lock: they
 				   failed the RPC check at the start of a
 				   direction that later proved RPC */
+	/*
+	 * Records hidden by the snaplen (header-only captures).  A span opens
+	 * where the end of the previous record (known from its length) falls
+	 * in the uncaptured part of a segment: the next record mark was never
+	 * captured.  It closes where the stream is found again (a resync) or
+	 * at the end of the flow.  A span holds whole records (it starts and
+	 * ends on record boundaries), at least one.  The records in a span of
+	 * H bytes are estimated as max(1, round(H / S)), S the wire length
+	 * (marks included) of the record just before the span (the one whose
+	 * end fell in the cut part: pipelined streams repeat it); when the
+	 * span runs past the start of a segment without a mark in its
+	 * captured bytes (so its records are longer than that), S is the
+	 * larger of that and the average record the direction delivered.  The
+	 * estimate counts as calls or replies by what the direction delivers
+	 * (msg_type of its records).  Records whose header was captured but
+	 * that the resync did not accept count as hidden too.  See rpcrec.c.
+	 */
+	uint64_t tcp_hidden_spans;	/* spans: records known to be hidden */
+	uint64_t tcp_hidden_bytes;	/* stream bytes in the spans */
+	uint64_t tcp_hidden_calls;	/* estimated records in the spans: */
+	uint64_t tcp_hidden_replies;	/*   calls, replies */
+	uint64_t tcp_hidden_flows;	/* flow directions with >= 1 span */
+	uint64_t tcp_seg_max;	/* largest TCP payload (wire) of a segment
+				   on a followed flow */
+	uint64_t tcp_seg_cut_max;	/* largest captured payload of a segment
+					   the snaplen cut (the snaplen less
+					   the headers) */
 	uint64_t flows;		/* flow directions followed in total */
 	uint64_t flows_evicted;	/* flow directions dropped for the budget */
 	uint64_t flows_expired;	/* flow directions dropped for idleness */

@@ -155,8 +155,11 @@ void cap_pipe_feed(struct cap_pipe *p, const struct cap_pkt *pkt)
 		len = caplen;
 	p->st.packets++;
 	p->st.bytes += len;
-	if (caplen < len)
+	if (caplen < len) {
 		p->st.truncated++;
+		if (caplen > p->st.snap_caplen)
+			p->st.snap_caplen = caplen;
+	}
 	cap_frag_expire(p, false);
 	cap_tcp_expire(p, false);
 

@@ -16,6 +16,16 @@
  * cap_rec_sane_mark; tcp_resyncs; the next record gets CAP_MSG_AFTER_GAP).
  * A mark longer than CAP_REC_MAX loses the sync too.
  *
+ * Hidden records (header-only captures): when the snaplen cut the part of a
+ * segment where the next mark lies (its place is known from the previous
+ * record's length), a span opens at that stream position (hide_open) and
+ * closes at the resync (sync_found) or at the end of the flow
+ * (cap_rec_end).  The span holds whole records, at least one; their number
+ * is estimated from its length and the length of the records around it
+ * when it closes (hidden_count; the estimator is described at struct
+ * cap_stats).  f->pos counts every
+ * stream byte the parser was given, captured or not.
+ *
  * Delivery: a record lying wholly in one segment is delivered straight
  * from the packet; otherwise its bytes are gathered in the flow's buffer
  * (grown up to record_keep and reused; longer records are delivered
@@ -31,6 +41,7 @@
 #define BUF_KEEP 16384u		/* record buffer kept between records */
 #define PENDING_PROBES 8	/* records that fail before a direction whose
 				   start we saw is taken for not RPC */
+#define SYNC_LOOK 24u		/* bytes to judge a resync candidate */
 
 /*
  * Does d (n captured bytes) start with a record mark followed by bytes that
@@ -147,10 +158,90 @@ bool cap_rec_sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
 	return run_probe(probe, p, tmpl, tmp, have, last ? total : CAP_REC_MAX);
 }
 
+/* A closed span of h bytes: estimate its records (each as long as the
+ * record before the span, or the direction's average if that is larger:
+ * see struct cap_stats) and count them as the direction's kind
+ * (what it delivered most; by the ports if nothing). */
+static void hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
+{
+	uint64_t k = 1, size = f->hide_size;
+	bool replies;
+
+	if (f->hide_segs > 0 && f->rec_n > 0 && f->rec_sum / f->rec_n > size)
+		size = f->rec_sum / f->rec_n;
+	if (size > 0)
+		k = (h + size / 2) / size;
+
+	if (k == 0)
+		k = 1;
+	if (f->n_calls != f->n_replies)
+		replies = f->n_replies > f->n_calls;
+	else
+		replies = f->sport == 2049 || (f->sport < f->dport &&
+					       f->dport != 2049);
+	if (replies)
+		p->st.tcp_hidden_replies += k;
+	else
+		p->st.tcp_hidden_calls += k;
+}
+
+/* A record of wire bytes (marks included) is delivered: its kind and
+ * length feed the estimate of hidden ones. */
+static void hidden_note(struct cap_pipe *p, struct tcp_flow *f,
+			const uint8_t *d, uint32_t caplen, uint64_t wire)
+{
+	if (caplen >= 8) {
+		uint32_t t = cap_be32(d + 4);
+
+		if (t == 0)
+			f->n_calls++;
+		else if (t == 1)
+			f->n_replies++;
+	}
+	f->last_wire = wire;
+	f->rec_sum += wire;
+	f->rec_n++;
+}
+
+/* The mark of the record at stream position at was cut by the snaplen. */
+static void hide_open(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
+{
+	if (f->state != FS_FOLLOW || f->hiding)
+		return;
+	f->hiding = true;
+	f->hide_start = at;
+	f->hide_size = f->last_wire;
+	f->hide_segs = 0;
+	f->hide_ts_ns = p->ts_ns;
+	p->st.tcp_hidden_spans++;
+	if (!f->hidden_any) {
+		f->hidden_any = true;
+		p->st.tcp_hidden_flows++;
+	}
+}
+
+/* The open span ends at stream position at. */
+static void hide_close(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
+{
+	if (!f->hiding)
+		return;
+	f->hiding = false;
+	if (f->hide_segs > 0 && at - f->hide_seg_at < SYNC_LOOK)
+		f->hide_segs--;		/* found at the segment's start */
+	p->st.tcp_hidden_bytes += at - f->hide_start;
+	hidden_count(p, f, at - f->hide_start);
+	f->hidden_from_ns = f->hide_ts_ns;
+}
+
+void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
+{
+	hide_close(p, f, f->pos);
+}
+
 static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 		    const struct seg_ctx *done, const uint8_t *d,
 		    uint32_t caplen, uint32_t len, uint32_t flags,
-		    uint64_t first_frame, int64_t first_ts_ns)
+		    uint64_t first_frame, int64_t first_ts_ns, uint64_t wire)
 {
 	struct cap_msg m;
 
@@ -174,6 +265,7 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	}
 	if (caplen < len && !(flags & CAP_MSG_HOLE))
 		flags |= CAP_MSG_TRUNCATED;
+	hidden_note(p, f, d, caplen, wire);
 	memset(&m, 0, sizeof(m));
 	m.frame = done->done_frame;
 	m.ts_ns = done->done_ts_ns;
@@ -188,6 +280,8 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	m.caplen = caplen;
 	m.len = len;
 	m.data = d;
+	m.hidden_from_ns = f->hidden_from_ns;
+	f->hidden_from_ns = 0;
 	p->st.tcp_msgs++;
 	if (p->fn)
 		p->fn(p->user, &m);
@@ -222,7 +316,8 @@ static void frag_done(struct cap_pipe *p, struct tcp_flow *f,
 		flags |= CAP_MSG_MULTIFRAG;
 	f->rec_open = false;
 	deliver(p, f, cx, f->buf, f->buf_len, f->rec_len, flags,
-		f->first_frame, f->first_ts_ns);
+		f->first_frame, f->first_ts_ns,
+		(uint64_t)f->rec_len + 4u * (uint64_t)f->rec_frags);
 	if (f->buf_cap > BUF_KEEP) {	/* a big buffer goes back to the budget */
 		cap_tcp_mem_give(p, f->buf_cap);
 		free(f->buf);
@@ -301,8 +396,10 @@ static void record_begin(struct tcp_flow *f, const struct seg_ctx *cx)
 }
 
 
-static void sync_found(struct cap_pipe *p, struct tcp_flow *f)
+/* The stream is found again at stream position at. */
+static void sync_found(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 {
+	hide_close(p, f, at);
 	f->rs = RS_MARK;
 	f->mark_have = 0;
 	f->rec_open = false;
@@ -317,13 +414,12 @@ static void sync_found(struct cap_pipe *p, struct tcp_flow *f)
  * closer than that to the end of a segment are carried (sync_tail) and
  * judged with the next segment's bytes joined, so a mark split across
  * segments is found too.  Returns the offset in d where parsing goes on
- * (n if nothing was found).
+ * (n if nothing was found).  base: the stream position of d[0].
  */
-#define SYNC_LOOK 24u
 
 static uint32_t sync_scan(struct cap_pipe *p, struct tcp_flow *f,
 			  const struct seg_ctx *cx, const uint8_t *d,
-			  uint32_t off, uint32_t n)
+			  uint32_t off, uint32_t n, uint64_t base)
 {
 	uint32_t i, keep;
 	struct cap_msg tm;
@@ -341,10 +437,13 @@ static uint32_t sync_scan(struct cap_pipe *p, struct tcp_flow *f,
 		for (i = 0; i < th && SYNC_LOOK <= jn - i; i++) {
 			if (cap_rec_sane_mark(p, &tm, jb + i, jn - i, true)) {
 				uint8_t tb[sizeof(f->sync_tail)];
+				uint64_t at = base + off - th + i, sv = f->pos;
 
 				memcpy(tb, jb + i, th - i);
-				sync_found(p, f);
+				sync_found(p, f, at);
+				f->pos = at;	/* the tail's bytes again */
 				cap_rec_known(p, f, cx, tb, th - i);
+				f->pos = sv;
 				return off;
 			}
 		}
@@ -363,7 +462,7 @@ static uint32_t sync_scan(struct cap_pipe *p, struct tcp_flow *f,
 	}
 	for (i = off; SYNC_LOOK <= n - i; i++) {
 		if (cap_rec_sane_mark(p, &tm, d + i, n - i, true)) {
-			sync_found(p, f);
+			sync_found(p, f, base + i);
 			return i;
 		}
 	}
@@ -380,11 +479,17 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 		   const struct seg_ctx *cx, const uint8_t *d, uint32_t n)
 {
 	uint32_t off = 0, take;
+	uint64_t base = f->pos;
 
+	if (f->hiding) {
+		f->hide_segs++;
+		f->hide_seg_at = base;
+	}
+	f->pos += n;
 	while (off < n && f->state != FS_REJECT) {
 		switch (f->rs) {
 		case RS_SYNC:
-			off = sync_scan(p, f, cx, d, off, n);
+			off = sync_scan(p, f, cx, d, off, n, base);
 			break;
 		case RS_MARK:
 			if (!f->rec_open && f->mark_have == 0 &&
@@ -399,7 +504,8 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 
 					f->pend_flags = 0;
 					deliver(p, f, cx, d + off + 4, c, fl,
-						flags, cx->frame, cx->ts_ns);
+						flags, cx->frame, cx->ts_ns,
+						(uint64_t)fl + 4);
 					off += 4 + fl;
 					break;
 				}
@@ -439,12 +545,15 @@ void cap_rec_unknown(struct cap_pipe *p, struct tcp_flow *f,
 {
 	uint32_t take;
 
+	f->pos += n;
 	while (n > 0 && f->state != FS_REJECT) {
 		switch (f->rs) {
 		case RS_SYNC:
 			f->sync_have = 0;	/* the tail is not contiguous */
 			return;
 		case RS_MARK:
+			if (why == CAP_MSG_TRUNCATED)
+				hide_open(p, f, f->pos - n - f->mark_have);
 			lose_sync(f, false);
 			return;
 		case RS_BODY:

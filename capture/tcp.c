@@ -311,6 +311,7 @@ static void flow_finish(struct cap_pipe *p, struct tcp_flow *f)
 
 	while (f->ooo && f->state != FS_REJECT)
 		gap_skip(p, f);
+	cap_rec_end(p, f);
 	if (f->state == FS_REJECT || f->rs != RS_BODY || !f->rec_open)
 		return;
 	p->st.tcp_gaps++;
@@ -372,6 +373,7 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 
 	if (t->nflows >= p->cfg.flows_max && t->lru_tail) {
 		p->st.flows_evicted++;
+		cap_rec_end(p, t->lru_tail);
 		flow_unlink_free(t, t->lru_tail);
 	}
 	f = calloc(1, sizeof(*f));
@@ -480,6 +482,10 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 			p->st.tcp_not_rpc++;
 		} else {
 			p->st.tcp_segments++;
+			if (len > p->st.tcp_seg_max)
+				p->st.tcp_seg_max = len;
+			if (caplen < len && caplen > p->st.tcp_seg_cut_max)
+				p->st.tcp_seg_cut_max = caplen;
 			if ((int32_t)(seq - f->next_seq) > 0)
 				ooo_insert(p, f, &cx, seq, d, caplen, len);
 			else

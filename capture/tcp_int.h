@@ -74,6 +74,21 @@ struct tcp_flow {
 	int64_t wm_ts_ns;
 	uint8_t sync_tail[32];		/* RS_SYNC: last bytes, not yet judged */
 	uint8_t sync_have;
+	/* hidden records (cap_stats tcp_hidden_*): stream position of the
+	   parser, the open span's start, a closed span's bytes awaiting
+	   the next record's length, the records' total length and number and
+	   what the direction delivered */
+	uint64_t pos;
+	uint64_t hide_start;
+	uint64_t last_wire, hide_size;
+	uint32_t hide_segs;		/* segment starts inside the span */
+	int64_t hide_ts_ns;		/* time of the span's first segment */
+	int64_t hidden_from_ns;		/* a closed span's, for the next
+					   record (cap_msg.hidden_from_ns) */
+	uint64_t hide_seg_at;		/* stream position of the last one */
+	uint64_t rec_sum, rec_n;
+	bool hiding, hidden_any;
+	uint64_t n_calls, n_replies;
 	uint8_t *buf;			/* owned, reused between records */
 	uint32_t buf_len, buf_cap;
 	struct ooo_seg *ooo;		/* owned, sorted by seq */
@@ -91,6 +106,8 @@ bool cap_rec_sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
 /* n captured stream bytes of f, from the segment cx. */
 void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 		   const struct seg_ctx *cx, const uint8_t *d, uint32_t n);
+/* The flow ends: count a hidden span still open. */
+void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f);
 /* n stream bytes of f that are unknown: why is CAP_MSG_HOLE (never seen)
  * or CAP_MSG_TRUNCATED (cut by the snaplen). */
 void cap_rec_unknown(struct cap_pipe *p, struct tcp_flow *f,

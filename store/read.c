@@ -213,9 +213,10 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 	off = (size_t)snprintf(sql, sizeof(sql), "SELECT id, source, filter, "
 		"snaplen, live, ops_mode, slow_ns, interval_ns, retain_ns, "
 		"started, ended, state");
-	for (k = 0; k < store_run_ncols; k++)
+	for (k = 0; k < store_run_ncols; k++)	/* 0: older than the file */
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
-					store_run_cols[k].name);
+					store_run_cols[k].since > s->version ?
+					"0" : store_run_cols[k].name);
 	/* read_error: schema version 3 on (an older file read-only has none) */
 	off += (size_t)snprintf(sql + off, sizeof(sql) - off, "%s",
 				s->version >= 3 ? ", read_error, read_error_offset"

@@ -17,10 +17,11 @@
 
 #define APP_ID 0x6e667363	/* "nfsc": PRAGMA application_id */
 
-#define RS(f) { #f, offsetof(struct store_run, f), false }
-#define CS(f) { #f, offsetof(struct store_run, cs.f), false }
-#define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false }
-#define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false }
+#define RS(f) { #f, offsetof(struct store_run, f), false, 0 }
+#define CS(f) { #f, offsetof(struct store_run, cs.f), false, 0 }
+#define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false, 0 }
+#define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false, 0 }
+#define CS3(f) { #f, offsetof(struct store_run, cs.f), false, 3 }
 const struct store_col store_run_cols[] = {
 	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
 	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
@@ -37,12 +38,19 @@ const struct store_col store_run_cols[] = {
 	ES(retrans), ES(late_retrans), ES(dup_replies), ES(replies_unmatched),
 	ES(misfit_replies), ES(xid_reused), ES(retired_early),
 	ES(names_evicted),
-	{ "eng_pending_peak", offsetof(struct store_run, es.pending_peak), true },
+	{ "eng_pending_peak", offsetof(struct store_run, es.pending_peak), true, 0 },
+	/* version 3: TCP records hidden by the snaplen (capture.h) */
+	CS3(snap_caplen), CS3(tcp_hidden_spans), CS3(tcp_hidden_bytes),
+	CS3(tcp_hidden_calls), CS3(tcp_hidden_replies), CS3(tcp_hidden_flows),
+	CS3(tcp_seg_max), CS3(tcp_seg_cut_max),
+	{ "eng_reply_not_seen", offsetof(struct store_run, es.reply_not_seen),
+	  false, 3 },
 };
 #undef RS
 #undef CS
 #undef DS
 #undef ES
+#undef CS3
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
 /* Version 2.  Spans of live capture in which the kernel (ps_drop) or the
@@ -300,6 +308,38 @@ static bool has_read_error(struct store *s)
 	return yes;
 }
 
+/* Columns of runs added after version 1 that the file lacks. */
+static int add_run_cols(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q;
+	size_t k;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM "
+			       "pragma_table_info('runs') WHERE name = ?", -1,
+			       &q, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "runs");
+	for (k = 0; k < store_run_ncols && rc == 0; k++) {
+		char sql[128];
+		int have = 0;
+
+		if (store_run_cols[k].since == 0)
+			continue;
+		sqlite3_reset(q);
+		sqlite3_bind_text(q, 1, store_run_cols[k].name, -1,
+				  SQLITE_STATIC);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			have = sqlite3_column_int(q, 0);
+		if (have)
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s "
+			 "INTEGER DEFAULT 0", store_run_cols[k].name);
+		rc = store_exec(s, sql, errbuf);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
 /* An older schema opened for writing: add what it lacks, in one
  * transaction (the meaning of existing tables never changes). */
 static int migrate(struct store *s, int version, char *errbuf)
@@ -316,6 +356,8 @@ static int migrate(struct store *s, int version, char *errbuf)
 		rc = store_exec(s, "ALTER TABLE runs ADD COLUMN read_error "
 				"TEXT; ALTER TABLE runs ADD COLUMN "
 				"read_error_offset INTEGER;", errbuf);
+	if (rc == 0)
+		rc = add_run_cols(s, errbuf);	/* 2 -> 3: counters */
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);

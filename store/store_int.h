@@ -195,6 +195,7 @@ struct store_col {
 	const char *name;
 	size_t off;
 	bool u32;
+	int since;		/* schema version that added it (0: first) */
 };
 extern const struct store_col store_run_cols[];
 extern const size_t store_run_ncols;

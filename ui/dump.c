@@ -88,6 +88,13 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "tcp_retrans", cs->tcp_retrans);
 		jw_u64(&w, "tcp_not_rpc", cs->tcp_not_rpc);
 		jw_u64(&w, "tcp_rejected", cs->tcp_rejected);
+		jw_u64(&w, "tcp_hidden_spans", cs->tcp_hidden_spans);
+		jw_u64(&w, "tcp_hidden_bytes", cs->tcp_hidden_bytes);
+		jw_u64(&w, "tcp_hidden_calls", cs->tcp_hidden_calls);
+		jw_u64(&w, "tcp_hidden_replies", cs->tcp_hidden_replies);
+		jw_u64(&w, "tcp_seg_max", cs->tcp_seg_max);
+		jw_u64(&w, "snap_caplen", cs->snap_caplen);
+		jw_u64(&w, "tcp_seg_cut_max", cs->tcp_seg_cut_max);
 		jw_u64(&w, "flows_evicted", cs->flows_evicted);
 		jw_u64(&w, "ipfrag_evicted", cs->ipfrag_evicted);
 		jw_u64(&w, "tcp_mem_evicted", cs->tcp_mem_evicted);
@@ -119,6 +126,16 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
 		cs->flows_evicted, cs->ipfrag_evicted, cs->tcp_mem_evicted,
 		ds->xid_evictions);
+	if (cs->tcp_hidden_spans)
+		fprintf(x->out, "# hidden by the snaplen: ~%" PRIu64 " calls and "
+			"~%" PRIu64 " replies (estimated; %" PRIu64 " TCP records "
+			"known, %" PRIu64 " bytes in %" PRIu64 " flow directions) "
+			"whose header lay past the captured bytes: %" PRIu64
+			" of TCP segments up to %" PRIu64 " bytes captured\n",
+			cs->tcp_hidden_calls, cs->tcp_hidden_replies,
+			cs->tcp_hidden_spans, cs->tcp_hidden_bytes,
+			cs->tcp_hidden_flows, cs->tcp_seg_cut_max,
+			cs->tcp_seg_max);
 	if (cut) {
 		char m[CAP_ERRBUF_SIZE + 96];
 

@@ -73,7 +73,13 @@ uint64_t rep_evictions(const struct rep *r)
 bool rep_complete(const struct rep *r)
 {
 	return r->cs.ps_drop == 0 && r->cs.ps_ifdrop == 0 &&
-	       rep_evictions(r) == 0 && !r->cut;
+	       rep_evictions(r) == 0 && r->cs.tcp_hidden_spans == 0 &&
+	       !r->cut;
+}
+
+void rep_nfs4(const struct rep *r, struct rep_nfs4 *v)
+{
+	an_figs_nfs4(r->figs, &v->calls, &v->clients, &v->servers);
 }
 
 double rep_duration_s(const struct rep *r)
@@ -569,6 +575,50 @@ static void text_intervals(const struct rep *r)
 	}
 }
 
+/* Records the snaplen hid (header-only TCP capture): how many, why, which
+ * figures they bias, what to do. */
+static void text_hidden(const struct rep *r)
+{
+	const struct cap_stats *c = &r->cs;
+
+	if (c->tcp_hidden_spans == 0)
+		return;
+	fprintf(r->out, "INCOMPLETE: about %" PRIu64 " calls and %" PRIu64
+		" replies were not visible: snaplen %" PRIu64 " (%" PRIu64
+		" bytes of TCP payload) against TCP segments of up to %"
+		PRIu64 " bytes; %"
+		PRIu64 " TCP records (at least) began in the part not "
+		"captured, after a large record (%" PRIu64 " bytes skipped "
+		"until the stream was found again, in %" PRIu64 " flow "
+		"directions; the number hidden is estimated from them)\n",
+		c->tcp_hidden_calls, c->tcp_hidden_replies, c->snap_caplen,
+		c->tcp_seg_cut_max, c->tcp_seg_max, c->tcp_hidden_spans, c->tcp_hidden_bytes,
+		c->tcp_hidden_flows);
+	fprintf(r->out, "  too low or biased: operation counts and rates, "
+		"READ/WRITE size shares (large transfers hide the next "
+		"record), READ/WRITE latency percentiles (pipelined ones are "
+		"the hidden ones); calls whose reply was hidden are counted "
+		"'reply not seen', not unanswered\n"
+		"  capture with -s 0 (tcpdump -s 0), or a snaplen above the "
+		"largest segment (%" PRIu64 " bytes + headers)\n",
+		c->tcp_seg_max);
+}
+
+/* NFSv4 is recognised, not analysed: say so before the empty sections. */
+static void text_nfs4(const struct rep *r)
+{
+	struct rep_nfs4 v;
+
+	rep_nfs4(r, &v);
+	if (v.calls == 0)
+		return;
+	fprintf(r->out, "NOT ANALYSED: %" PRIu64 " NFSv4 COMPOUND calls "
+		"between %" PRIu64 " clients and %" PRIu64 " servers: nfscope "
+		"analyses NFSv2 and NFSv3 only; the sections below leave "
+		"NFSv4 out (no sizes, writes, findings for it)\n", v.calls,
+		v.clients, v.servers);
+}
+
 /* Said first, and plainly: which figures are incomplete and why. */
 static void text_incomplete(const struct rep *r)
 {
@@ -605,18 +655,24 @@ static void text_incomplete(const struct rep *r)
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
 			"--flows-max, --frag-mem or --names-max)\n",
 			rep_evictions(r));
+	text_hidden(r);
+	text_nfs4(r);
 }
 
 static void rep_text(const struct rep *r)
 {
 	const struct an_figs_totals *t = an_figs_totals(r->figs);
 	double d = rep_duration_s(r);
+	char rns[48] = "";
 
+	if (t->reply_not_seen)	/* their reply may be among hidden records */
+		snprintf(rns, sizeof(rns), ", %" PRIu64 " reply not seen",
+			 t->reply_not_seen);
 	fprintf(r->out, "nfscope report: %s\n%" PRIu64 " packets over %.3f s, "
 		"%" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
-		" unanswered, %" PRIu64 " errors), %.1f ops/s\n", r->source,
-		r->cs.packets, d, t->ops, t->answered, t->unanswered, t->errors,
-		d > 0 ? (double)t->ops / d : 0.0);
+		" unanswered%s, %" PRIu64 " errors), %.1f ops/s\n", r->source,
+		r->cs.packets, d, t->ops, t->answered, t->unanswered, rns,
+		t->errors, d > 0 ? (double)t->ops / d : 0.0);
 	text_incomplete(r);
 	text_ops(r);
 	text_sizes(r);

@@ -57,9 +57,15 @@ double rep_duration_s(const struct rep *r);
 /* Entries dropped for a memory budget (flows, fragment trains, pending
  * xids in decoder and engine, names): each may have cost an op or a path. */
 uint64_t rep_evictions(const struct rep *r);
-/* Are the figures whole: no capture drops, no budget evictions, the
- * input not cut? */
+/* Are the figures whole: no capture drops, no budget evictions, no
+ * TCP records hidden by the snaplen, the input not cut? */
 bool rep_complete(const struct rep *r);
+/* NFSv4 traffic seen (and not analysed): COMPOUND calls, distinct clients
+ * and servers. */
+struct rep_nfs4 {
+	uint64_t calls, clients, servers;
+};
+void rep_nfs4(const struct rep *r, struct rep_nfs4 *v);
 /* Name of a row's key: address, export path, file path or handle hash;
  * with esc, the paths escaped for text and CSV (esc.h). */
 const char *rep_row_key(const struct rep *r, const struct an_row *row,

@@ -61,6 +61,7 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 	jw_u64(w, "calls", row->calls);
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
+	jw_u64(w, "reply_not_seen", row->reply_not_seen);
 	jw_dbl(w, "ops_per_s", d > 0 ? (double)row->calls / d : 0, 3);
 	jw_u64(w, "bytes", row->bytes);
 	jw_dbl(w, "bytes_per_s", d > 0 ? (double)row->bytes / d : 0, 1);
@@ -301,6 +302,7 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "unanswered", e->unanswered);
 	jw_u64(w, "unanswered_expired", e->unanswered_expired);
 	jw_u64(w, "unanswered_at_end", e->unanswered_at_end);
+	jw_u64(w, "reply_not_seen", e->reply_not_seen);
 	jw_u64(w, "evicted", e->evicted);
 	jw_u64(w, "retrans", e->retrans);
 	jw_u64(w, "late_retrans", e->late_retrans);
@@ -319,6 +321,52 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_end_obj(w);
 }
 
+/* TCP records the snaplen hid (cap_stats tcp_hidden_*): null if none. */
+static void j_hidden(struct jw *w, const struct rep *r)
+{
+	const struct cap_stats *c = &r->cs;
+
+	if (c->tcp_hidden_spans == 0) {
+		jw_null(w, "hidden");
+		return;
+	}
+	jw_obj(w, "hidden");
+	jw_str(w, "reason", "snaplen");
+	jw_u64(w, "calls", c->tcp_hidden_calls);
+	jw_u64(w, "replies", c->tcp_hidden_replies);
+	jw_u64(w, "records_known", c->tcp_hidden_spans);
+	jw_u64(w, "bytes", c->tcp_hidden_bytes);
+	jw_u64(w, "flow_directions", c->tcp_hidden_flows);
+	jw_u64(w, "snaplen", c->snap_caplen);
+	jw_u64(w, "captured_max", c->tcp_seg_cut_max);
+	jw_u64(w, "segment_max", c->tcp_seg_max);
+	jw_arr(w, "figures");
+	jw_str(w, NULL, "counts");
+	jw_str(w, NULL, "sizes");
+	jw_str(w, NULL, "latency");
+	jw_end_arr(w);
+	jw_str(w, "remedy", "capture with -s 0 or a snaplen above the "
+	       "largest TCP segment");
+	jw_end_obj(w);
+}
+
+/* NFSv4 seen and not analysed: null if none. */
+static void j_nfs4(struct jw *w, const struct rep *r)
+{
+	struct rep_nfs4 v;
+
+	rep_nfs4(r, &v);
+	if (v.calls == 0) {
+		jw_null(w, "nfs4_not_analysed");
+		return;
+	}
+	jw_obj(w, "nfs4_not_analysed");
+	jw_u64(w, "compounds", v.calls);
+	jw_u64(w, "clients", v.clients);
+	jw_u64(w, "servers", v.servers);
+	jw_end_obj(w);
+}
+
 /* Whether the figures are whole, and if not why and for which time. */
 static void j_incomplete(struct jw *w, const struct rep *r)
 {
@@ -330,6 +378,8 @@ static void j_incomplete(struct jw *w, const struct rep *r)
 	jw_u64(w, "ps_ifdrop", r->cs.ps_ifdrop);
 	jw_u64(w, "evictions", rep_evictions(r));
 	jw_read_error(w, "read_error", r->cut ? &r->cut_at : NULL);
+	j_hidden(w, r);
+	j_nfs4(w, r);
 	jw_arr(w, "drop_spans");
 	for (k = 0; k < r->drops.n; k++) {
 		const struct cap_drop_span *sp = &r->drops.span[k];
@@ -389,6 +439,7 @@ void rep_json(const struct rep *r)
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);
 	jw_u64(&w, "unanswered", t->unanswered);
+	jw_u64(&w, "reply_not_seen", t->reply_not_seen);
 	jw_u64(&w, "errors", t->errors);
 	jw_u64(&w, "retrans", t->retrans);
 	jw_u64(&w, "dup_replies", t->dup_replies);

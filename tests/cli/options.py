@@ -192,6 +192,40 @@ def test_migration():
     con.close()
 
 
+HIDDEN_COLS = ('snap_caplen', 'tcp_hidden_spans', 'tcp_hidden_bytes',
+               'tcp_hidden_calls', 'tcp_hidden_replies', 'tcp_hidden_flows',
+               'tcp_seg_max', 'tcp_seg_cut_max', 'eng_reply_not_seen')
+
+
+def test_migration_v2():
+    """A schema 2 database (runs without the hidden-record columns) is
+    read as it is and gets the columns when record appends to it."""
+    db = os.path.join(WORK, 'v2.db')
+    p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
+    check(p.returncode == 0, 'record: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    for c in HIDDEN_COLS:
+        con.execute('ALTER TABLE runs DROP COLUMN %s' % c)
+    con.executescript('DELETE FROM schema_version; '
+                      "INSERT INTO schema_version VALUES(2, 'nfscope'); "
+                      'PRAGMA user_version = 2;')
+    con.close()
+    p = run('report', '--json', db)
+    check(p.returncode == 0 and json.loads(p.stdout)['totals']['ops'] == 64 and
+          json.loads(p.stdout)['incomplete']['hidden'] is None,
+          'report reads a schema 2 database: %s' % p.stderr)
+    p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    check(p.returncode == 0, 'record appends to a schema 2 database: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    cols = {r[1] for r in con.execute('PRAGMA table_info(runs)')}
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3 and
+          all(c in cols for c in HIDDEN_COLS) and
+          con.execute('SELECT count(*) FROM runs WHERE tcp_hidden_spans = 0')
+          .fetchone()[0] == 2,
+          'schema 2 migrated to 3 on append: runs has the hidden columns')
+    con.close()
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     test_duration_offline()
@@ -199,6 +233,7 @@ def main():
     test_user()
     test_report_filters_and_complete()
     test_migration()
+    test_migration_v2()
     return tally.summary()
 
 

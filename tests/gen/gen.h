@@ -181,6 +181,8 @@ struct gmsg {
 	int dir;
 	uint16_t sport, dport;
 	bool multifrag, ipfrag, lost, truncated, after_gap;
+	bool hidden;		/* TCP: its record mark was not captured (the
+				   snaplen cut its segment before it) */
 	uint32_t caplen;
 	uint64_t first_frame, frame;
 	int64_t ts;

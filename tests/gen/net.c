@@ -251,6 +251,8 @@ static void truth_out(struct gmsg *m)
 		fputs("\"truncated\":true,", t);
 	if (m->after_gap)
 		fputs("\"after_gap\":true,", t);
+	if (m->hidden && !m->lost)
+		fputs("\"hidden\":true,", t);
 	/* truncated or lost: the body is not part of the expectation */
 	fwrite(m->j.p, 1, m->truncated || m->lost ? m->body_off : m->j.len, t);
 	fputs("}\n", t);
@@ -622,6 +624,7 @@ void tcp_flush(void)
 			int64_t fts = net_now;
 
 			m->lost = m->truncated = m->after_gap = false;
+			m->hidden = false;
 			m->caplen = UINT32_MAX;
 			m->first_frame = 0;
 			for (size_t s = s0; s < nseg && bt.soff[s] < m->s_end; s++) {
@@ -639,8 +642,10 @@ void tcp_flush(void)
 					m->lost = true;
 					continue;
 				}
-				if (so <= m->s_start && m->s_start < se)
+				if (so <= m->s_start && m->s_start < se) {
 					m->first_frame = bt.sframe[s];
+					m->hidden = so + bt.scap[s] < m->s_start + 4;
+				}
 				if (so + bt.scap[s] < se && so + bt.scap[s] < m->s_end)
 					m->truncated = true;
 				if (bt.sframe[s] > fmax) {

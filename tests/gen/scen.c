@@ -609,6 +609,62 @@ static void s_slow_server(void)
 			d = 19000000;
 		at(t0 + t + 1000);
 		slow_op((uint32_t)(k % so->clients), 2, k, d);
+/* pipeline: runs of 8 READs or 8 WRITEs of --size and a GETATTR, sent back
+ * to back on one TCP connection (the calls in one batch, the replies in
+ * one batch): the record after a large one begins inside a segment, where
+ * a snaplen cuts its header (header-only captures, --snaplen). */
+#define PIPE_N 9
+static void s_pipeline(void)
+{
+	static struct gmsg cm[PIPE_N], rm[PIPE_N];
+	static struct xop xs[PIPE_N];
+	bool gss[PIPE_N];
+
+	if (!cm[0].j.p)
+		for (int i = 0; i < PIPE_N; i++) {
+			jb_init(&cm[i].j);
+			jb_init(&rm[i].j);
+		}
+	for (uint64_t k = 0; k < so->count; k += PIPE_N) {
+		uint32_t c = rnd(so->clients), sv = rnd(so->servers);
+		bool w = rnd(2);
+		struct flow *f = gen_flow(c, sv, SVC_NFS, true, 4);
+
+		for (int i = 0; i < PIPE_N; i++) {
+			struct xop *x = &xs[i];
+			size_t len;
+
+			base(x, c, sv, i + 1 < PIPE_N ? (w ? NFS3_WRITE : NFS3_READ) :
+			     NFS3_GETATTR);
+			x->tcp = true;
+			x->op.prog = PROG_NFS;
+			x->op.vers = 3;
+			x->op.udp = false;
+			x->op.xid = gen_xid(x->c);
+			x->op.count = so->size;
+			x->op.want_stable = 1 + S_UNSTABLE;
+			len = enc_call(&x->op, &cm[i], x->c, &gss[i]);
+			gen_send(f, 0, 0, &cm[i], encbuf, len);
+		}
+		tcp_flush();
+		net_now += delay();
+		for (int i = 0; i < PIPE_N; i++) {
+			size_t len = enc_reply(&xs[i].op, &rm[i], cm[i].frame, false,
+					       false, gss[i]);
+
+			gen_send(f, 1, 0, &rm[i], encbuf, len);
+		}
+		tcp_flush();
+		for (int i = 0; i < PIPE_N; i++) {
+			struct op_rec rec = { .op = &xs[i].op, .f = f, .cport = f->cport,
+					      .cport_last = f->cport };
+
+			rec.tx_ts[rec.ntx++] = cm[i].ts;
+			rec.reply_ts = rm[i].ts;
+			ops_truth(&rec);
+			scen_ops++;
+		}
+		net_now += rnd((uint32_t)(2e9 / so->rate));
 	}
 }
 
@@ -640,6 +696,8 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_noent();
 	else if (!strcmp(name, "errors"))
 		s_errors();
+	else if (!strcmp(name, "pipeline"))
+		s_pipeline();
 	else
 		return false;
 	return true;

@@ -28,7 +28,8 @@ import sys
 # generator's annotations (handled below, not compared as fields)
 CAPTURE_KEYS = {'caplen', 'flags', 'decode', 'err_off', 'first_frame',
                 'prog_name', 'proc_name', 'status_name', 'call_frame',
-                'lost', 'after_gap', 'truncated', 'orphan', 'call_lost'}
+                'lost', 'after_gap', 'truncated', 'orphan', 'call_lost',
+                'hidden'}
 
 
 def expected_absent(m):

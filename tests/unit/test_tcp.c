@@ -472,6 +472,13 @@ static void test_truncated(void)
 	CHECK(e.sink.n == 4 &&
 	      msg_is(&e.sink.g[3], 70, 5, 70, CAP_MSG_AFTER_GAP));
 	CHECK(st->tcp_resyncs == 1 && st->tcp_gaps == 0);
+	/* record 4 was hidden: one span of its 104 bytes, estimated as one
+	 * record (the one before it is as long); the first cut (record 1's
+	 * body) hid nothing */
+	CHECK(st->tcp_hidden_spans == 1 && st->tcp_hidden_bytes == 104);
+	CHECK(st->tcp_hidden_calls + st->tcp_hidden_replies == 1);
+	CHECK(st->tcp_hidden_flows == 1 && st->tcp_seg_cut_max == 200);
+	CHECK(st->tcp_seg_max == 1000);
 	env_fini(&e);
 }
 
