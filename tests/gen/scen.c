@@ -609,6 +609,9 @@ static void s_slow_server(void)
 			d = 19000000;
 		at(t0 + t + 1000);
 		slow_op((uint32_t)(k % so->clients), 2, k, d);
+	}
+}
+
 /* pipeline: runs of 8 READs or 8 WRITEs of --size and a GETATTR, sent back
  * to back on one TCP connection (the calls in one batch, the replies in
  * one batch): the record after a large one begins inside a segment, where
@@ -668,6 +671,7 @@ static void s_pipeline(void)
 	}
 }
 
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -692,12 +696,12 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_short_io();
 	else if (!strcmp(name, "slow-server"))
 		s_slow_server();
+	else if (!strcmp(name, "pipeline"))
+		s_pipeline();
 	else if (!strcmp(name, "noent"))
 		s_noent();
 	else if (!strcmp(name, "errors"))
 		s_errors();
-	else if (!strcmp(name, "pipeline"))
-		s_pipeline();
 	else
 		return false;
 	return true;
