@@ -30,6 +30,9 @@
  *   - Replies the decoder could not pair are counted by the decoder
  *     (dec_stats.orphan_replies); replies the decoder paired but this
  *     engine no longer holds are counted in replies_unmatched.
+ *   - A reply the decoder named by its shape (dec_msg.by_shape: its call
+ *     not in the capture) is delivered at once as an op flagged
+ *     AN_OP_CALL_NOT_SEEN, with the reply's fields and no latency.
  *
  * Paths: MOUNT MNT, LOOKUP/CREATE/MKDIR/SYMLINK/MKNOD replies and
  * READDIRPLUS entries feed an internal names table (names.h); an op's path
@@ -71,6 +74,10 @@
 #define AN_OP_LATE_RETRANS 0x0800u	/* a retransmission came after the reply */
 #define AN_OP_PORT_CHANGED 0x1000u	/* retransmitted from another port */
 #define AN_OP_MISFIT_REPLY 0x2000u	/* a reply for this key did not fit */
+#define AN_OP_CALL_NOT_SEEN 0x4000u	/* from a reply alone, its procedure
+					   from its shape (decode/shape.c):
+					   no call fields, no latency (-1);
+					   first/last call time = reply time */
 
 /* struct an_op.have */
 #define AN_HAVE_CRED      0x0001u	/* uid, gid, machine (AUTH_SYS) */
@@ -161,6 +168,9 @@ struct an_stats {
 	uint64_t late_retrans;		/* of which after the reply */
 	uint64_t dup_replies;
 	uint64_t replies_unmatched;	/* decoder paired it, engine did not */
+	uint64_t from_replies;		/* ops delivered from a reply by its
+					   shape (AN_OP_CALL_NOT_SEEN): in
+					   ops, not in answered/unanswered */
 	uint64_t misfit_replies;	/* reply did not fit the held call */
 	uint64_t xid_reused;
 	uint64_t retired_early;		/* answered, delivered before the window */
@@ -177,7 +187,8 @@ struct an_stats {
  * and is a multiple of 8.  AN_MSG_TIME carries only the time (a message
  * the engine does not match still lets time pass).
  */
-enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2 };
+enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2,
+       AN_MSG_SHAPE = 3 };	/* a reply by its shape (dec_msg.by_shape) */
 
 struct an_msg {
 	uint32_t size;

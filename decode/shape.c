@@ -26,17 +26,12 @@
  *     known even when the snaplen cut the bytes: READ data is skipped by
  *     its length), or, cut by the snaplen, decodes without fault up to the
  *     last captured byte;
- *   - what the RFC says of the values in a successful result: READ3resok
- *     count equals the length of its data and its file is NF3REG, WRITE3
- *     committed is a stable_how (0..2) and WRITE and COMMIT act on NF3REG
- *     files, READLINK's object is NF3LNK, a directory's attributes
- *     (LOOKUP, READDIR(PLUS) dir_attributes; CREATE, MKDIR, SYMLINK, MKNOD,
- *     REMOVE, RMDIR, RENAME, LINK directory wcc) are NF3DIR, and the object
- *     CREATE makes is NF3REG, MKDIR's NF3DIR, SYMLINK's NF3LNK, MKNOD's
- *     NF3CHR, NF3BLK, NF3SOCK or NF3FIFO (mknoddata3 has no other arm);
- *     FSINFO3 properties hold only FSF3_LINK|SYMLINK|HOMOGENEOUS|CANSETTIME.
- *     Failed results are not held to these (a LOOKUP that fails with
- *     NFS3ERR_NOTDIR returns the attributes of a non-directory).
+ *   - what RFC 1813 says of the values of a successful result whatever
+ *     its object: READ3resok count equals the length of its data, WRITE3
+ *     committed is a stable_how (0..2), FSINFO3 properties hold only
+ *     FSF3_LINK|SYMLINK|HOMOGENEOUS|CANSETTIME.  The object's type is not
+ *     held to what the procedure implies (a CREATE answered with a
+ *     directory's attributes would become a MKDIR: a guess).
  * Exactly one fit: the reply is decoded as that procedure (by_shape).
  * More than one: ambiguous, counted, never guessed.
  *
@@ -47,13 +42,13 @@
  *   NULL (empty body)              always (v3 only)            v2 NULL/ROOT/WRITECACHE
  *   GETATTR ok (fattr3)            always                      -
  *   GETATTR fail (status only)     always                      -
- *   SETATTR ok/fail (wcc_data)     object not a directory      REMOVE, RMDIR (dir object)
+ *   SETATTR ok/fail (wcc_data)     never                       REMOVE, RMDIR
  *   LOOKUP ok                      always                      -
  *   ACCESS ok                      always                      -
  *   READLINK ok                    always                      -
  *   READ ok                        always                      -
  *   WRITE ok                       always                      -
- *   CREATE/MKDIR/SYMLINK/MKNOD ok  obj_attributes present      each other (no attributes)
+ *   CREATE/MKDIR/SYMLINK/MKNOD ok  never                       each other
  *   REMOVE, RMDIR ok/fail          never                       each other, SETATTR
  *   RENAME ok/fail (2 wcc_data)    always                      -
  *   LINK ok/fail                   always                      -
@@ -78,13 +73,6 @@
 #include <string.h>
 
 #define NFS3_OK 0
-#define NF3REG 1
-#define NF3DIR 2
-#define NF3BLK 3
-#define NF3CHR 4
-#define NF3LNK 5
-#define NF3SOCK 6
-#define NF3FIFO 7
 #define FSF3_ALL 0x1bu		/* LINK 1, SYMLINK 2, HOMOGENEOUS 8,
 				   CANSETTIME 0x10 */
 #define PAIR_OTHER 0x1u		/* mask bit: a program other than NFS */
@@ -242,84 +230,22 @@ nfs_res_max(uint32_t vers, uint32_t proc)
 
 /* ------------------------------------------------ what the RFC says -- */
 
-static bool
-attr_type_is(bool have, const struct nfs_fattr *a, uint32_t t)
-{
-	return !have || a->type == t;
-}
-
-/* a wcc_data's post-op attributes, when present, have type t */
-static bool
-wcc_type_is(const struct nfs_reply *r, uint32_t bit,
-	    const struct nfs_wcc *w, uint32_t t)
-{
-	if (!(r->have & bit))
-		return true;
-	return attr_type_is(w->have_after, &w->after, t);
-}
-
-static bool
-mknod_type(uint32_t t)
-{
-	return t == NF3CHR || t == NF3BLK || t == NF3SOCK || t == NF3FIFO;
-}
-
-/* The object attributes of a successful CREATE, MKDIR, SYMLINK, MKNOD. */
-static bool
-created_type_ok(uint32_t proc, const struct nfs_reply *r)
-{
-	if (!(r->have & NFSR_ATTR))
-		return true;
-	switch (proc) {
-	case NFS3_CREATE:
-		return r->attr.type == NF3REG;
-	case NFS3_MKDIR:
-		return r->attr.type == NF3DIR;
-	case NFS3_SYMLINK:
-		return r->attr.type == NF3LNK;
-	default:
-		return mknod_type(r->attr.type);
-	}
-}
-
-/* RFC 1813 on the values of a successful result of proc (see the top). */
+/*
+ * RFC 1813 on the values of a successful result of proc: those that hold
+ * whatever the object (the types of the objects are not held to what the
+ * procedure implies: a server that answers a CREATE with a directory's
+ * attributes must not make it a MKDIR).
+ */
 static bool
 nfs3_ok_values(uint32_t proc, const struct nfs_reply *r)
 {
-	bool attr = r->have & NFSR_ATTR;
-
 	switch (proc) {
-	case NFS3_LOOKUP:
-	case NFS3_READDIR:
-	case NFS3_READDIRPLUS:
-		return attr_type_is(r->have & NFSR_DIR_ATTR, &r->dir_attr,
-				    NF3DIR);
-	case NFS3_READLINK:
-		return attr_type_is(attr, &r->attr, NF3LNK);
 	case NFS3_READ:
-		if ((r->have & (NFSR_COUNT | NFSR_DATA_LEN)) ==
-		    (NFSR_COUNT | NFSR_DATA_LEN) && r->count != r->data_len)
-			return false;
-		return attr_type_is(attr, &r->attr, NF3REG);
+		return (r->have & (NFSR_COUNT | NFSR_DATA_LEN)) !=
+		       (NFSR_COUNT | NFSR_DATA_LEN) || r->count == r->data_len;
 	case NFS3_WRITE:
-		if ((r->have & NFSR_COMMITTED) && r->committed > NFS3_FILE_SYNC)
-			return false;
-		return wcc_type_is(r, NFSR_WCC, &r->wcc, NF3REG);
-	case NFS3_COMMIT:
-		return wcc_type_is(r, NFSR_WCC, &r->wcc, NF3REG);
-	case NFS3_CREATE:
-	case NFS3_MKDIR:
-	case NFS3_SYMLINK:
-	case NFS3_MKNOD:
-		return created_type_ok(proc, r) &&
-		       wcc_type_is(r, NFSR_DIR_WCC, &r->dir_wcc, NF3DIR);
-	case NFS3_REMOVE:
-	case NFS3_RMDIR:
-	case NFS3_LINK:
-		return wcc_type_is(r, NFSR_DIR_WCC, &r->dir_wcc, NF3DIR);
-	case NFS3_RENAME:
-		return wcc_type_is(r, NFSR_DIR_WCC, &r->dir_wcc, NF3DIR) &&
-		       wcc_type_is(r, NFSR_DIR_WCC2, &r->dir_wcc2, NF3DIR);
+		return !(r->have & NFSR_COMMITTED) ||
+		       r->committed <= NFS3_FILE_SYNC;
 	case NFS3_FSINFO:
 		return !(r->have & NFSR_FSINFO) ||
 		       (r->fsinfo.properties & ~FSF3_ALL) == 0;

@@ -367,6 +367,8 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 	uint64_t h = cell_hash(start, op->prog, op->vers, op->proc,
 			       &op->client, &op->server);
 
+	if (op->flags & AN_OP_CALL_NOT_SEEN)
+		return 0;	/* a reply alone: no call, no latency */
 	if (s->ncells >= CELL_MAX) {
 		struct batch *b = batch_cells(s);
 		struct qop *q;
@@ -453,6 +455,8 @@ static bool keep_op(const struct store *s, const struct an_op *op)
 		return true;
 	if (s->mode == STORE_OPS_NONE)
 		return false;
+	if (op->flags & AN_OP_CALL_NOT_SEEN)
+		return true;	/* their only record (sizes from replies) */
 	return !(op->flags & AN_OP_ANSWERED) || op->lat_first_ns > s->slow_ns ||
 	       op->retrans > 0 || an_op_is_error(op);
 }
@@ -481,7 +485,8 @@ static void bind_null(struct store *s, sqlite3_stmt *q, int k)
 static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 {
 	sqlite3_stmt *q = store_stmt(s, ST_INS_OP, errbuf);
-	bool ans = (op->flags & AN_OP_ANSWERED) != 0;
+	bool ans = (op->flags & AN_OP_ANSWERED) &&
+		   !(op->flags & AN_OP_CALL_NOT_SEEN);	/* no latency */
 	const char *opn;
 	char b[32];
 	int k = 1;

@@ -152,7 +152,7 @@ put_entries(struct buf *w, int n, bool plus)
 #define FAIL_WCC (B(NFS3_SETATTR) | B(NFS3_WRITE) | B(NFS3_CREATE) | \
 		  B(NFS3_MKDIR) | B(NFS3_SYMLINK) | B(NFS3_MKNOD) | \
 		  B(NFS3_REMOVE) | B(NFS3_RMDIR) | B(NFS3_COMMIT))
-#define WCC_DIR (B(NFS3_SETATTR) | B(NFS3_REMOVE) | B(NFS3_RMDIR))
+#define WCC_ONLY (B(NFS3_SETATTR) | B(NFS3_REMOVE) | B(NFS3_RMDIR))
 #define CREATES (B(NFS3_CREATE) | B(NFS3_MKDIR) | B(NFS3_SYMLINK) | \
 		 B(NFS3_MKNOD))
 
@@ -184,12 +184,12 @@ build(int k, struct buf *w, struct shape_case *sc)
 		put32(w, 70);	/* NFS3ERR_STALE */
 		break;
 	case 3:
-		CASE("SETATTR ok file", NFS3_SETATTR, B(NFS3_SETATTR));
+		CASE("SETATTR ok file", NFS3_SETATTR, WCC_ONLY);
 		put32(w, 0);
 		put_wcc(w, NF3REG);
 		break;
 	case 4:
-		CASE("SETATTR ok dir", NFS3_SETATTR, WCC_DIR);
+		CASE("SETATTR ok dir", NFS3_SETATTR, WCC_ONLY);
 		put32(w, 0);
 		put_wcc(w, NF3DIR);
 		break;
@@ -258,7 +258,7 @@ build(int k, struct buf *w, struct shape_case *sc)
 		static const char *names[] = { "CREATE ok", "MKDIR ok",
 					       "SYMLINK ok", "MKNOD ok" };
 
-		CASE(names[k - 13], procs[k - 13], B(procs[k - 13]));
+		CASE(names[k - 13], procs[k - 13], CREATES);
 		put32(w, 0);
 		put_post_op_fh(w);
 		put_post_op_attr(w, types[k - 13]);
@@ -273,7 +273,7 @@ build(int k, struct buf *w, struct shape_case *sc)
 		put_wcc(w, NF3DIR);
 		break;
 	case 18:
-		CASE("REMOVE ok", NFS3_REMOVE, WCC_DIR);
+		CASE("REMOVE ok", NFS3_REMOVE, WCC_ONLY);
 		put32(w, 0);
 		put_wcc(w, NF3DIR);
 		break;
