@@ -717,7 +717,8 @@ enum dec_shape dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
 			     struct dec_msg *out, struct dec_shape_fits *fits);
 /*
  * The orphan path: m is a reply with no pending call.  The versions are
- * those p knows for the pair (v3 and v2 when unknown); the outcome is
+ * those p knows for the pair, else for the server port (v3 and v2 when
+ * unknown on port 2049, none on another port); the outcome is
  * counted in st (shape_fit, shape_ambiguous, shape_nofit).  True: *out is
  * the reply, by_shape, to deliver.
  */

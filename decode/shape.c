@@ -9,13 +9,16 @@
  * layout, so the reply's bytes say which procedures it can answer.
  *
  * The candidates: NFS versions the client/server pair and server port is
- * known to carry (struct dec_pairs, filled from the calls seen); v3 and
- * then v2 when nothing is known; nothing when the port carries only other
- * programs (MOUNT, NLM: their calls are small and seldom hidden), and
+ * known to carry (struct dec_pairs, filled from the calls seen), else
+ * those the server port carries for any client; v3 and v2 when nothing is
+ * known of a reply from port 2049; nothing from another unknown port or
+ * one that carries only other programs (MOUNT, NLM: their calls are small
+ * and seldom hidden; an NLM result can have the shape of an NFSv2 one), and
  * "ambiguous" when it carries NFS and another program (NFS_ACL shares port
  * 2049 with NFS: its results were not tried).  An RPCSEC_GSS verifier
  * means a wrapped body: not tried (no fit).  A reply that is not
- * MSG_ACCEPTED/SUCCESS has no body: it fits every procedure (ambiguous).
+ * MSG_ACCEPTED/SUCCESS, or has an empty body (the NULL procedure of any
+ * program, NFSv2 ROOT and WRITECACHE), fits every program (ambiguous).
  *
  * Each candidate is decoded with a strict cursor (xdr.h): union
  * discriminants and plain bools 0 or 1, ftype3 NF3REG..NF3FIFO, mode3
@@ -39,7 +42,7 @@
  * every row with independently encoded replies):
  *
  *   result                         recovered when              ambiguous with
- *   NULL (empty body)              always (v3 only)            v2 NULL/ROOT/WRITECACHE
+ *   NULL (empty body)              never                       NULL of any program
  *   GETATTR ok (fattr3)            always                      -
  *   GETATTR fail (status only)     always                      -
  *   SETATTR ok/fail (wcc_data)     never                       REMOVE, RMDIR
@@ -157,34 +160,61 @@ pair_is(const struct pair_slot *s, const struct cap_addr *cl,
 	       cap_addr_eq(&s->client, cl) && cap_addr_eq(&s->server, sv);
 }
 
-void
-dec_pairs_note(struct dec_pairs *p, const struct cap_msg *call,
-	       uint32_t prog, uint32_t vers)
-{
-	struct pair_slot *s = pair_slot(p, &call->src, &call->dst,
-					call->dport);
-	uint16_t bit = prog == PROG_NFS && (vers == 2 || vers == 3) ?
-		       (uint16_t)(1u << vers) : PAIR_OTHER;
+/* The client of a server's own record (any client): no address. */
+static const struct cap_addr any_client;
 
-	if (!pair_is(s, &call->src, &call->dst, call->dport)) {
-		s->client = call->src;
-		s->server = call->dst;
-		s->server_port = call->dport;
+static void
+pair_note(struct dec_pairs *p, const struct cap_addr *cl,
+	  const struct cap_addr *sv, uint16_t port, uint16_t bit)
+{
+	struct pair_slot *s = pair_slot(p, cl, sv, port);
+
+	if (!pair_is(s, cl, sv, port)) {
+		s->client = *cl;
+		s->server = *sv;
+		s->server_port = port;
 		s->mask = 0;
 		s->used = true;
 	}
 	s->mask |= bit;
 }
 
-/* The versions to try for a reply m (server -> client). */
+void
+dec_pairs_note(struct dec_pairs *p, const struct cap_msg *call,
+	       uint32_t prog, uint32_t vers)
+{
+	uint16_t bit = prog == PROG_NFS && (vers == 2 || vers == 3) ?
+		       (uint16_t)(1u << vers) : PAIR_OTHER;
+
+	pair_note(p, &call->src, &call->dst, call->dport, bit);
+	pair_note(p, &any_client, &call->dst, call->dport, bit);
+}
+
+static uint16_t
+pair_get(struct dec_pairs *p, const struct cap_addr *cl,
+	 const struct cap_addr *sv, uint16_t port)
+{
+	struct pair_slot *s = pair_slot(p, cl, sv, port);
+
+	return pair_is(s, cl, sv, port) ? s->mask : 0;
+}
+
+/*
+ * What a reply m (server -> client) may answer: what its pair's calls
+ * carried; else what the server port's calls from any client carried;
+ * else, on port 2049, NFS v3 and v2; else nothing is tried (PAIR_OTHER):
+ * an unknown port's reply could be of any program.
+ */
 static uint16_t
 pair_mask(struct dec_pairs *p, const struct cap_msg *m)
 {
-	struct pair_slot *s = pair_slot(p, &m->dst, &m->src, m->sport);
+	uint16_t mask = pair_get(p, &m->dst, &m->src, m->sport);
 
-	if (!pair_is(s, &m->dst, &m->src, m->sport))
-		return 0;
-	return s->mask;
+	if (mask == 0)
+		mask = pair_get(p, &any_client, &m->src, m->sport);
+	if (mask == 0)
+		mask = m->sport == 2049 ? (1u << 2 | 1u << 3) : PAIR_OTHER;
+	return mask;
 }
 
 /* ------------------------------------------------ result sizes -- */
@@ -275,7 +305,7 @@ shape_values_ok(uint32_t vers, uint32_t proc, const struct nfs_reply *r)
  */
 static bool
 shape_decode(const struct cap_msg *m, uint32_t body_off, uint32_t vers,
-	     uint32_t proc, struct dec_msg *out, struct xdr *c)
+	     uint32_t proc, bool fitting, struct dec_msg *out, struct xdr *c)
 {
 	struct nfs_reply *r = &out->u.nfs_reply;
 	uint32_t cap = m->caplen <= m->len ? m->caplen : m->len;
@@ -283,6 +313,7 @@ shape_decode(const struct cap_msg *m, uint32_t body_off, uint32_t vers,
 
 	xdr_init(c, m->data, cap, m->len);
 	c->strict = true;
+	c->pass_cut = fitting;
 	c->off = body_off;
 	r->have = 0;
 	r->nentries = 0;
@@ -319,12 +350,15 @@ dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
 		return DEC_SHAPE_AMBIGUOUS;	/* no body: any procedure */
 	if (out->rpc.verf.flavor == RPC_RPCSEC_GSS)
 		return DEC_SHAPE_NOFIT;		/* wrapped: not tried */
+	if (m->len == out->rpc.body_off)
+		return DEC_SHAPE_AMBIGUOUS;	/* void: NULL of any program,
+						   v2 ROOT, WRITECACHE */
 	for (vers = 3; vers >= 2; vers--) {
 		if (!(vers_mask & (1u << vers)))
 			continue;
 		for (proc = 0; proc < nproc[vers]; proc++) {
 			if (!shape_decode(m, out->rpc.body_off, vers, proc,
-					  out, &c))
+					  true, out, &c))
 				continue;
 			fits->procs[vers - 2] |= 1u << proc;
 			fv = vers;
@@ -336,23 +370,15 @@ dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
 		return DEC_SHAPE_NOFIT;
 	if (n > 1)
 		return DEC_SHAPE_AMBIGUOUS;
-	/* the one fit, decoded again into out (the last try was another) */
+	/* the one fit, decoded again into out (the last try was another),
+	 * without passing over what was cut: only whole fields are output */
 	out->kind = DEC_BODY_NFS_REPLY;
 	out->prog = PROG_NFS;
 	out->vers = fv;
 	out->proc = fp;
-	shape_decode(m, out->rpc.body_off, fv, fp, out, &c);
-	out->status = DEC_OK;
-	out->err_off = 0;
-	if (c.err == XDR_TRUNCATED) {
-		out->status = DEC_TRUNCATED;
-		out->err_off = c.err_off;
-	} else if (c.off > cap && fp != NFS3_READ) {
-		/* a string cut by the snaplen, passed over (xdr.h strict);
-		 * (READ data not captured is as usual: decoded OK) */
-		out->status = DEC_TRUNCATED;
-		out->err_off = cap;
-	}
+	shape_decode(m, out->rpc.body_off, fv, fp, false, out, &c);
+	out->status = c.err == XDR_TRUNCATED ? DEC_TRUNCATED : DEC_OK;
+	out->err_off = c.err == XDR_TRUNCATED ? c.err_off : 0;
 	out->by_shape = true;
 	return DEC_SHAPE_FIT;
 }
@@ -365,12 +391,10 @@ dec_reply_shape(struct dec_pairs *p, const struct cap_msg *m,
 	uint16_t mask = pair_mask(p, m);
 	uint32_t nfs = mask & (1u << 2 | 1u << 3);
 
-	if (mask == PAIR_OTHER) {
+	if (nfs == 0) {
 		st->shape_nofit++;	/* only other programs: not tried */
 		return false;
 	}
-	if (nfs == 0)
-		nfs = 1u << 2 | 1u << 3;
 	switch (dec_shape_try(m, nfs, out, &fits)) {
 	case DEC_SHAPE_FIT:
 		if (mask & PAIR_OTHER) {

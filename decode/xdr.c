@@ -27,6 +27,7 @@ xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len)
 	c->err_off = 0;
 	c->no_attrs = false;
 	c->strict = false;
+	c->pass_cut = false;
 }
 
 static bool
@@ -126,7 +127,7 @@ xdr_bool_slow(struct xdr *c, bool *v)
 }
 
 /*
- * A strict cursor (shape decoding) takes a string or opaque that runs past
+ * A pass_cut cursor (shape fitting) takes a string or opaque that runs past
  * the captured bytes but fits the wire as read: the captured part copied,
  * the rest zeroed, the offset past it, so the fields after it are judged
  * against the wire length (a later read fails TRUNCATED as usual).
@@ -149,7 +150,7 @@ xdr_copy_cut(struct xdr *c, void *out, uint32_t n)
 static bool
 xdr_copy_padded(struct xdr *c, void *out, uint32_t n)
 {
-	if (c->strict && c->err == XDR_OK &&
+	if (c->pass_cut && c->err == XDR_OK &&
 	    xdr_padded(n) > xdr_cap_left(c) &&
 	    xdr_padded(n) <= xdr_wire_left(c))
 		return xdr_copy_cut(c, out, n);

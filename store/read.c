@@ -215,7 +215,10 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 		"started, ended, state");
 	for (k = 0; k < store_run_ncols; k++)
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
-					store_run_cols[k].name);
+					store_run_cols[k].since == 0 ||
+					store_has_column(s, "runs",
+						store_run_cols[k].name) ?
+					store_run_cols[k].name : "0");
 	snprintf(sql + off, sizeof(sql) - off, " FROM runs WHERE id = ?");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_err(s, errbuf, "runs");

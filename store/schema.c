@@ -14,10 +14,11 @@
 
 #define APP_ID 0x6e667363	/* "nfsc": PRAGMA application_id */
 
-#define RS(f) { #f, offsetof(struct store_run, f), false }
-#define CS(f) { #f, offsetof(struct store_run, cs.f), false }
-#define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false }
-#define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false }
+#define RS(f) { #f, offsetof(struct store_run, f), false, 0 }
+#define CS(f) { #f, offsetof(struct store_run, cs.f), false, 0 }
+#define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false, 0 }
+#define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false, 0 }
+#define V3(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 3 }
 const struct store_col store_run_cols[] = {
 	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
 	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
@@ -34,12 +35,17 @@ const struct store_col store_run_cols[] = {
 	ES(retrans), ES(late_retrans), ES(dup_replies), ES(replies_unmatched),
 	ES(misfit_replies), ES(xid_reused), ES(retired_early),
 	ES(names_evicted),
-	{ "eng_pending_peak", offsetof(struct store_run, es.pending_peak), true },
+	{ "eng_pending_peak", offsetof(struct store_run, es.pending_peak), true,
+	  0 },
+	/* version 3: replies whose call was not seen, by their shape */
+	V3("dec_", ds, shape_fit), V3("dec_", ds, shape_ambiguous),
+	V3("dec_", ds, shape_nofit), V3("eng_", es, from_replies),
 };
 #undef RS
 #undef CS
 #undef DS
 #undef ES
+#undef V3
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
 /* Version 2.  Spans of live capture in which the kernel (ps_drop) or the
@@ -50,6 +56,15 @@ const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]
 	"  start_ns INTEGER, end_ns INTEGER, ps_drop INTEGER, " \
 	"  ps_ifdrop INTEGER);\n" \
 	"CREATE INDEX IF NOT EXISTS drops_run ON drops(run, start_ns);\n"
+
+/* Version 3.  READ/WRITE sizes granted in replies whose call was not
+ * seen (decoded by their shape): table sizes holds the sizes asked by the
+ * calls seen, this one what the hidden calls got. */
+#define SIZES_REP_SQL \
+	"CREATE TABLE IF NOT EXISTS sizes_from_replies(run INTEGER NOT NULL, " \
+	"  client TEXT, server TEXT, op TEXT, size INTEGER, ops INTEGER);\n" \
+	"CREATE INDEX IF NOT EXISTS sizes_from_replies_run ON " \
+	"  sizes_from_replies(run, client);\n"
 
 static const char schema_sql[] =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL, "
@@ -107,7 +122,7 @@ static const char schema_sql[] =
 	"  bytes INTEGER, truncated INTEGER, ipfrag INTEGER, "
 	"  multifrag INTEGER, after_gap INTEGER, holes INTEGER, "
 	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n"
-	DROPS_SQL;
+	DROPS_SQL SIZES_REP_SQL;
 
 int store_err(struct store *s, char *errbuf, const char *what)
 {
@@ -252,6 +267,41 @@ static int create_schema(struct store *s, char *errbuf)
 	return end_tx(s, rc, errbuf);
 }
 
+bool store_has_column(struct store *s, const char *table, const char *col)
+{
+	sqlite3_stmt *q;
+	char sql[128];
+	bool yes = false;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s')"
+		 " WHERE name = ?", table);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(q, 1, col, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
+}
+
+/* The runs columns added since version 2 that t lacks. */
+static int add_run_cols(struct store *s, char *errbuf)
+{
+	char sql[128];
+	size_t k;
+
+	for (k = 0; k < store_run_ncols; k++) {
+		if (store_run_cols[k].since == 0 ||
+		    store_has_column(s, "runs", store_run_cols[k].name))
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s "
+			 "INTEGER", store_run_cols[k].name);
+		if (store_exec(s, sql, errbuf) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* An older schema opened for writing: add what it lacks, in one
  * transaction (the meaning of existing tables never changes). */
 static int migrate(struct store *s, int version, char *errbuf)
@@ -264,6 +314,10 @@ static int migrate(struct store *s, int version, char *errbuf)
 	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0)
 		return -1;
 	rc = store_exec(s, DROPS_SQL, errbuf);	/* 1 -> 2 */
+	if (rc == 0)
+		rc = store_exec(s, SIZES_REP_SQL, errbuf);	/* 2 -> 3 */
+	if (rc == 0)
+		rc = add_run_cols(s, errbuf);
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);

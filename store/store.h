@@ -55,7 +55,9 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 2	/* 2: table drops (1 is migrated on write) */
+#define STORE_SCHEMA_VERSION 3	/* 2: table drops; 3: table
+				   sizes_from_replies (older are migrated
+				   on write) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

@@ -40,6 +40,8 @@ static const char *const stmt_sql[ST_N] = {
 		"server, fh, path) VALUES(?,?,?,?,?)",
 	[ST_INS_SIZE] = "INSERT INTO sizes(run, client, server, op, size, "
 		"calls) VALUES(?,?,?,?,?,?)",
+	[ST_INS_SIZE_REP] = "INSERT INTO sizes_from_replies(run, client, "
+		"server, op, size, ops) VALUES(?,?,?,?,?,?)",
 	[ST_INS_FSINFO] = "INSERT INTO fsinfo(run, server, rtmax, rtpref, "
 		"wtmax, wtpref, dtpref, statfs_tsize, write_verifier, "
 		"verifier_changes) VALUES(?,?,?,?,?,?,?,?,?,?)",
@@ -821,7 +823,8 @@ static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 {
 	int64_t cut = max_call_ns - s->retain_ns;
 	static const char *const tabs[] = { "ops", "intervals", "sizes",
-		"fsinfo", "findings", "names", "exports", "flows", "drops" };
+		"sizes_from_replies", "fsinfo", "findings", "names", "exports",
+		"flows", "drops" };
 	int k, i;
 	char sql[256];
 

@@ -159,17 +159,26 @@ def test_report_filters_and_complete():
 
 
 def test_migration():
-    """A schema 1 database (no table drops) is read as it is and migrated
-    when record appends to it."""
+    """A schema 1 database (no table drops, none of version 3's table and
+    runs columns) is read as it is and migrated when record appends to it."""
     db = os.path.join(WORK, 'v1.db')
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 2,
-          'new database has schema version 2')
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3,
+          'new database has schema version 3')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
-    con.executescript('DROP TABLE drops; DELETE FROM schema_version; '
+    check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
+                      "'sizes_from_replies'").fetchone()[0] == 1,
+          'new database has table sizes_from_replies')
+    # what version 3 added is dropped too: a schema 1 file as it was
+    con.executescript('DROP TABLE drops; DROP TABLE sizes_from_replies; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_fit; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_ambiguous; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_nofit; '
+                      'ALTER TABLE runs DROP COLUMN eng_from_replies; '
+                      'DELETE FROM schema_version; '
                       "INSERT INTO schema_version VALUES(1, 'nfscope'); "
                       'PRAGMA user_version = 1;')
     con.close()
@@ -179,12 +188,15 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
     check(p.returncode == 0, 'record appends to a schema 1 database: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 2 and
-          con.execute('PRAGMA user_version').fetchone()[0] == 2 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 3 and
+          con.execute('PRAGMA user_version').fetchone()[0] == 3 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1 and
+          con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
+                      "'sizes_from_replies'").fetchone()[0] == 1 and
+          con.execute('SELECT count(dec_shape_fit) FROM runs').fetchone()[0] == 1 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
-          'schema 1 migrated to 2 on append, both runs there')
+          'schema 1 migrated to 3 on append, both runs there')
     con.close()
 
 
