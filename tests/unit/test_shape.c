@@ -115,6 +115,7 @@ put_wcc(struct buf *w, int type)
 
 static const uint8_t fh[32] = { 1, 0, 6, 0, 0xaa, 0xbb, 0xcc, 0xdd, 9 };
 static const uint8_t verf[8] = { 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 42 };
+static const uint8_t data100[100] = { 'r', 'e', 'a', 'd' };
 
 static void
 put_post_op_fh(struct buf *w)
@@ -232,7 +233,7 @@ build(int k, struct buf *w, struct shape_case *sc)
 		put_post_op_attr(w, -1);
 		put32(w, 100);
 		put32(w, 1);
-		put_opaque(w, w->b, 100);	/* the data, captured */
+		put_opaque(w, data100, 100);	/* the data, captured */
 		break;
 	case 11:
 		CASE("WRITE ok", NFS3_WRITE, B(NFS3_WRITE));
