@@ -891,6 +891,47 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 
 /* -------------------------------------------------------------- add -- */
 
+/*
+ * An op known from its reply alone (AN_OP_CALL_NOT_SEEN): its procedure
+ * row's from_replies and, for a successful READ or WRITE, the size the
+ * server granted in its pair's read_rep/write_rep.  Nothing else: it has
+ * no call (what was asked) and no latency.
+ */
+static void from_reply_add(struct an_figs *f, const struct an_op *op)
+{
+	bool ok = !an_op_is_error(op) && (op->have & AN_HAVE_RCOUNT);
+	uint64_t h = addr_hash(addr_hash(7, &op->client), &op->server);
+	struct an_pair *p;
+	struct row_key k;
+	struct an_row *r;
+	bool fresh;
+
+	f->tot.from_replies++;
+	memset(&k, 0, sizeof(k));
+	k.group = AN_BY_OP;
+	k.prog = op->prog;
+	k.vers = op->vers;
+	k.proc = op->proc;
+	k.export_id = -1;
+	if ((r = row_get(f, &k)) != NULL)
+		r->from_replies++;
+	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
+		return;
+	p = obj_get(&f->pix, &f->pairs, f->cfg.pairs_max, &f->tot.pairs_dropped,
+		    h ? h : 1, pair_is, op, &fresh);
+	if (p == NULL)
+		return;
+	if (fresh) {
+		p->client = op->client;
+		p->server = op->server;
+	}
+	p->vers_seen |= (uint8_t)(1u << (op->vers & 7));
+	if (ok && op->proc == NFS3_READ)	/* 6 in v2 and v3 */
+		sizes_add(&p->read_rep, op->rcount);
+	else if (ok && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE))
+		sizes_add(&p->write_rep, op->rcount);
+}
+
 /* ch, rh: as rows_add */
 static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 		     uint64_t rh)
@@ -900,6 +941,10 @@ static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 		       op->last_call_ns;
 	struct an_figs_totals *t = &f->tot;
 
+	if (op->flags & AN_OP_CALL_NOT_SEEN) {
+		from_reply_add(f, op);
+		return;
+	}
 	if (t->ops == 0 || op->first_call_ns < t->first_ns)
 		t->first_ns = op->first_call_ns;
 	if (t->ops == 0 || last > t->last_ns)

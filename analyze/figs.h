@@ -18,7 +18,10 @@
  *
  * An op counts as an error when the RPC was not accepted/successful or the
  * NFS/MOUNT status is not 0.  Unanswered ops count in `calls` and
- * `unanswered`, never in latency.
+ * `unanswered`, never in latency.  Ops known from their reply alone
+ * (AN_OP_CALL_NOT_SEEN) count only in their procedure row's
+ * `from_replies`, their pair's read_rep/write_rep and the totals'
+ * `from_replies`: never in calls, latency, errors or the time series.
  *
  * Invariants: rows and pairs have fixed budgets (rows_max, files_max,
  * pairs_max, servers_max); what does not fit is counted in *_dropped, never
@@ -77,6 +80,9 @@ struct an_row {
 					   hidden (AN_OP_REPLY_HIDDEN); not in
 					   unanswered */
 	uint64_t rpc_errors;		/* not accepted or accept_stat != 0 */
+	uint64_t from_replies;		/* AN_BY_OP rows: ops known from their
+					   reply alone (AN_OP_CALL_NOT_SEEN),
+					   in no other field */
 	uint64_t retrans, retrans_ops, late_retrans, dup_replies;
 	uint64_t bytes;			/* call + reply wire bytes */
 	uint64_t data_bytes;		/* READ bytes returned + WRITE bytes sent */
@@ -106,6 +112,10 @@ struct an_pair {
 	uint8_t vers_seen;		/* bit 2: v2, bit 3: v3 */
 	struct an_sizes read, write;
 	uint64_t reads, writes, commits;
+	/* from replies whose call was not seen (AN_OP_CALL_NOT_SEEN): the
+	   sizes granted (READ count returned, WRITE count written) of the
+	   successful ones, in none of the fields above */
+	struct an_sizes read_rep, write_rep;
 	uint64_t bytes_read, bytes_written;
 	uint64_t short_reads;		/* fewer bytes than asked, not at EOF */
 	uint64_t read_eof;
@@ -183,6 +193,7 @@ int64_t an_figs_interval_ns(const struct an_figs *f);
 struct an_figs_totals {
 	uint64_t ops, answered, unanswered, errors, retrans, dup_replies;
 	uint64_t reply_not_seen;	/* AN_OP_REPLY_HIDDEN, not unanswered */
+	uint64_t from_replies;		/* AN_OP_CALL_NOT_SEEN ops (not in ops) */
 	int64_t first_ns, last_ns;	/* earliest call, latest event */
 	uint64_t rows_dropped, files_dropped, pairs_dropped, servers_dropped;
 	uint64_t intervals_dropped;

@@ -645,6 +645,8 @@ size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 		am->type = AN_MSG_CALL;
 	} else if (d->call_seen) {
 		am->type = AN_MSG_REPLY;
+	} else if (d->by_shape) {
+		am->type = AN_MSG_SHAPE;
 	} else {
 		return am->size;
 	}
@@ -953,6 +955,39 @@ static void on_reply(struct an_engine *e, const struct an_msg *am)
 	list_push(e, L_ANSWERED, i);
 }
 
+/*
+ * A reply whose call is not in the capture, its procedure from its shape:
+ * an op of its own at once (no entry: no call will come to pair with it),
+ * with the reply's fields, no latency, the reply's time as call time.
+ */
+static void on_shape(struct an_engine *e, const struct an_msg *am)
+{
+	struct an_op *o = &e->out;
+	struct msg_tail t;
+
+	e->st.replies++;
+	tail_get(am, &t);
+	an_core_clear((struct an_op_core *)o);
+	o->path[0] = '\0';
+	o->export_id = -1;
+	o->client = am->dst;
+	o->server = am->src;
+	o->client_port = o->client_port_last = am->dport;
+	o->server_port = am->sport;
+	o->transport = am->transport;
+	o->xid = am->xid;
+	o->prog = am->prog;
+	o->vers = am->vers;
+	o->proc = am->proc;
+	o->first_call_ns = o->last_call_ns = am->ts_ns;
+	reply_fill(e, (struct an_op_core *)o, am, &t);
+	o->lat_first_ns = o->lat_last_ns = -1;
+	o->flags |= AN_OP_CALL_NOT_SEEN;
+	e->st.ops++;
+	e->st.from_replies++;
+	e->fn(e->user, o);
+}
+
 /* ------------------------------------------------------------- feed -- */
 
 void an_feed_msg(struct an_engine *e, const struct an_msg *am)
@@ -967,6 +1002,8 @@ void an_feed_msg(struct an_engine *e, const struct an_msg *am)
 		on_call(e, am);
 	else if (am->type == AN_MSG_REPLY)
 		on_reply(e, am);
+	else if (am->type == AN_MSG_SHAPE)
+		on_shape(e, am);
 }
 
 void an_feed(struct an_engine *e, const struct cap_msg *m,

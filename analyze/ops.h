@@ -36,6 +36,9 @@
  *   - Replies the decoder could not pair are counted by the decoder
  *     (dec_stats.orphan_replies); replies the decoder paired but this
  *     engine no longer holds are counted in replies_unmatched.
+ *   - A reply the decoder named by its shape (dec_msg.by_shape: its call
+ *     not in the capture) is delivered at once as an op flagged
+ *     AN_OP_CALL_NOT_SEEN, with the reply's fields and no latency.
  *
  * Paths: MOUNT MNT, LOOKUP/CREATE/MKDIR/SYMLINK/MKNOD replies and
  * READDIRPLUS entries feed an internal names table (names.h); an op's path
@@ -82,6 +85,10 @@
 					   hid (the reply direction lost the
 					   stream after the call): "reply not
 					   seen", not counted unanswered */
+#define AN_OP_CALL_NOT_SEEN 0x8000u	/* from a reply alone, its procedure
+					   from its shape (decode/shape.c):
+					   no call fields, no latency (-1);
+					   first/last call time = reply time */
 
 /* struct an_op.have */
 #define AN_HAVE_CRED      0x0001u	/* uid, gid, machine (AUTH_SYS) */
@@ -173,6 +180,9 @@ struct an_stats {
 	uint64_t late_retrans;		/* of which after the reply */
 	uint64_t dup_replies;
 	uint64_t replies_unmatched;	/* decoder paired it, engine did not */
+	uint64_t from_replies;		/* ops delivered from a reply by its
+					   shape (AN_OP_CALL_NOT_SEEN): in
+					   ops, not in answered/unanswered */
 	uint64_t misfit_replies;	/* reply did not fit the held call */
 	uint64_t xid_reused;
 	uint64_t retired_early;		/* answered, delivered before the window */
@@ -189,7 +199,8 @@ struct an_stats {
  * and is a multiple of 8.  AN_MSG_TIME carries only the time (a message
  * the engine does not match still lets time pass).
  */
-enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2 };
+enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2,
+       AN_MSG_SHAPE = 3 };	/* a reply by its shape (dec_msg.by_shape) */
 
 struct an_msg {
 	uint32_t size;

@@ -64,10 +64,41 @@ static bool clamp_verdict(const struct an_pair *p, bool write, uint32_t lim,
 	return true;
 }
 
+/*
+ * The sizes asked by the calls seen and those granted to calls not seen
+ * (from their replies, by shape), in one histogram: in a header-only
+ * capture the hidden calls are the ones after large records, and the sizes
+ * seen alone are biased small.
+ */
+static void sizes_with_replies(struct an_sizes *all, const struct an_sizes *a,
+			       const struct an_sizes *r)
+{
+	uint32_t k, j;
+
+	*all = *a;
+	all->total += r->total;
+	all->other += r->other;
+	if (r->max > all->max)
+		all->max = r->max;
+	for (k = 0; k < r->nsizes; k++) {
+		for (j = 0; j < all->nsizes; j++)
+			if (all->s[j].size == r->s[k].size)
+				break;
+		if (j < all->nsizes)
+			all->s[j].n += r->s[k].n;
+		else if (all->nsizes < AN_SIZES_MAX)
+			all->s[all->nsizes++] = r->s[k];
+		else
+			all->other += r->s[k].n;
+	}
+}
+
 bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		     bool write, uint32_t share_pct, char *buf, size_t n)
 {
-	const struct an_sizes *s = write ? &p->write : &p->read;
+	const struct an_sizes *rep = write ? &p->write_rep : &p->read_rep;
+	struct an_sizes all;
+	const struct an_sizes *s = &all;
 	const char *op = write ? "WRITE" : "READ";
 	const char *knob = write ? "wsize" : "rsize";
 	uint32_t k, dom = 0, lim = 0, pref = 0;
@@ -77,6 +108,7 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 	size_t o;
 	bool capped = false;
 
+	sizes_with_replies(&all, write ? &p->write : &p->read, rep);
 	if (s->total == 0) {
 		snprintf(buf, n, "%s: no calls seen", op);
 		return false;
@@ -90,6 +122,10 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 	o = (size_t)snprintf(buf, n, "%s: %u bytes in %" PRIu64 "%% of %" PRIu64
 			     " calls, never above %u", op, dom, pct, s->total,
 			     s->max);
+	if (o < n && rep->total)
+		o += (size_t)snprintf(buf + o, n - o, " (%" PRIu64 " of them with the "
+				      "call not seen: the size granted in "
+				      "the reply)", rep->total);
 	if (o >= n)
 		return false;
 	if (srv && srv->have_fsinfo) {
@@ -199,7 +235,8 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 		for (w = 0; w < 2; w++) {
 			char v[AN_EVIDENCE_MAX];
 
-			if ((w ? p->write.total : p->read.total) == 0)
+			if ((w ? p->write.total + p->write_rep.total :
+				 p->read.total + p->read_rep.total) == 0)
 				continue;
 			if (!an_size_verdict(p, srv, w, f->cfg.size_share, v,
 					     sizeof(v)))
@@ -209,7 +246,8 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			o->have_client = o->have_server = true;
 			o->client = p->client;
 			o->server = p->server;
-			o->count = w ? p->write.total : p->read.total;
+			o->count = w ? p->write.total + p->write_rep.total :
+				       p->read.total + p->read_rep.total;
 			snprintf(o->evidence, sizeof(o->evidence), "%s", v);
 		}
 		find_short_io(f, p, srv);

@@ -606,6 +606,9 @@ struct dec_msg {
 	/* for calls from the header; for replies from the matched call */
 	uint32_t prog, vers, proc;
 	bool call_seen;		/* reply: its call was in the xid map */
+	bool by_shape;		/* reply: its call not seen (call_seen
+				   false), prog/vers/proc recovered from
+				   the shape of its body (dec_reply_shape) */
 	uint64_t call_frame;	/* reply: frame of that call */
 	int64_t call_ts_ns;
 	enum dec_status status;
@@ -627,6 +630,10 @@ struct dec_stats {
 	uint64_t orphan_replies;	/* reply-shaped, no pending call: only
 					   counted, not delivered, unless the
 					   reply passed rpc_probe strictly */
+	/* the orphan replies by their shape (dec_reply_shape): one NFS
+	   procedure fits (delivered, by_shape), several fit, none fits;
+	   the three add up to orphan_replies */
+	uint64_t shape_fit, shape_ambiguous, shape_nofit;
 	uint64_t reply_mismatch;	/* a pending call's xid, but the body
 					   does not fit its procedure, or the
 					   call was answered already by a
@@ -653,7 +660,8 @@ void dec_free(struct dec *d);
 /*
  * Decode one candidate message.  Returns false if it is not RPC (a call that
  * fails the strict checks, or a reply with no pending call in the reverse
- * direction); true with *out filled otherwise.  Calls are remembered in the
+ * direction whose shape fits no single NFS procedure: dec_reply_shape);
+ * true with *out filled otherwise.  Calls are remembered in the
  * xid map (keyed client=src, server=dst); replies look up (dst, src, xid).
  */
 bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
@@ -668,5 +676,53 @@ bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
 bool dec_probe_start(void *dec, const struct cap_msg *m);
 bool dec_probe_resync(void *dec, const struct cap_msg *m);
 const struct dec_stats *dec_get_stats(const struct dec *d);
+
+/* ------------------------------------------------------ reply shape -- */
+
+/*
+ * A reply whose call is not in the capture, decoded by its shape
+ * (shape.c says how and what can be told apart).  struct dec_pairs
+ * remembers, per client/server pair and server port, which programs and
+ * NFS versions the calls seen carried: a direct-mapped table of `max`
+ * slots (0: 4096), a colliding pair takes the slot over.
+ */
+struct dec_pairs;
+
+/* The largest result body (bytes after the RPC header) NFS vers/proc can
+ * have (RFC 1813, RFC 1094); UINT32_MAX: no bound (READ, READDIR). */
+uint32_t nfs_res_max(uint32_t vers, uint32_t proc);
+
+struct dec_pairs *dec_pairs_new(uint32_t max);
+void dec_pairs_free(struct dec_pairs *p);
+/* A call (src client, dst server) of prog/vers was seen. */
+void dec_pairs_note(struct dec_pairs *p, const struct cap_msg *call,
+		    uint32_t prog, uint32_t vers);
+
+enum dec_shape {
+	DEC_SHAPE_NOFIT = 0, DEC_SHAPE_FIT = 1, DEC_SHAPE_AMBIGUOUS = 2,
+};
+
+/* The procedures that fit: bit proc of procs[vers - 2]. */
+struct dec_shape_fits {
+	uint32_t procs[2];
+};
+
+/*
+ * Try every procedure of the NFS versions in vers_mask (bit 2, bit 3) on
+ * the reply m.  DEC_SHAPE_FIT: exactly one fits and *out holds the reply
+ * decoded as it (by_shape, prog/vers/proc, status DEC_OK or DEC_TRUNCATED);
+ * otherwise *out holds the header and scratch.
+ */
+enum dec_shape dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
+			     struct dec_msg *out, struct dec_shape_fits *fits);
+/*
+ * The orphan path: m is a reply with no pending call.  The versions are
+ * those p knows for the pair, else for the server port (v3 and v2 when
+ * unknown on port 2049, none on another port); the outcome is
+ * counted in st (shape_fit, shape_ambiguous, shape_nofit).  True: *out is
+ * the reply, by_shape, to deliver.
+ */
+bool dec_reply_shape(struct dec_pairs *p, const struct cap_msg *m,
+		     struct dec_msg *out, struct dec_stats *st);
 
 #endif

@@ -29,6 +29,7 @@
 
 struct dec {
 	struct dec_xidmap *xm;
+	struct dec_pairs *pairs;	/* programs seen per pair (shape.c) */
 	struct dec_stats st;
 	bool no_attrs;		/* dec_config.no_attrs */
 };
@@ -48,9 +49,10 @@ dec_new(const struct dec_config *cfg)
 	if (d == NULL)
 		return NULL;
 	d->xm = dec_xidmap_new(max, ttl);
+	d->pairs = dec_pairs_new(0);
 	d->no_attrs = cfg != NULL && cfg->no_attrs;
-	if (d->xm == NULL) {
-		free(d);
+	if (d->xm == NULL || d->pairs == NULL) {
+		dec_free(d);
 		return NULL;
 	}
 	return d;
@@ -62,6 +64,7 @@ dec_free(struct dec *d)
 	if (d == NULL)
 		return;
 	dec_xidmap_free(d->xm);
+	dec_pairs_free(d->pairs);
 	free(d);
 }
 
@@ -238,6 +241,8 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		 * is not decoded with an older call that used the same xid.
 		 */
 		xc.prog = xc.vers = xc.proc = DEC_PROC_UNKNOWN;
+	} else {
+		dec_pairs_note(d->pairs, m, xc.prog, xc.vers);
 	}
 	xc.ts_ns = m->ts_ns;
 	xc.frame = m->frame;
@@ -267,46 +272,13 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	return true;
 }
 
-/*
- * The largest result body each NFS procedure can have (RFC 1813, RFC 1094),
- * in bytes: a reply longer than that cannot answer the call it is paired
- * with.  RES_ANY: no bound (READ, READDIR).  v3: fattr3 84, post_op_attr
- * 88, wcc_data 116, post_op_fh3 72, nfs_fh3 68; v2: fattr 68, fhandle 32.
- */
-#define RES_ANY UINT32_MAX
-
-static const uint32_t nfs3_res_max[NFS3_NPROC] = {
-	[NFS3_NULL] = 0, [NFS3_GETATTR] = 88, [NFS3_SETATTR] = 120,
-	[NFS3_LOOKUP] = 248, [NFS3_ACCESS] = 96, [NFS3_READLINK] = 1120,
-	[NFS3_READ] = RES_ANY, [NFS3_WRITE] = 136, [NFS3_CREATE] = 280,
-	[NFS3_MKDIR] = 280, [NFS3_SYMLINK] = 280, [NFS3_MKNOD] = 280,
-	[NFS3_REMOVE] = 120, [NFS3_RMDIR] = 120, [NFS3_RENAME] = 236,
-	[NFS3_LINK] = 208, [NFS3_READDIR] = RES_ANY,
-	[NFS3_READDIRPLUS] = RES_ANY, [NFS3_FSSTAT] = 144,
-	[NFS3_FSINFO] = 140, [NFS3_PATHCONF] = 116, [NFS3_COMMIT] = 128,
-};
-
-static const uint32_t nfs2_res_max[NFS2_NPROC] = {
-	[NFS2_NULL] = 0, [NFS2_GETATTR] = 72, [NFS2_SETATTR] = 72,
-	[NFS2_ROOT] = 0, [NFS2_LOOKUP] = 104, [NFS2_READLINK] = 1032,
-	[NFS2_READ] = 4 + 68 + 4 + 8192, [NFS2_WRITECACHE] = 0,
-	[NFS2_WRITE] = 72, [NFS2_CREATE] = 104, [NFS2_REMOVE] = 4,
-	[NFS2_RENAME] = 4, [NFS2_LINK] = 4, [NFS2_SYMLINK] = 4,
-	[NFS2_MKDIR] = 104, [NFS2_RMDIR] = 4, [NFS2_READDIR] = RES_ANY,
-	[NFS2_STATFS] = 24,
-};
-
 /* Can a result body of n bytes answer (prog, vers, proc)? */
 static bool
 dec_res_fits(const struct dec_xid_call *xc, uint32_t n)
 {
 	if (xc->prog != PROG_NFS)
 		return true;
-	if (xc->vers == 3 && xc->proc < NFS3_NPROC)
-		return n <= nfs3_res_max[xc->proc];
-	if (xc->vers == 2 && xc->proc < NFS2_NPROC)
-		return n <= nfs2_res_max[xc->proc];
-	return true;
+	return n <= nfs_res_max(xc->vers, xc->proc);
 }
 
 /* Did the body decode a status value its RFC does not define? */
@@ -341,11 +313,13 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	};
 
 	if (!dec_xidmap_get(d->xm, &k, m->ts_ns, &xc)) {
-		if (rpc_probe(m->data, m->caplen, m->len))
-			d->st.orphan_replies++;
-		else
+		if (!rpc_probe(m->data, m->caplen, m->len)) {
 			d->st.not_rpc++;
-		return false;
+			return false;
+		}
+		/* no call for it: what its shape says (shape.c) */
+		d->st.orphan_replies++;
+		return dec_reply_shape(d->pairs, m, out, &d->st);
 	}
 	if (xc.ts_ns > m->ts_ns) {
 		/* the pending call came after this reply (a reply held back
@@ -449,6 +423,7 @@ dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
 	d->st.msgs++;
 	out->prog = out->vers = out->proc = 0;
 	out->call_seen = false;
+	out->by_shape = false;
 	out->call_frame = 0;
 	out->call_ts_ns = 0;
 	out->status = DEC_OK;

@@ -68,6 +68,8 @@ nfs_dec_flag(struct xdr *c, bool *b)
 
 	if (!xdr_u32(c, &v))
 		return false;
+	if (c->strict && v > 1)
+		return xdr_fail(c, XDR_MALFORMED);
 	*b = v != 0;
 	return true;
 }
@@ -137,6 +139,25 @@ nfs2_dec_time(struct xdr *c, struct nfs_time *t)
  * type is kept as sent even outside NF3REG..NF3FIFO: it selects no layout
  * (a Zeek test capture carries 0x42424242 and is otherwise well formed).
  */
+/*
+ * Strict cursors only (xdr.h): RFC 1813 nfstime3 nseconds is a fraction
+ * of a second (< 10^9); mode3 defines the bits 0x800 (set uid) down to
+ * 0x001 (others execute), nothing above 07777.
+ */
+static bool
+nfs3_time_sane(const struct nfs_time *t)
+{
+	return t->nsec < 1000000000u;
+}
+
+static bool
+nfs3_fattr_sane(const struct nfs_fattr *a)
+{
+	return a->type >= 1 && a->type <= 7 && (a->mode & ~07777u) == 0 &&
+	       nfs3_time_sane(&a->atime) && nfs3_time_sane(&a->mtime) &&
+	       nfs3_time_sane(&a->ctime);
+}
+
 bool
 nfs3_dec_fattr(struct xdr *c, struct nfs_fattr *a)
 {
@@ -174,6 +195,8 @@ nfs3_dec_fattr(struct xdr *c, struct nfs_fattr *a)
 		return false;
 	a->blocksize = 0;	/* v2 only */
 	a->blocks = 0;
+	if (c->strict && !nfs3_fattr_sane(a))
+		return xdr_fail(c, XDR_MALFORMED);
 	return true;
 }
 
@@ -235,6 +258,9 @@ nfs3_dec_pre_op_attr(struct xdr *c, bool *have, struct nfs_wcc_attr *a)
 		return false;
 	if (!nfs3_dec_time(c, &a->ctime))
 		return false;
+	if (c->strict && !(nfs3_time_sane(&a->mtime) &&
+			   nfs3_time_sane(&a->ctime)))
+		return xdr_fail(c, XDR_MALFORMED);
 	*have = true;
 	return true;
 }
@@ -426,6 +452,12 @@ nfs2_dec_fattr(struct xdr *c, struct nfs_fattr *a)
 		return false;
 	if (!nfs2_dec_time(c, &a->ctime))
 		return false;
+	/* strict: ftype NFNON..NFLNK (0..5), timeval useconds < 10^6 (the
+	   v2 mode carries the file type bits too: not checked) */
+	if (c->strict && (a->type > 5 || a->atime.nsec >= 1000000000u ||
+			  a->mtime.nsec >= 1000000000u ||
+			  a->ctime.nsec >= 1000000000u))
+		return xdr_fail(c, XDR_MALFORMED);
 	a->size = size;
 	a->used = (uint64_t)a->blocks * a->blocksize;
 	a->rdev_minor = 0;

@@ -26,6 +26,8 @@ xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len)
 	c->err = XDR_OK;
 	c->err_off = 0;
 	c->no_attrs = false;
+	c->strict = false;
+	c->pass_cut = false;
 }
 
 static bool
@@ -124,10 +126,34 @@ xdr_bool_slow(struct xdr *c, bool *v)
 	return true;
 }
 
+/*
+ * A pass_cut cursor (shape fitting) takes a string or opaque that runs past
+ * the captured bytes but fits the wire as read: the captured part copied,
+ * the rest zeroed, the offset past it, so the fields after it are judged
+ * against the wire length (a later read fails TRUNCATED as usual).
+ */
+static bool
+xdr_copy_cut(struct xdr *c, void *out, uint32_t n)
+{
+	uint32_t have = xdr_cap_left(c);
+
+	if (have > n)
+		have = n;
+	if (have > 0)
+		memcpy(out, c->buf + c->off, have);
+	memset((uint8_t *)out + have, 0, n - have);
+	c->off += (uint32_t)xdr_padded(n);
+	return true;
+}
+
 /* Copy n bytes and consume them plus their padding. */
 static bool
 xdr_copy_padded(struct xdr *c, void *out, uint32_t n)
 {
+	if (c->pass_cut && c->err == XDR_OK &&
+	    xdr_padded(n) > xdr_cap_left(c) &&
+	    xdr_padded(n) <= xdr_wire_left(c))
+		return xdr_copy_cut(c, out, n);
 	if (!xdr_need(c, xdr_padded(n)))
 		return false;
 	if (n > 0)

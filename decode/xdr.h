@@ -44,6 +44,18 @@ struct xdr {
 	   same.  Set by the decoder from dec_config.no_attrs; xdr_init clears
 	   it. */
 	bool no_attrs;
+	/* Shape decoding (decode/shape.c): the reply's procedure is not
+	   known, so values that select no layout are checked too - a bool
+	   that is not 0 or 1, an ftype3/ftype out of range, a mode with bits
+	   no RFC defines, nanoseconds of a second or more make the message
+	   MALFORMED instead of being kept as sent.  xdr_init clears it. */
+	bool strict;
+	/* Shape fitting: a string or opaque past the captured bytes is
+	   passed over by its wire length (the part not captured zeroed),
+	   not failed, so what follows is judged against the wire length.
+	   Never for output (the value is not what was sent).  xdr_init
+	   clears it. */
+	bool pass_cut;
 };
 
 void xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len);

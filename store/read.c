@@ -215,12 +215,14 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
 		"started, ended, state");
 	for (k = 0; k < store_run_ncols; k++)	/* 0: older than the file */
 		off += (size_t)snprintf(sql + off, sizeof(sql) - off, ", %s",
-					store_run_cols[k].since > s->version ?
-					"0" : store_run_cols[k].name);
+					store_run_cols[k].since == 0 ||
+					store_has_column(s, "runs",
+						store_run_cols[k].name) ?
+					store_run_cols[k].name : "0");
 	/* read_error: schema version 3 on (an older file read-only has none) */
 	off += (size_t)snprintf(sql + off, sizeof(sql) - off, "%s",
-				s->version >= 3 ? ", read_error, read_error_offset"
-						: "");
+				store_has_column(s, "runs", "read_error") ?
+				", read_error, read_error_offset" : "");
 	snprintf(sql + off, sizeof(sql) - off, " FROM runs WHERE id = ?");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_err(s, errbuf, "runs");

@@ -22,6 +22,7 @@
 #define DS(f) { "dec_" #f, offsetof(struct store_run, ds.f), false, 0 }
 #define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false, 0 }
 #define CS3(f) { #f, offsetof(struct store_run, cs.f), false, 3 }
+#define V3(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 3 }
 const struct store_col store_run_cols[] = {
 	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
 	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
@@ -45,12 +46,16 @@ const struct store_col store_run_cols[] = {
 	CS3(tcp_seg_max), CS3(tcp_seg_cut_max),
 	{ "eng_reply_not_seen", offsetof(struct store_run, es.reply_not_seen),
 	  false, 3 },
+	/* version 3: replies whose call was not seen, by their shape */
+	V3("dec_", ds, shape_fit), V3("dec_", ds, shape_ambiguous),
+	V3("dec_", ds, shape_nofit), V3("eng_", es, from_replies),
 };
 #undef RS
 #undef CS
 #undef DS
 #undef ES
 #undef CS3
+#undef V3
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
 /* Version 2.  Spans of live capture in which the kernel (ps_drop) or the
@@ -61,6 +66,15 @@ const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]
 	"  start_ns INTEGER, end_ns INTEGER, ps_drop INTEGER, " \
 	"  ps_ifdrop INTEGER);\n" \
 	"CREATE INDEX IF NOT EXISTS drops_run ON drops(run, start_ns);\n"
+
+/* Version 3.  READ/WRITE sizes granted in replies whose call was not
+ * seen (decoded by their shape): table sizes holds the sizes asked by the
+ * calls seen, this one what the hidden calls got. */
+#define SIZES_REP_SQL \
+	"CREATE TABLE IF NOT EXISTS sizes_from_replies(run INTEGER NOT NULL, " \
+	"  client TEXT, server TEXT, op TEXT, size INTEGER, ops INTEGER);\n" \
+	"CREATE INDEX IF NOT EXISTS sizes_from_replies_run ON " \
+	"  sizes_from_replies(run, client);\n"
 
 static const char schema_sql[] =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL, "
@@ -119,7 +133,7 @@ static const char schema_sql[] =
 	"  bytes INTEGER, truncated INTEGER, ipfrag INTEGER, "
 	"  multifrag INTEGER, after_gap INTEGER, holes INTEGER, "
 	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n"
-	DROPS_SQL;
+	DROPS_SQL SIZES_REP_SQL;
 
 int store_err(struct store *s, char *errbuf, const char *what)
 {
@@ -293,51 +307,39 @@ static int create_schema(struct store *s, char *errbuf)
 	return end_tx(s, rc, errbuf);
 }
 
-/* Has table runs the columns of version 3 (a writer of version 3 that
- * lost a race may have added them)? */
-static bool has_read_error(struct store *s)
+bool store_has_column(struct store *s, const char *table, const char *col)
 {
-	sqlite3_stmt *q = NULL;
+	sqlite3_stmt *q;
+	char sql[128];
 	bool yes = false;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM pragma_table_info("
-			       "'runs') WHERE name = 'read_error'", -1, &q,
-			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s')"
+		 " WHERE name = ?", table);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(q, 1, col, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
 		yes = sqlite3_column_int(q, 0) > 0;
 	sqlite3_finalize(q);
 	return yes;
 }
 
-/* Columns of runs added after version 1 that the file lacks. */
+/* The runs columns added since version 2 that t lacks. */
 static int add_run_cols(struct store *s, char *errbuf)
 {
-	sqlite3_stmt *q;
+	char sql[128];
 	size_t k;
-	int rc = 0;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM "
-			       "pragma_table_info('runs') WHERE name = ?", -1,
-			       &q, NULL) != SQLITE_OK)
-		return store_err(s, errbuf, "runs");
-	for (k = 0; k < store_run_ncols && rc == 0; k++) {
-		char sql[128];
-		int have = 0;
-
-		if (store_run_cols[k].since == 0)
-			continue;
-		sqlite3_reset(q);
-		sqlite3_bind_text(q, 1, store_run_cols[k].name, -1,
-				  SQLITE_STATIC);
-		if (sqlite3_step(q) == SQLITE_ROW)
-			have = sqlite3_column_int(q, 0);
-		if (have)
+	for (k = 0; k < store_run_ncols; k++) {
+		if (store_run_cols[k].since == 0 ||
+		    store_has_column(s, "runs", store_run_cols[k].name))
 			continue;
 		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s "
-			 "INTEGER DEFAULT 0", store_run_cols[k].name);
-		rc = store_exec(s, sql, errbuf);
+			 "INTEGER", store_run_cols[k].name);
+		if (store_exec(s, sql, errbuf) < 0)
+			return -1;
 	}
-	sqlite3_finalize(q);
-	return rc;
+	return 0;
 }
 
 /* An older schema opened for writing: add what it lacks, in one
@@ -352,12 +354,14 @@ static int migrate(struct store *s, int version, char *errbuf)
 	if (store_exec(s, "BEGIN IMMEDIATE", errbuf) < 0)
 		return -1;
 	rc = store_exec(s, DROPS_SQL, errbuf);	/* 1 -> 2 */
-	if (rc == 0 && version < 3 && !has_read_error(s))	/* 2 -> 3 */
+	if (rc == 0 && !store_has_column(s, "runs", "read_error"))
 		rc = store_exec(s, "ALTER TABLE runs ADD COLUMN read_error "
 				"TEXT; ALTER TABLE runs ADD COLUMN "
-				"read_error_offset INTEGER;", errbuf);
+				"read_error_offset INTEGER;", errbuf);	/* 2 -> 3 */
 	if (rc == 0)
-		rc = add_run_cols(s, errbuf);	/* 2 -> 3: counters */
+		rc = store_exec(s, SIZES_REP_SQL, errbuf);
+	if (rc == 0)
+		rc = add_run_cols(s, errbuf);
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);

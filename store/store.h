@@ -57,8 +57,10 @@
 
 #define STORE_SCHEMA_VERSION 3	/* 2: table drops; 3: runs.read_error,
 				   read_error_offset, runs columns of TCP
-				   records hidden by the snaplen (older
-				   versions are migrated on write) */
+				   records hidden by the snaplen and of
+				   replies decoded by shape, table
+				   sizes_from_replies (older versions are
+				   migrated on write) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

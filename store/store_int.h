@@ -92,7 +92,7 @@ struct addr_text {
 
 enum {	/* prepared statements */
 	ST_BEGIN, ST_COMMIT, ST_INS_OP, ST_INS_CELL, ST_UPS_FLOW, ST_UPS_NAME,
-	ST_INS_EXPORT, ST_INS_SIZE, ST_INS_FSINFO, ST_INS_FINDING,
+	ST_INS_EXPORT, ST_INS_SIZE, ST_INS_SIZE_REP, ST_INS_FSINFO, ST_INS_FINDING,
 	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_INS_DROP, ST_N
 };
 
@@ -201,6 +201,9 @@ extern const struct store_col store_run_cols[];
 extern const size_t store_run_ncols;
 
 uint64_t store_hash(uint64_t h, const void *p, size_t n);
+/* Has table a column named col?  (A file of an older schema opened
+ * read-only lacks the columns added since.) */
+bool store_has_column(struct store *s, const char *table, const char *col);
 const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 			  char *buf, size_t n);
 

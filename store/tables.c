@@ -167,8 +167,11 @@ int store_write_exports(struct store *s, const struct batch *b,
 
 /* -------------------------------------------------------------- end -- */
 
+/* z into table sizes (stmt ST_INS_SIZE) or sizes_from_replies
+ * (ST_INS_SIZE_REP): same columns but the last one's name. */
 static int write_sizes(struct store *s, const struct an_pair *p,
-		       const struct an_sizes *z, const char *op, char *errbuf)
+		       const struct an_sizes *z, const char *op, int stmt,
+		       char *errbuf)
 {
 	sqlite3_stmt *q;
 	uint32_t k;
@@ -176,7 +179,7 @@ static int write_sizes(struct store *s, const struct an_pair *p,
 	for (k = 0; k <= z->nsizes; k++) {
 		if (k == z->nsizes && z->other == 0)
 			break;
-		if ((q = store_stmt(s, ST_INS_SIZE, errbuf)) == NULL)
+		if ((q = store_stmt(s, stmt, errbuf)) == NULL)
 			return -1;
 		sqlite3_bind_int64(q, 1, s->run);
 		store_bind_addr(q, 2, &p->client);
@@ -205,8 +208,14 @@ int store_write_figs(struct store *s, const struct an_figs *figs,
 	for (k = 0; k < an_figs_npairs(figs); k++) {
 		const struct an_pair *p = an_figs_pair(figs, k);
 
-		if (write_sizes(s, p, &p->read, "READ", errbuf) < 0 ||
-		    write_sizes(s, p, &p->write, "WRITE", errbuf) < 0)
+		if (write_sizes(s, p, &p->read, "READ", ST_INS_SIZE,
+				errbuf) < 0 ||
+		    write_sizes(s, p, &p->write, "WRITE", ST_INS_SIZE,
+				errbuf) < 0 ||
+		    write_sizes(s, p, &p->read_rep, "READ", ST_INS_SIZE_REP,
+				errbuf) < 0 ||
+		    write_sizes(s, p, &p->write_rep, "WRITE", ST_INS_SIZE_REP,
+				errbuf) < 0)
 			return -1;
 	}
 	for (k = 0; k < an_figs_nservers(figs); k++) {

@@ -40,6 +40,8 @@ static const char *const stmt_sql[ST_N] = {
 		"server, fh, path) VALUES(?,?,?,?,?)",
 	[ST_INS_SIZE] = "INSERT INTO sizes(run, client, server, op, size, "
 		"calls) VALUES(?,?,?,?,?,?)",
+	[ST_INS_SIZE_REP] = "INSERT INTO sizes_from_replies(run, client, "
+		"server, op, size, ops) VALUES(?,?,?,?,?,?)",
 	[ST_INS_FSINFO] = "INSERT INTO fsinfo(run, server, rtmax, rtpref, "
 		"wtmax, wtpref, dtpref, statfs_tsize, write_verifier, "
 		"verifier_changes) VALUES(?,?,?,?,?,?,?,?,?,?)",
@@ -368,6 +370,8 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 	uint64_t h = cell_hash(start, op->prog, op->vers, op->proc,
 			       &op->client, &op->server);
 
+	if (op->flags & AN_OP_CALL_NOT_SEEN)
+		return 0;	/* a reply alone: no call, no latency */
 	if (s->ncells >= CELL_MAX) {
 		struct batch *b = batch_cells(s);
 		struct qop *q;
@@ -454,6 +458,8 @@ static bool keep_op(const struct store *s, const struct an_op *op)
 		return true;
 	if (s->mode == STORE_OPS_NONE)
 		return false;
+	if (op->flags & AN_OP_CALL_NOT_SEEN)
+		return true;	/* their only record (sizes from replies) */
 	return !(op->flags & AN_OP_ANSWERED) || op->lat_first_ns > s->slow_ns ||
 	       op->retrans > 0 || an_op_is_error(op);
 }
@@ -482,7 +488,8 @@ static void bind_null(struct store *s, sqlite3_stmt *q, int k)
 static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 {
 	sqlite3_stmt *q = store_stmt(s, ST_INS_OP, errbuf);
-	bool ans = (op->flags & AN_OP_ANSWERED) != 0;
+	bool ans = (op->flags & AN_OP_ANSWERED) &&
+		   !(op->flags & AN_OP_CALL_NOT_SEEN);	/* no latency */
 	const char *opn;
 	char b[32];
 	int k = 1;
@@ -827,7 +834,8 @@ static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 {
 	int64_t cut = max_call_ns - s->retain_ns;
 	static const char *const tabs[] = { "ops", "intervals", "sizes",
-		"fsinfo", "findings", "names", "exports", "flows", "drops" };
+		"sizes_from_replies", "fsinfo", "findings", "names", "exports",
+		"flows", "drops" };
 	int k, i;
 	char sql[256];
 

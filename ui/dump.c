@@ -78,6 +78,9 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "replies", ds->replies);
 		jw_u64(&w, "not_rpc", ds->not_rpc);
 		jw_u64(&w, "orphan_replies", ds->orphan_replies);
+		jw_u64(&w, "shape_fit", ds->shape_fit);
+		jw_u64(&w, "shape_ambiguous", ds->shape_ambiguous);
+		jw_u64(&w, "shape_nofit", ds->shape_nofit);
 		jw_u64(&w, "reply_mismatch", ds->reply_mismatch);
 		jw_u64(&w, "malformed", ds->malformed);
 		jw_u64(&w, "truncated", ds->truncated);
@@ -113,8 +116,9 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		"# %" PRIu64 " packets, %" PRIu64 " RPC messages (%" PRIu64
 		" calls, %" PRIu64 " replies), %" PRIu64 " not decodable (%" PRIu64
 		" not RPC, %" PRIu64 " malformed, %" PRIu64 " failing the RPC "
-		"check at a TCP stream start), %" PRIu64 " orphan replies, %"
-		PRIu64 " replies not fitting their call, %" PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
+		"check at a TCP stream start), %" PRIu64 " orphan replies (by"
+		" shape: %" PRIu64 " one procedure, %" PRIu64 " ambiguous, %"
+		PRIu64 " no fit), %" PRIu64 " replies not fitting their call, %" PRIu64 " truncated, %" PRIu64 " incomplete IP fragment trains, %"
 		PRIu64 " TCP gaps, %" PRIu64 " dropped by kernel, %" PRIu64
 		" dropped by interface, evicted for budgets: %" PRIu64
 		" TCP flows, %" PRIu64 " IP fragment trains, %" PRIu64
@@ -122,6 +126,7 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		" pending xids\n",
 		cs->packets, x->rpc_msgs, ds->calls, ds->replies, undecodable,
 		ds->not_rpc, ds->malformed, cs->tcp_rejected, ds->orphan_replies,
+		ds->shape_fit, ds->shape_ambiguous, ds->shape_nofit,
 		ds->reply_mismatch, ds->truncated,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
 		cs->flows_evicted, cs->ipfrag_evicted, cs->tcp_mem_evicted,

@@ -499,7 +499,9 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 	}
 	jw_u64(&w, "xid", h->xid);
 	jw_str(&w, "type", call ? "call" : "reply");
-	if (call ? lim >= 24 : d->call_seen) {
+	if (call ? lim >= 24 : d->call_seen || d->by_shape) {
+		if (d->by_shape)
+			jw_bool(&w, "call_not_seen", true);
 		jw_u64(&w, "prog", d->prog);
 		jw_u64(&w, "vers", d->vers);
 		jw_u64(&w, "proc", d->proc);

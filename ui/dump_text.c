@@ -293,7 +293,7 @@ void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 		v6 ? "[" : "", cap_addr_str(&m->dst, da, sizeof(da)), v6 ? "]" : "",
 		m->dport, m->transport == CAP_TCP ? "tcp" : "udp",
 		call ? "call" : "reply", h->xid);
-	if (call ? dump_hdr_limit(d) >= 24 : d->call_seen) {
+	if (call ? dump_hdr_limit(d) >= 24 : d->call_seen || d->by_shape) {
 		if (pn)
 			fprintf(f, " %s", pn);
 		else
@@ -303,6 +303,8 @@ void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
 			fprintf(f, " %s", qn);
 		else
 			fprintf(f, " proc %" PRIu32, d->proc);
+		if (d->by_shape)
+			fputs(" (call not seen: by shape)", f);
 	}
 	if (call && dump_hdr_limit(d) < 32)
 		;	/* credentials not captured */

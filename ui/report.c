@@ -252,6 +252,28 @@ static void text_errors(const struct rep *r, const struct an_row *w)
 	fputc('\n', r->out);
 }
 
+/* The ops known from their reply alone, per procedure (by-op rows). */
+static void text_from_replies(const struct rep *r, const struct an_row **v,
+			      uint32_t n)
+{
+	uint32_t k;
+	bool head = false;
+	char name[96];
+
+	for (k = 0; k < n; k++) {
+		if (v[k]->from_replies == 0)
+			continue;
+		if (!head)
+			fprintf(r->out, "From replies (call not in the capture,"
+				" procedure from the reply's shape; no latency;"
+				" not in Calls above):\n");
+		head = true;
+		fprintf(r->out, "  %-28s %9" PRIu64 "\n",
+			rep_proc_name(v[k]->prog, v[k]->vers, v[k]->proc, name,
+				      sizeof(name)), v[k]->from_replies);
+	}
+}
+
 static void text_ops(const struct rep *r)
 {
 	uint32_t n, k, shown = 0;
@@ -270,6 +292,8 @@ static void text_ops(const struct rep *r)
 	for (k = 0; k < n; k++) {
 		const struct an_row *w = v[k];
 
+		if (w->calls == 0)
+			continue;	/* only from replies: said below */
 		if (r->by == AN_BY_FILE) {
 			if (shown++ >= r->top)
 				break;
@@ -292,6 +316,8 @@ static void text_ops(const struct rep *r)
 	for (k = 0; k < n; k++)
 		if (r->by == AN_BY_OP || v[k]->proc != AN_PROC_ALL)
 			text_errors(r, v[k]);
+	if (r->by == AN_BY_OP)
+		text_from_replies(r, v, n);
 	free(v);
 }
 
@@ -352,7 +378,8 @@ static void text_sizes(const struct rep *r)
 		const struct an_pair *p = an_figs_pair(r->figs, k);
 		const struct an_server *s = an_figs_server_find(r->figs, &p->server);
 
-		if (p->reads == 0 && p->writes == 0)
+		if (p->reads == 0 && p->writes == 0 &&
+		    p->read_rep.total == 0 && p->write_rep.total == 0)
 			continue;
 		fprintf(r->out, "%s -> %s: %" PRIu64 " READs (%" PRIu64 " bytes, "
 			"%" PRIu64 " short, %" PRIu64 " at EOF), %" PRIu64
@@ -361,13 +388,21 @@ static void text_sizes(const struct rep *r)
 			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
 			p->bytes_read, p->short_reads, p->read_eof, p->writes,
 			p->bytes_written, p->short_writes);
-		if (p->read.total) {
+		if (p->read.total)
 			text_sizes_line(r->out, "READ", &p->read);
+		if (p->read_rep.total)
+			text_sizes_line(r->out, "READ from replies (granted, "
+					"call not seen)", &p->read_rep);
+		if (p->read.total || p->read_rep.total) {
 			an_size_verdict(p, s, false, r->size_share, v, sizeof(v));
 			fprintf(r->out, "  verdict: %s\n", v);
 		}
-		if (p->write.total) {
+		if (p->write.total)
 			text_sizes_line(r->out, "WRITE", &p->write);
+		if (p->write_rep.total)
+			text_sizes_line(r->out, "WRITE from replies (granted, "
+					"call not seen)", &p->write_rep);
+		if (p->write.total || p->write_rep.total) {
 			an_size_verdict(p, s, true, r->size_share, v, sizeof(v));
 			fprintf(r->out, "  verdict: %s\n", v);
 		}
@@ -529,10 +564,12 @@ static void text_health(const struct rep *r)
 		PRIu64 "\n"
 		"RPC messages %" PRIu64 " (calls %" PRIu64 ", replies %" PRIu64
 		"), not RPC %" PRIu64 ", malformed %" PRIu64 ", truncated %"
-		PRIu64 ", orphan replies %" PRIu64 "\n"
+		PRIu64 ", orphan replies %" PRIu64 " (by shape: %" PRIu64
+		" one procedure, %" PRIu64 " ambiguous, %" PRIu64 " no fit)\n"
 		"ops %" PRIu64 " (answered %" PRIu64 ", unanswered %" PRIu64
 		": aged out %" PRIu64 ", at end %" PRIu64 ", evicted %" PRIu64
-		"), XID reused %" PRIu64 ", misfit replies %" PRIu64 "\n"
+		"; from replies, call not seen %" PRIu64 "), XID reused %"
+		PRIu64 ", misfit replies %" PRIu64 "\n"
 		"budgets: xid entries peak %u, retired early %" PRIu64
 		", names evicted %" PRIu64 ", rows dropped %" PRIu64
 		", files dropped %" PRIu64 ", decoder xid evictions %" PRIu64
@@ -545,9 +582,10 @@ static void text_health(const struct rep *r)
 		c->tcp_rejected, r->rpc_msgs,
 		d->calls,
 		d->replies, d->not_rpc, d->malformed, d->truncated,
-		d->orphan_replies, e->ops, e->answered, e->unanswered,
+		d->orphan_replies, d->shape_fit, d->shape_ambiguous,
+		d->shape_nofit, e->ops, e->answered, e->unanswered,
 		e->unanswered_expired, e->unanswered_at_end, e->evicted,
-		e->xid_reused, e->misfit_replies, e->pending_peak,
+		e->from_replies, e->xid_reused, e->misfit_replies, e->pending_peak,
 		e->retired_early, e->names_evicted, t->rows_dropped,
 		t->files_dropped, d->xid_evictions, an_find_dropped(r->find));
 }

@@ -59,6 +59,8 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 			row->proc, b, sizeof(b)));
 	}
 	jw_u64(w, "calls", row->calls);
+	if (row->group == AN_BY_OP)
+		jw_u64(w, "from_replies", row->from_replies);
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
 	jw_u64(w, "reply_not_seen", row->reply_not_seen);
@@ -150,6 +152,8 @@ static void j_pairs(struct jw *w, const struct rep *r)
 		jw_u64(w, "write_granted_max", p->write_granted_max);
 		j_sizes(w, "read_sizes", &p->read);
 		j_sizes(w, "write_sizes", &p->write);
+		j_sizes(w, "read_sizes_from_replies", &p->read_rep);
+		j_sizes(w, "write_sizes_from_replies", &p->write_rep);
 		jw_obj(w, "stable_asked_granted");
 		for (i = 0; i < 3; i++)
 			for (j = 0; j < 4; j++)
@@ -159,12 +163,12 @@ static void j_pairs(struct jw *w, const struct rep *r)
 					jw_u64(w, key, p->stable[i][j]);
 				}
 		jw_end_obj(w);
-		if (p->read.total) {
+		if (p->read.total || p->read_rep.total) {
 			jw_bool(w, "read_capped", an_size_verdict(p, s, false,
 				r->size_share, v, sizeof(v)));
 			jw_str(w, "read_verdict", v);
 		}
-		if (p->write.total) {
+		if (p->write.total || p->write_rep.total) {
 			jw_bool(w, "write_capped", an_size_verdict(p, s, true,
 				r->size_share, v, sizeof(v)));
 			jw_str(w, "write_verdict", v);
@@ -292,12 +296,16 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "replies", d->replies);
 	jw_u64(w, "not_rpc", d->not_rpc);
 	jw_u64(w, "orphan_replies", d->orphan_replies);
+	jw_u64(w, "shape_fit", d->shape_fit);
+	jw_u64(w, "shape_ambiguous", d->shape_ambiguous);
+	jw_u64(w, "shape_nofit", d->shape_nofit);
 	jw_u64(w, "malformed", d->malformed);
 	jw_u64(w, "truncated", d->truncated);
 	jw_u64(w, "xid_evictions", d->xid_evictions);
 	jw_end_obj(w);
 	jw_obj(w, "engine");
 	jw_u64(w, "ops", e->ops);
+	jw_u64(w, "from_replies", e->from_replies);
 	jw_u64(w, "answered", e->answered);
 	jw_u64(w, "unanswered", e->unanswered);
 	jw_u64(w, "unanswered_expired", e->unanswered_expired);
@@ -493,7 +501,8 @@ static void csv_ops(const struct rep *r)
 
 	fputs("group,key,procedure,calls,answered,unanswered,errors,ops_per_s,"
 	      "bytes_per_s,retrans,dup_replies,lat_min_ms,lat_avg_ms,lat_max_ms,"
-	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms\n", f);
+	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms,"
+	      "from_replies\n", f);
 	for (k = 0; v && k < n; k++) {
 		const struct an_row *w = v[k];
 		const struct hist *h = &w->lat;
@@ -507,16 +516,27 @@ static void csv_ops(const struct rep *r)
 			false);
 		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%.3f,%.1f,%" PRIu64 ",%" PRIu64
-			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 "\n",
 			w->calls, w->answered, w->unanswered, w->errors,
 			d > 0 ? (double)w->calls / d : 0,
 			d > 0 ? (double)w->bytes / d : 0, w->retrans,
 			w->dup_replies, ms(h->min), hist_mean(h) / 1e6, ms(h->max),
 			ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
 			ms(hist_percentile(h, 95)), ms(hist_percentile(h, 99)),
-			ms(hist_percentile(h, 99.9)));
+			ms(hist_percentile(h, 99.9)), w->from_replies);
 	}
 	free(v);
+}
+
+/* How many of s have the given size. */
+static uint64_t size_n(const struct an_sizes *s, uint32_t size)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nsizes; i++)
+		if (s->s[i].size == size)
+			return s->s[i].n;
+	return 0;
 }
 
 static void csv_sizes(const struct rep *r)
@@ -525,19 +545,30 @@ static void csv_sizes(const struct rep *r)
 	char a[64], b[64];
 	int wr;
 
-	fputs("client,server,op,size,calls\n", r->out);
+	fputs("client,server,op,size,calls,from_replies\n", r->out);
 	for (k = 0; k < an_figs_npairs(r->figs); k++) {
 		const struct an_pair *p = an_figs_pair(r->figs, k);
 
 		for (wr = 0; wr < 2; wr++) {
 			const struct an_sizes *s = wr ? &p->write : &p->read;
+			const struct an_sizes *q = wr ? &p->write_rep :
+					       &p->read_rep;
 
+			cap_addr_str(&p->client, a, sizeof(a));
+			cap_addr_str(&p->server, b, sizeof(b));
+			/* the sizes asked, with the same size granted to
+			 * calls not seen; then sizes only granted */
 			for (i = 0; i < s->nsizes; i++)
-				fprintf(r->out, "%s,%s,%s,%u,%" PRIu64 "\n",
-					cap_addr_str(&p->client, a, sizeof(a)),
-					cap_addr_str(&p->server, b, sizeof(b)),
-					wr ? "WRITE" : "READ", s->s[i].size,
-					s->s[i].n);
+				fprintf(r->out, "%s,%s,%s,%u,%" PRIu64 ",%"
+					PRIu64 "\n", a, b, wr ? "WRITE" : "READ",
+					s->s[i].size, s->s[i].n,
+					size_n(q, s->s[i].size));
+			for (i = 0; i < q->nsizes; i++)
+				if (size_n(s, q->s[i].size) == 0)
+					fprintf(r->out, "%s,%s,%s,%u,0,%" PRIu64
+						"\n", a, b, wr ? "WRITE" :
+						"READ", q->s[i].size,
+						q->s[i].n);
 		}
 	}
 }

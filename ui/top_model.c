@@ -144,6 +144,13 @@ void tm_model_add(struct tm_model *m, const struct an_op *op)
 	struct tm_rec *r = &m->ring[m->n % m->cap];
 	bool nfs = op->prog == PROG_NFS;
 
+	if (op->flags & AN_OP_CALL_NOT_SEEN) {
+		/* known from its reply alone: no call, no latency, so not a
+		 * record of the windows; the figures count it apart */
+		an_figs_add(m->figs, op);
+		an_find_add(m->find, op);
+		return;
+	}
 	memset(r, 0, sizeof(*r));
 	r->ts_ns = op->first_call_ns;
 	r->lat_ns = (op->flags & AN_OP_ANSWERED) ? op->lat_first_ns : -1;

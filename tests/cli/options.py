@@ -159,8 +159,8 @@ def test_report_filters_and_complete():
 
 
 def test_migration():
-    """A schema 1 database (no table drops) is read as it is and migrated
-    when record appends to it."""
+    """A schema 1 database (no table drops, none of version 3's table and
+    runs columns) is read as it is and migrated when record appends to it."""
     db = os.path.join(WORK, 'v1.db')
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
@@ -169,9 +169,18 @@ def test_migration():
           'new database has schema version 3')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
-    con.executescript('DROP TABLE drops; DELETE FROM schema_version; '
+    check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
+                      "'sizes_from_replies'").fetchone()[0] == 1,
+          'new database has table sizes_from_replies')
+    # what version 3 added is dropped too: a schema 1 file as it was
+    con.executescript('DROP TABLE drops; DROP TABLE sizes_from_replies; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_fit; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_ambiguous; '
+                      'ALTER TABLE runs DROP COLUMN dec_shape_nofit; '
+                      'ALTER TABLE runs DROP COLUMN eng_from_replies; '
                       'ALTER TABLE runs DROP COLUMN read_error; '
                       'ALTER TABLE runs DROP COLUMN read_error_offset; '
+                      'DELETE FROM schema_version; '
                       "INSERT INTO schema_version VALUES(1, 'nfscope'); "
                       'PRAGMA user_version = 1;')
     con.close()
@@ -187,6 +196,9 @@ def test_migration():
                       "WHERE name LIKE 'read_error%'").fetchone()[0] == 2 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1 and
+          con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
+                      "'sizes_from_replies'").fetchone()[0] == 1 and
+          con.execute('SELECT count(dec_shape_fit) FROM runs').fetchone()[0] == 1 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
           'schema 1 migrated to 3 on append, both runs there')
     con.close()
