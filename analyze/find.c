@@ -559,7 +559,9 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3) ||
 	    !(op->flags & AN_OP_ANSWERED))
 		return;
-	if ((s = subj_get(f, &op->server, true)) != NULL)
+	/* an op known from its reply alone has no latency (decode/shape.c) */
+	if ((s = subj_get(f, &op->server, true)) != NULL &&
+	    !(op->flags & AN_OP_CALL_NOT_SEEN))
 		an_slow_add(f, s, c, op);
 	if (!(op->have & AN_HAVE_STATUS) || op->status == 0)
 		return;
