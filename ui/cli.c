@@ -127,6 +127,11 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 			return -1;
 		o->cfg.frag_mem_max = (size_t)v;
 		return 1;
+	case UI_OPT_LATE_MEM:
+		if (budget("late-mem", arg, 4096, 1ull << 30, &v) < 0)
+			return -1;
+		o->dec.late_mem = (size_t)v;
+		return 1;
 	case UI_OPT_NAMES_MAX:
 		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
 			return -1;

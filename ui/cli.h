@@ -23,6 +23,7 @@
  *   --flows-max N     TCP flow directions followed
  *   --frag-mem BYTES  memory for IP fragment reassembly (k/m/g suffixes)
  *   --names-max N     file handle -> path names learned
+ *   --late-mem BYTES  replies held for a call that comes after them
  *
  * How a subcommand uses them (ui/dump.c is the shortest example):
  *
@@ -81,6 +82,7 @@ enum {
 	UI_OPT_FLOWS_MAX,
 	UI_OPT_FRAG_MEM,
 	UI_OPT_NAMES_MAX,
+	UI_OPT_LATE_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -89,7 +91,8 @@ enum {
 	{ "dec-xid-max", required_argument, NULL, UI_OPT_DEC_XID_MAX }, \
 	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
-	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }
+	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
+	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
@@ -112,7 +115,7 @@ enum {
 	"               (output files are created afterwards, as USER)\n" \
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
-	"  --frag-mem BYTES (16m) --names-max N (32768)\n"
+	"  --frag-mem BYTES (16m) --names-max N (32768) --late-mem BYTES (4m)\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
 extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */

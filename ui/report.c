@@ -34,6 +34,20 @@ static void on_op(void *user, const struct an_op *op)
 	an_opq_push(r->q, op);
 }
 
+/* Replies the decoder held until their call came (or gave up on). */
+static void feed_held(struct rep *r)
+{
+	const struct cap_msg *m;
+	bool rpc;
+
+	while ((m = dec_next(r->dec, r->msg, &rpc)) != NULL) {
+		if (!rpc)
+			continue;
+		r->rpc_msgs++;
+		an_feedq_feed(r->fq, m, r->msg);
+	}
+}
+
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct rep *r = user;
@@ -42,16 +56,19 @@ static void on_msg(void *user, const struct cap_msg *m)
 		r->first_ns = m->ts_ns;
 	if (m->ts_ns > r->last_ns)
 		r->last_ns = m->ts_ns;
-	if (!dec_message(r->dec, m, r->msg))
-		return;
-	r->rpc_msgs++;
-	an_feedq_feed(r->fq, m, r->msg);
+	if (dec_message(r->dec, m, r->msg)) {
+		r->rpc_msgs++;
+		an_feedq_feed(r->fq, m, r->msg);
+	}
+	feed_held(r);
 }
 
 static void on_tick(void *user, int64_t now_ns)
 {
 	struct rep *r = user;
 
+	dec_tick(r->dec, now_ns);
+	feed_held(r);
 	an_feedq_tick(r->fq, now_ns);	/* live: unanswered calls age out */
 }
 
@@ -528,6 +545,11 @@ static void text_health(const struct rep *r)
 		e->xid_reused, e->misfit_replies, e->pending_peak,
 		e->retired_early, e->names_evicted, t->rows_dropped,
 		t->files_dropped, d->xid_evictions, an_find_dropped(r->find));
+	fprintf(r->out, "late replies: held %" PRIu64 " (matched to a later "
+		"call %" PRIu64 ", timed out %" PRIu64 "), not held for the "
+		"budget %" PRIu64 "; stamped before their call within the skew "
+		"tolerance %" PRIu64 "\n", d->late_held, d->late_matched,
+		d->late_expired, d->late_over_budget, d->skew_tolerated);
 }
 
 static void text_intervals(const struct rep *r)
@@ -955,6 +977,8 @@ int ui_report_main(int argc, char **argv)
 
 		if (ui_run(src, pipe, &h) < 0)
 			goto out;
+		dec_flush(r.dec);
+		feed_held(&r);
 		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
