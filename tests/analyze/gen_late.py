@@ -20,35 +20,25 @@ import json
 import os
 import subprocess
 import sys
-import atexit
-import shutil
-import tempfile
 from collections import defaultdict
 
-NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="nfscope-late-")
-atexit.register(shutil.rmtree, TMP, True)
+NFSCOPE = sys.argv[2]
 SKEW_NS = 5000000          # README, "Replies must fit their call"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
+import gen_scenarios  # noqa: E402
+from gen_scenarios import eq  # noqa: E402
 
 
-def eq(got, want, what):
-    check(got == want, "%s: got %r, want %r" % (what, got, want))
-
-
-def run(name, gen_args, rep_args=()):
-    pcap = os.path.join(TMP, name + ".pcap")
-    ops = os.path.join(TMP, name + ".ops")
-    subprocess.run([NFSGEN, "-o", pcap, "--ops-truth", ops] + gen_args, check=True,
-                   stderr=subprocess.DEVNULL)
-    out = subprocess.run([NFSCOPE, "report", "-r", pcap, "--json"] + list(rep_args),
-                         check=True, stdout=subprocess.PIPE).stdout
-    dump = subprocess.run([NFSCOPE, "dump", "-r", pcap, "--json"] + list(rep_args),
-                          check=True, stdout=subprocess.PIPE).stdout.splitlines()
-    truth = [json.loads(l) for l in open(ops)]
-    return truth, json.loads(out), json.loads(dump[-1])["summary"]
+def run(name, gen_args):
+    """gen_scenarios.run, plus the summary of `dump --json`."""
+    truth, rep = gen_scenarios.run(name, gen_args)
+    pcap = os.path.join(gen_scenarios.TMP, name + ".pcap")
+    dump = subprocess.run([NFSCOPE, "dump", "-r", pcap, "--json"], check=True,
+                          stdout=subprocess.PIPE).stdout.splitlines()
+    return truth, rep, json.loads(dump[-1])["summary"]
 
 
 def check_lat(h, vals, what):

@@ -118,6 +118,17 @@ static void copy_msg(struct gmsg *dst, const struct gmsg *src)
 	dst->is_call = src->is_call;
 }
 
+/* The message slots once, and the op an NFSv3 one on x's transport. */
+static void xop_begin(struct xop *x)
+{
+	if (!xm[0].j.p)
+		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
+			jb_init(&xm[i].j);
+	x->op.prog = PROG_NFS;
+	x->op.vers = 3;
+	x->op.udp = !x->tcp;
+}
+
 static void xop_run(struct xop *x)
 {
 	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, x->tcp, 4);
@@ -128,12 +139,7 @@ static void xop_run(struct xop *x)
 	size_t len;
 	bool gss;
 
-	if (!xm[0].j.p)
-		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
-			jb_init(&xm[i].j);
-	x->op.prog = PROG_NFS;
-	x->op.vers = 3;
-	x->op.udp = !x->tcp;
+	xop_begin(x);
 	if (!x->have_xid)
 		x->op.xid = gen_xid(x->c);
 	len = enc_call(&x->op, m, x->c, &gss);
@@ -487,12 +493,7 @@ static void xop_skew(struct xop *x, int64_t skew_ns, bool reply_first)
 	size_t clen, rlen;
 	bool gss;
 
-	if (!xm[0].j.p)
-		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
-			jb_init(&xm[i].j);
-	x->op.prog = PROG_NFS;
-	x->op.vers = 3;
-	x->op.udp = !x->tcp;
+	xop_begin(x);
 	x->op.xid = gen_xid(x->c);
 	clen = enc_call(&x->op, m, x->c, &gss);
 	if (clen > sizeof(callbuf))
