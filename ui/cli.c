@@ -249,6 +249,14 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 	}
 	if (warn[0])
 		fprintf(stderr, "nfscope: warning: %s: %s\n", o->iface, warn);
+	if (o->cfg.snaplen > 0 && o->cfg.snaplen < CAP_DEFAULT_SNAPLEN)
+		fprintf(stderr, "nfscope: note: -s %d: on a capturing host TCP "
+			"segments arrive coalesced (GRO/TSO, 64 KiB and more); "
+			"an RPC record that begins past byte %d of a segment is "
+			"not seen, call or reply: operation counts, READ/WRITE "
+			"size shares and latencies may be low (README, -s).  "
+			"The default, -s 0, sees every one\n",
+			o->cfg.snaplen, o->cfg.snaplen);
 	return s;
 }
 

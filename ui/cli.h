@@ -12,7 +12,7 @@
  *               carry no ports at all ("port 2049" would lose them)
  *   -s SNAPLEN  live snapshot length (default CAP_DEFAULT_SNAPLEN; 0 = 262144)
  *   -c COUNT    stop after COUNT packets
- *   -B KIB      live capture buffer size in KiB
+ *   -B KIB      live capture buffer size in KiB (default CAP_DEFAULT_BUFFER_KIB)
  *   -p          do not put the interface in promiscuous mode
  *   -Z USER     after opening the source, become USER (setgroups, setgid,
  *               setuid): output files are created afterwards, as USER
@@ -104,10 +104,10 @@ enum {
 	"source: -r FILE | -i IFACE ('any': all interfaces)\n" \
 	"  -f FILTER    BPF filter (default none: RPC is found by content,\n" \
 	"               on any port, and IP fragments carry no ports)\n" \
-	"  -s SNAPLEN   live snapshot length (default " \
-	UI_STR(CAP_DEFAULT_SNAPLEN) ": RPC, NFS headers\n" \
-	"               and credentials; READ/WRITE data is skipped; 0: 262144)\n" \
-	"  -B KIB       live capture buffer   -p  not promiscuous\n" \
+	"  -s SNAPLEN   live snapshot length (default 0: 262144, whole packets;\n" \
+	"               shorter hides records inside coalesced TCP segments)\n" \
+	"  -B KIB       live capture buffer (default " \
+	UI_STR(CAP_DEFAULT_BUFFER_KIB) ")   -p  not promiscuous\n" \
 	"  -c COUNT     stop after COUNT packets\n" \
 	"  --duration S stop after S seconds (live: wall time; file: capture\n" \
 	"               time from its first packet)\n" \
