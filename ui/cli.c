@@ -327,7 +327,7 @@ uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es)
 {
 	return cs->flows_evicted + cs->ipfrag_evicted + ds->xid_evictions +
-	       es->evicted + es->names_evicted;
+	       ds->late_over_budget + es->evicted + es->names_evicted;
 }
 
 double ui_mono_s(void)

@@ -138,8 +138,8 @@ void ui_install_signals(void);
 /* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */
 void ui_check_hup(const char *who);
 /* Entries dropped for memory budgets so far: TCP flows, IP fragment
- * trains, decoder and engine xid entries, names (what "evicted" and the
- * INCOMPLETE line count everywhere). */
+ * trains, decoder and engine xid entries, names, replies not held for
+ * --late-mem (what "evicted" and the INCOMPLETE line count everywhere). */
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es);
 /* Clocks: monotonic seconds (intervals); wall time in ns (capture time). */

@@ -595,13 +595,14 @@ static void text_incomplete(const struct rep *r)
 				r->drops.span[k].drop, r->drops.span[k].ifdrop);
 		fprintf(r->out, "  operations of that time may be missing or "
 			"shown unanswered; counts and rates there are too low "
-			"(a larger -B buffer, a smaller -s or a -f filter helps)\n");
+			"(a larger -B buffer or a -f filter helps; a smaller -s "
+			"hides records in coalesced TCP segments)\n");
 	}
 	if (rep_evictions(r))
 		fprintf(r->out, "INCOMPLETE: %" PRIu64 " entries evicted for "
 			"memory budgets (see Capture health): some operations "
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
-			"--flows-max, --frag-mem or --names-max)\n",
+			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			rep_evictions(r));
 }
 
