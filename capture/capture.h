@@ -100,7 +100,7 @@ typedef bool (*cap_probe_fn)(void *user, const struct cap_msg *m);
 struct cap_config {
 	/* live capture */
 	int snaplen;		/* 0: default (CAP_DEFAULT_SNAPLEN) */
-	int buffer_kib;		/* 0: libpcap default */
+	int buffer_kib;		/* 0: default (CAP_DEFAULT_BUFFER_KIB) */
 	bool promisc;
 	bool immediate;
 	int timeout_ms;		/* read timeout when not immediate */
@@ -130,7 +130,15 @@ struct cap_config {
 	void *probe_user;	/* passed to both */
 };
 
-#define CAP_DEFAULT_SNAPLEN 512
+/*
+ * Live defaults: whole packets, and a kernel buffer that holds a burst of
+ * them.  On a capturing host TCP segments arrive coalesced by GRO/TSO (up
+ * to 64 KiB and more), so any shorter snaplen hides the RPC records that
+ * begin past it inside a segment; whole packets need the larger buffer
+ * (README, -s: the measurement behind both).
+ */
+#define CAP_DEFAULT_SNAPLEN 262144
+#define CAP_DEFAULT_BUFFER_KIB 32768
 
 /* Counters.  Everything that is skipped is counted in exactly one place. */
 struct cap_stats {

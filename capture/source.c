@@ -264,12 +264,11 @@ struct cap_source *cap_open_live(const char *iface,
 		live_fail(pc, iface, "set timeout", rc, errbuf);
 		return NULL;
 	}
-	if (cfg->buffer_kib > 0) {
-		rc = pcap_set_buffer_size(pc, cfg->buffer_kib * 1024);
-		if (rc != 0) {
-			live_fail(pc, iface, "set buffer size", rc, errbuf);
-			return NULL;
-		}
+	rc = pcap_set_buffer_size(pc, (cfg->buffer_kib > 0 ? cfg->buffer_kib
+				      : CAP_DEFAULT_BUFFER_KIB) * 1024);
+	if (rc != 0) {
+		live_fail(pc, iface, "set buffer size", rc, errbuf);
+		return NULL;
 	}
 	/* nanoseconds if the platform can; not an error otherwise */
 	(void)pcap_set_tstamp_precision(pc, PCAP_TSTAMP_PRECISION_NANO);

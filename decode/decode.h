@@ -583,6 +583,38 @@ uint64_t dec_xidmap_evictions(const struct dec_xidmap *m);
 void dec_xidmap_answered(struct dec_xidmap *m, const struct dec_xid_key *k,
 			 uint32_t len);
 
+/* ----------------------------------------------------- held replies -- */
+
+/*
+ * Replies that came before their call, waiting for it: a call held in a
+ * TCP hole is delivered when the hole is given up, after its reply; a call
+ * on another flow; a clock that stamped the reply first.  A reply is held
+ * with a copy of its captured bytes; the call that arrives takes every
+ * held reply with its addresses and xid (any ports) stamped no earlier
+ * than the call minus the skew tolerance, oldest first.  Bounded: at most
+ * nslots replies and mem_max bytes (what does not fit is not held); a reply
+ * waits at most hold_ns of capture time.  Taken and timed-out replies come
+ * back from dec_late_next in that order; its cap_msg stays valid until the
+ * next dec_late_hold or dec_late_expire.
+ */
+struct dec_late;
+
+struct dec_late *dec_late_new(uint32_t nslots, size_t mem_max,
+			      int64_t hold_ns);
+void dec_late_free(struct dec_late *l);
+/* Hold a copy of reply m (k: client = m's destination); false if full. */
+bool dec_late_hold(struct dec_late *l, const struct dec_xid_key *k,
+		   const struct cap_msg *m);
+/* A call k stamped call_ts_ns arrived: its held replies become due. */
+uint32_t dec_late_take(struct dec_late *l, const struct dec_xid_key *k,
+		       int64_t call_ts_ns, int64_t skew_ns);
+/* Replies held longer than hold_ns at now_ns (all of them: all) are due. */
+uint32_t dec_late_expire(struct dec_late *l, int64_t now_ns, bool all);
+/* The next due reply, its key, and whether it timed out; NULL if none. */
+const struct cap_msg *dec_late_next(struct dec_late *l, struct dec_xid_key *k,
+				    bool *timed_out);
+uint32_t dec_late_waiting(const struct dec_late *l);
+
 /* ---------------------------------------------------------- message -- */
 
 enum dec_status {
@@ -640,6 +672,15 @@ struct dec_stats {
 					   reply of another length */
 	uint64_t truncated, malformed;
 	uint64_t xid_evictions;
+	/* replies held for a call that came after them (struct dec_late) */
+	uint64_t late_held;		/* held when no call was pending */
+	uint64_t late_matched;		/* decoded when their call came */
+	uint64_t late_expired;		/* waited too long: orphan path */
+	uint64_t late_over_budget;	/* not held, the budget full: orphan
+					   path at once */
+	uint64_t skew_tolerated;	/* replies stamped before their call,
+					   by no more than the skew tolerance,
+					   accepted as its answer */
 };
 
 struct dec_config {
@@ -651,6 +692,9 @@ struct dec_config {
 	   attribute structs and gids[] are left as they were.  For callers
 	   that never read them (report, record). */
 	bool no_attrs;
+	size_t late_mem;	/* 0: default 4 MiB of held replies */
+	int64_t late_hold_ns;	/* 0: default 10 s */
+	int64_t skew_ns;	/* 0: default 5 ms; < 0: no tolerance */
 };
 
 struct dec;
@@ -665,6 +709,22 @@ void dec_free(struct dec *d);
  * xid map (keyed client=src, server=dst); replies look up (dst, src, xid).
  */
 bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
+/*
+ * A reply with no pending call is held (struct dec_late) rather than
+ * dropped: dec_message returns false and dec_held is true.  It comes back,
+ * once, from dec_next: decoded when its call came, or handed to the orphan
+ * path when it waited too long.  After every dec_message, and after
+ * dec_flush (end of input) or dec_tick (live, once a second), call dec_next
+ * until it returns NULL; each message it returns is one the caller has not
+ * handled yet, *rpc as dec_message would have returned for it, *out
+ * overwritten (consume the previous message first).  The cap_msg is valid
+ * until the next dec_message, dec_flush or dec_tick.  With them a caller
+ * sees every message once, replies after their calls.
+ */
+bool dec_held(const struct dec *d);
+const struct cap_msg *dec_next(struct dec *d, struct dec_msg *out, bool *rpc);
+void dec_flush(struct dec *d);
+void dec_tick(struct dec *d, int64_t now_ns);
 /*
  * Capture probes (cap_probe_fn, user = struct dec *).  dec_probe_start:
  * m has the shape of an RPC call or reply (rpc_probe), for a record at a

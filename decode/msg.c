@@ -23,6 +23,10 @@
 
 #define DEC_XID_MAX_DEFAULT 65536
 #define DEC_XID_TTL_DEFAULT (120 * (int64_t)1000000000)
+#define DEC_LATE_MEM_DEFAULT ((size_t)4 << 20)
+#define DEC_LATE_HOLD_DEFAULT (10 * (int64_t)1000000000)
+#define DEC_SKEW_DEFAULT ((int64_t)5000000)
+#define DEC_LATE_SLOT_BYTES 512	/* one held reply per this many bytes */
 #define RPCSEC_GSS_DATA 0
 #define RPC_GSS_SVC_NONE 1
 #define RPC_GSS_SVC_INTEGRITY 2
@@ -30,28 +34,41 @@
 struct dec {
 	struct dec_xidmap *xm;
 	struct dec_pairs *pairs;	/* programs seen per pair (shape.c) */
+	struct dec_late *late;	/* replies waiting for their call */
 	struct dec_stats st;
+	int64_t skew_ns;	/* a reply may predate its call by this */
 	bool no_attrs;		/* dec_config.no_attrs */
+	bool held;		/* the last message went into late */
 };
 
 struct dec *
 dec_new(const struct dec_config *cfg)
 {
 	uint32_t max = DEC_XID_MAX_DEFAULT;
-	int64_t ttl = DEC_XID_TTL_DEFAULT;
+	int64_t ttl = DEC_XID_TTL_DEFAULT, hold = DEC_LATE_HOLD_DEFAULT;
+	size_t mem = DEC_LATE_MEM_DEFAULT;
 	struct dec *d;
 
 	if (cfg != NULL && cfg->xid_max != 0)
 		max = cfg->xid_max;
 	if (cfg != NULL && cfg->xid_ttl_ns > 0)
 		ttl = cfg->xid_ttl_ns;
+	if (cfg != NULL && cfg->late_mem != 0)
+		mem = cfg->late_mem;
+	if (cfg != NULL && cfg->late_hold_ns > 0)
+		hold = cfg->late_hold_ns;
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return NULL;
+	d->skew_ns = DEC_SKEW_DEFAULT;
+	if (cfg != NULL && cfg->skew_ns != 0)
+		d->skew_ns = cfg->skew_ns > 0 ? cfg->skew_ns : 0;
 	d->xm = dec_xidmap_new(max, ttl);
 	d->pairs = dec_pairs_new(0);
+	d->late = dec_late_new((uint32_t)(mem / DEC_LATE_SLOT_BYTES) + 1, mem,
+			       hold);
 	d->no_attrs = cfg != NULL && cfg->no_attrs;
-	if (d->xm == NULL || d->pairs == NULL) {
+	if (d->xm == NULL || d->pairs == NULL || d->late == NULL) {
 		dec_free(d);
 		return NULL;
 	}
@@ -65,6 +82,7 @@ dec_free(struct dec *d)
 		return;
 	dec_xidmap_free(d->xm);
 	dec_pairs_free(d->pairs);
+	dec_late_free(d->late);
 	free(d);
 }
 
@@ -256,6 +274,7 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		};
 
 		dec_xidmap_put(d->xm, &k, &xc);
+		dec_late_take(d->late, &k, xc.ts_ns, d->skew_ns);
 	}
 	d->st.xid_evictions = dec_xidmap_evictions(d->xm);
 	if (!ok) {
@@ -300,9 +319,41 @@ dec_status_unknown(const struct dec_msg *out)
 	}
 }
 
+/*
+ * A reply whose call is not in the capture (none came, or none within the
+ * hold time).  The one way out for such replies: counted, and decoded by
+ * their shape when exactly one procedure fits (shape.c).
+ */
+static bool
+dec_orphan(struct dec *d, const struct cap_msg *m, struct xdr *c,
+	   struct dec_msg *out)
+{
+	(void)c;
+	/* no call for it: what its shape says (shape.c) */
+	d->st.orphan_replies++;
+	return dec_reply_shape(d->pairs, m, out, &d->st);
+}
+
+/* Hold reply m for a call that may come after it; false if it cannot. */
+static bool
+dec_hold(struct dec *d, const struct dec_xid_key *k, const struct cap_msg *m)
+{
+	if (!dec_late_hold(d->late, k, m)) {
+		d->st.late_over_budget++;
+		return false;
+	}
+	d->st.late_held++;
+	d->held = true;
+	return true;
+}
+
+/*
+ * held: m comes from the held replies (its call just came, or it timed
+ * out), so it is not held again.
+ */
 static bool
 dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
-	  uint32_t xid, struct dec_msg *out)
+	  uint32_t xid, struct dec_msg *out, bool held)
 {
 	struct dec_xid_call xc;
 	bool ok, skipped = false;
@@ -317,16 +368,22 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 			d->st.not_rpc++;
 			return false;
 		}
-		/* no call for it: what its shape says (shape.c) */
-		d->st.orphan_replies++;
-		return dec_reply_shape(d->pairs, m, out, &d->st);
+		if (!held && dec_hold(d, &k, m))
+			return false;
+		return dec_orphan(d, m, c, out);
 	}
 	if (xc.ts_ns > m->ts_ns) {
-		/* the pending call came after this reply (a reply held back
-		 * behind a TCP hole, its xid reused meanwhile): it answers an
-		 * earlier call, which is gone from the map */
-		d->st.reply_mismatch++;
-		return false;
+		if (xc.ts_ns - m->ts_ns > d->skew_ns) {
+			/* the pending call came after this reply (a reply
+			 * held back behind a TCP hole, its xid reused
+			 * meanwhile): it answers an earlier call, which is
+			 * gone from the map */
+			d->st.reply_mismatch++;
+			return false;
+		}
+		/* stamped a little before its call: two clocks (a merged
+		 * or multi-queue capture), not another call */
+		d->st.skew_tolerated++;
 	}
 	if (xc.reply_len && xc.reply_len != m->len) {
 		/*
@@ -413,14 +470,9 @@ dec_load32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-bool
-dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
+static void
+dec_msg_reset(struct dec_msg *out)
 {
-	struct xdr c;
-	uint32_t cap = m->caplen <= m->len ? m->caplen : m->len;
-	uint32_t mtype;
-
-	d->st.msgs++;
 	out->prog = out->vers = out->proc = 0;
 	out->call_seen = false;
 	out->by_shape = false;
@@ -429,6 +481,20 @@ dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
 	out->status = DEC_OK;
 	out->err_off = 0;
 	out->kind = DEC_BODY_NONE;
+}
+
+bool
+dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
+{
+	struct xdr c;
+	uint32_t cap = m->caplen <= m->len ? m->caplen : m->len;
+	uint32_t mtype;
+
+	d->st.msgs++;
+	d->held = false;
+	if (dec_late_waiting(d->late) > 0)
+		dec_late_expire(d->late, m->ts_ns, false);
+	dec_msg_reset(out);
 	if (cap < 12 || m->data == NULL) {
 		d->st.not_rpc++;
 		return false;
@@ -439,9 +505,53 @@ dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out)
 	if (mtype == RPC_CALL)
 		return dec_call(d, m, &c, out);
 	if (mtype == RPC_REPLY)
-		return dec_reply(d, m, &c, dec_load32(m->data), out);
+		return dec_reply(d, m, &c, dec_load32(m->data), out, false);
 	d->st.not_rpc++;
 	return false;
+}
+
+bool
+dec_held(const struct dec *d)
+{
+	return d->held;
+}
+
+const struct cap_msg *
+dec_next(struct dec *d, struct dec_msg *out, bool *rpc)
+{
+	const struct cap_msg *m;
+	struct dec_xid_key k;
+	bool timed_out;
+	struct xdr c;
+
+	m = dec_late_next(d->late, &k, &timed_out);
+	if (m == NULL)
+		return NULL;
+	dec_msg_reset(out);
+	/* held only after rpc_probe passed: at least a reply header */
+	xdr_init(&c, m->data, m->caplen, m->len);
+	c.no_attrs = d->no_attrs;
+	if (timed_out) {
+		d->st.late_expired++;
+		*rpc = dec_orphan(d, m, &c, out);
+	} else {
+		d->st.late_matched++;
+		*rpc = dec_reply(d, m, &c, k.xid, out, true);
+	}
+	return m;
+}
+
+void
+dec_flush(struct dec *d)
+{
+	dec_late_expire(d->late, 0, true);
+}
+
+void
+dec_tick(struct dec *d, int64_t now_ns)
+{
+	if (dec_late_waiting(d->late) > 0)
+		dec_late_expire(d->late, now_ns, false);
 }
 
 bool

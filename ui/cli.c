@@ -150,6 +150,10 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		if (budget("tcp-mem", arg, 1ull << 20, 1ull << 36, &v) < 0)
 			return -1;
 		o->cfg.tcp_mem_max = (size_t)v;
+	case UI_OPT_LATE_MEM:
+		if (budget("late-mem", arg, 4096, 1ull << 30, &v) < 0)
+			return -1;
+		o->dec.late_mem = (size_t)v;
 		return 1;
 	case UI_OPT_NAMES_MAX:
 		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
@@ -268,6 +272,14 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 	}
 	if (warn[0])
 		fprintf(stderr, "nfscope: warning: %s: %s\n", o->iface, warn);
+	if (o->cfg.snaplen > 0 && o->cfg.snaplen < CAP_DEFAULT_SNAPLEN)
+		fprintf(stderr, "nfscope: note: -s %d: on a capturing host TCP "
+			"segments arrive coalesced (GRO/TSO, 64 KiB and more); "
+			"an RPC record that begins past byte %d of a segment is "
+			"not seen, call or reply: operation counts, READ/WRITE "
+			"size shares and latencies may be low (README, -s).  "
+			"The default, -s 0, sees every one\n",
+			o->cfg.snaplen, o->cfg.snaplen);
 	/* as tcpdump says it: the capture is active from here on (scripts
 	   wait for this line before they send traffic) */
 	fprintf(stderr, "nfscope: listening on %s, link-type %d, snapshot "
@@ -445,7 +457,7 @@ uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es)
 {
 	return cs->flows_evicted + cs->ipfrag_evicted + cs->tcp_mem_evicted +
-	       ds->xid_evictions +
+	       ds->xid_evictions + ds->late_over_budget +
 	       es->evicted + es->names_evicted;
 }
 

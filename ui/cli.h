@@ -12,7 +12,7 @@
  *               carry no ports at all ("port 2049" would lose them)
  *   -s SNAPLEN  live snapshot length (default CAP_DEFAULT_SNAPLEN; 0 = 262144)
  *   -c COUNT    stop after COUNT packets
- *   -B KIB      live capture buffer size in KiB
+ *   -B KIB      live capture buffer size in KiB (default CAP_DEFAULT_BUFFER_KIB)
  *   -p          do not put the interface in promiscuous mode
  *   -Z USER     after opening the source, become USER (setgroups, setgid,
  *               setuid): output files are created afterwards, as USER;
@@ -26,6 +26,7 @@
  *   --tcp-mem BYTES   memory for TCP out-of-order segments and record
  *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
+ *   --late-mem BYTES  replies held for a call that comes after them
  *
  * How a subcommand uses them (ui/dump.c is the shortest example):
  *
@@ -85,6 +86,7 @@ enum {
 	UI_OPT_FRAG_MEM,
 	UI_OPT_NAMES_MAX,
 	UI_OPT_TCP_MEM,
+	UI_OPT_LATE_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -94,7 +96,8 @@ enum {
 	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
 	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
-	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }
+	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM },
+	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
@@ -106,10 +109,10 @@ enum {
 	"source: -r FILE | -i IFACE ('any': all interfaces)\n" \
 	"  -f FILTER    BPF filter (default none: RPC is found by content,\n" \
 	"               on any port, and IP fragments carry no ports)\n" \
-	"  -s SNAPLEN   live snapshot length (default " \
-	UI_STR(CAP_DEFAULT_SNAPLEN) ": RPC, NFS headers\n" \
-	"               and credentials; READ/WRITE data is skipped; 0: 262144)\n" \
-	"  -B KIB       live capture buffer   -p  not promiscuous\n" \
+	"  -s SNAPLEN   live snapshot length (default 0: 262144, whole packets;\n" \
+	"               shorter hides records inside coalesced TCP segments)\n" \
+	"  -B KIB       live capture buffer (default " \
+	UI_STR(CAP_DEFAULT_BUFFER_KIB) ")   -p  not promiscuous\n" \
 	"  -c COUNT     stop after COUNT packets\n" \
 	"  --duration S stop after S seconds (live: wall time; file: capture\n" \
 	"               time from its first packet)\n" \
@@ -118,6 +121,7 @@ enum {
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
 	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n"
+	"  --late-mem BYTES (4m)\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
 extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */
@@ -153,8 +157,8 @@ void ui_install_signals(void);
 /* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */
 void ui_check_hup(const char *who);
 /* Entries dropped for memory budgets so far: TCP flows, IP fragment
- * trains, decoder and engine xid entries, names (what "evicted" and the
- * INCOMPLETE line count everywhere). */
+ * trains, decoder and engine xid entries, names, replies not held for
+ * --late-mem (what "evicted" and the INCOMPLETE line count everywhere). */
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es);
 /* Clocks: monotonic seconds (intervals); wall time in ns (capture time). */

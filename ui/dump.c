@@ -17,17 +17,41 @@ struct dump_ctx {
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
-static void on_msg(void *user, const struct cap_msg *m)
+static void print_msg(struct dump_ctx *x, const struct cap_msg *m)
 {
-	struct dump_ctx *x = user;
-
-	if (!dec_message(x->dec, m, x->msg))
-		return;
 	x->rpc_msgs++;
 	if (x->json)
 		dump_json_msg(x->out, m, x->msg);
 	else
 		dump_text_msg(x->out, m, x->msg);
+}
+
+/* Replies the decoder held until their call came (or gave up on). */
+static void print_held(struct dump_ctx *x)
+{
+	const struct cap_msg *m;
+	bool rpc;
+
+	while ((m = dec_next(x->dec, x->msg, &rpc)) != NULL)
+		if (rpc)
+			print_msg(x, m);
+}
+
+static void on_msg(void *user, const struct cap_msg *m)
+{
+	struct dump_ctx *x = user;
+
+	if (dec_message(x->dec, m, x->msg))
+		print_msg(x, m);
+	print_held(x);
+}
+
+static void on_tick(void *user, int64_t now_ns)
+{
+	struct dump_ctx *x = user;
+
+	dec_tick(x->dec, now_ns);
+	print_held(x);
 }
 
 /* Live: the kernel or the interface dropped packets; messages in that span
@@ -102,6 +126,11 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "ipfrag_evicted", cs->ipfrag_evicted);
 		jw_u64(&w, "tcp_mem_evicted", cs->tcp_mem_evicted);
 		jw_u64(&w, "xid_evictions", ds->xid_evictions);
+		jw_u64(&w, "late_held", ds->late_held);
+		jw_u64(&w, "late_matched", ds->late_matched);
+		jw_u64(&w, "late_expired", ds->late_expired);
+		jw_u64(&w, "late_over_budget", ds->late_over_budget);
+		jw_u64(&w, "skew_tolerated", ds->skew_tolerated);
 		jw_u64(&w, "ps_recv", cs->ps_recv);
 		jw_u64(&w, "ps_drop", cs->ps_drop);
 		jw_u64(&w, "ps_ifdrop", cs->ps_ifdrop);
@@ -123,14 +152,19 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		" dropped by interface, evicted for budgets: %" PRIu64
 		" TCP flows, %" PRIu64 " IP fragment trains, %" PRIu64
 		" TCP holes and records (--tcp-mem), %" PRIu64
-		" pending xids\n",
+		" pending xids, %" PRIu64 " held replies (%" PRIu64
+		" matched to a later call, %" PRIu64 " timed out, %" PRIu64
+		" not held: budget full), %" PRIu64 " replies stamped before "
+		"their call within the skew tolerance\n",
 		cs->packets, x->rpc_msgs, ds->calls, ds->replies, undecodable,
 		ds->not_rpc, ds->malformed, cs->tcp_rejected, ds->orphan_replies,
 		ds->shape_fit, ds->shape_ambiguous, ds->shape_nofit,
 		ds->reply_mismatch, ds->truncated,
 		cs->ipfrag_incomplete, cs->tcp_gaps, cs->ps_drop, cs->ps_ifdrop,
 		cs->flows_evicted, cs->ipfrag_evicted, cs->tcp_mem_evicted,
-		ds->xid_evictions);
+		ds->xid_evictions,
+		ds->late_held, ds->late_matched, ds->late_expired,
+		ds->late_over_budget, ds->skew_tolerated);
 	if (cs->tcp_hidden_spans)
 		fprintf(x->out, "# hidden by the snaplen: ~%" PRIu64 " calls and "
 			"~%" PRIu64 " replies (estimated; %" PRIu64 " TCP records "
@@ -171,7 +205,8 @@ int ui_dump_main(int argc, char **argv)
 	struct cap_pipe *pipe;
 	struct cap_stats cs;
 	struct cap_read_error cut;
-	struct ui_run_hooks hooks = { .who = "dump", .drops = on_drops };
+	struct ui_run_hooks hooks = { .who = "dump", .tick = on_tick,
+				      .drops = on_drops };
 	int opt, rc;
 
 	memset(&x, 0, sizeof(x));
@@ -228,6 +263,8 @@ int ui_dump_main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	hooks.user = &x;
 	rc = ui_run(src, pipe, &hooks);
+	dec_flush(x.dec);
+	print_held(&x);
 	cs = *cap_pipe_stats(pipe);
 	cap_source_stats(src, &cs);
 	print_summary(&x, &cs, dec_get_stats(x.dec),

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 	      "  -r FILE | -i IFACE [-f FILTER] [-s SNAPLEN] [-B KIB] [-p] "
 	      "[-c COUNT] [--duration S] [-Z USER]\n"
 	      "  budgets: --xid-max --dec-xid-max --flows-max --frag-mem "
-	      "--names-max\n"
+	      "--names-max --late-mem\n"
 	      "Live capture needs CAP_NET_RAW (root, or setcap "
 	      "cap_net_raw,cap_net_admin=eip on the program).\n", f);
 }

@@ -49,15 +49,33 @@ static void on_op(void *user, const struct an_op *op)
 	check_failed(r);
 }
 
+/* One message the decoder is done with (rpc: *r->msg filled). */
+static void store_msg(struct rec *r, const struct cap_msg *m, bool rpc)
+{
+	ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
+	check_failed(r);
+	if (rpc)
+		an_feed(r->eng, m, r->msg);
+}
+
+/* Replies the decoder held until their call came (or gave up on). */
+static void store_held(struct rec *r)
+{
+	const struct cap_msg *m;
+	bool rpc;
+
+	while ((m = dec_next(r->dec, r->msg, &rpc)) != NULL)
+		store_msg(r, m, rpc);
+}
+
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct rec *r = user;
 	bool rpc = dec_message(r->dec, m, r->msg);
 
-	ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
-	check_failed(r);
-	if (rpc)
-		an_feed(r->eng, m, r->msg);
+	if (!dec_held(r->dec))
+		store_msg(r, m, rpc);
+	store_held(r);
 }
 
 /* Live, every second: age out unanswered calls, commit the batch. */
@@ -65,6 +83,8 @@ static void on_tick(void *user, int64_t now_ns)
 {
 	struct rec *r = user;
 
+	dec_tick(r->dec, now_ns);
+	store_held(r);
 	an_tick(r->eng, now_ns);
 	ui_rec_commit(&r->rec);
 	check_failed(r);
@@ -266,6 +286,8 @@ int ui_record_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	dec_flush(r.dec);
+	store_held(&r);
 	/* cut: every packet before the damage is stored, and the run says
 	   where and why reading stopped */
 	state = rc == 1 && ui_rec_cut(&r.rec) ? "cut" :

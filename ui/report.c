@@ -35,6 +35,20 @@ static void on_op(void *user, const struct an_op *op)
 	an_opq_push(r->q, op);
 }
 
+/* Replies the decoder held until their call came (or gave up on). */
+static void feed_held(struct rep *r)
+{
+	const struct cap_msg *m;
+	bool rpc;
+
+	while ((m = dec_next(r->dec, r->msg, &rpc)) != NULL) {
+		if (!rpc)
+			continue;
+		r->rpc_msgs++;
+		an_feedq_feed(r->fq, m, r->msg);
+	}
+}
+
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct rep *r = user;
@@ -43,16 +57,19 @@ static void on_msg(void *user, const struct cap_msg *m)
 		r->first_ns = m->ts_ns;
 	if (m->ts_ns > r->last_ns)
 		r->last_ns = m->ts_ns;
-	if (!dec_message(r->dec, m, r->msg))
-		return;
-	r->rpc_msgs++;
-	an_feedq_feed(r->fq, m, r->msg);
+	if (dec_message(r->dec, m, r->msg)) {
+		r->rpc_msgs++;
+		an_feedq_feed(r->fq, m, r->msg);
+	}
+	feed_held(r);
 }
 
 static void on_tick(void *user, int64_t now_ns)
 {
 	struct rep *r = user;
 
+	dec_tick(r->dec, now_ns);
+	feed_held(r);
 	an_feedq_tick(r->fq, now_ns);	/* live: unanswered calls age out */
 }
 
@@ -588,6 +605,11 @@ static void text_health(const struct rep *r)
 		e->from_replies, e->xid_reused, e->misfit_replies, e->pending_peak,
 		e->retired_early, e->names_evicted, t->rows_dropped,
 		t->files_dropped, d->xid_evictions, an_find_dropped(r->find));
+	fprintf(r->out, "late replies: held %" PRIu64 " (matched to a later "
+		"call %" PRIu64 ", timed out %" PRIu64 "), not held for the "
+		"budget %" PRIu64 "; stamped before their call within the skew "
+		"tolerance %" PRIu64 "\n", d->late_held, d->late_matched,
+		d->late_expired, d->late_over_budget, d->skew_tolerated);
 }
 
 static void text_intervals(const struct rep *r)
@@ -685,13 +707,14 @@ static void text_incomplete(const struct rep *r)
 				r->drops.span[k].drop, r->drops.span[k].ifdrop);
 		fprintf(r->out, "  operations of that time may be missing or "
 			"shown unanswered; counts and rates there are too low "
-			"(a larger -B buffer, a smaller -s or a -f filter helps)\n");
+			"(a larger -B buffer or a -f filter helps; a smaller -s "
+			"hides records in coalesced TCP segments)\n");
 	}
 	if (rep_evictions(r))
 		fprintf(r->out, "INCOMPLETE: %" PRIu64 " entries evicted for "
 			"memory budgets (see Capture health): some operations "
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
-			"--flows-max, --frag-mem or --names-max)\n",
+			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			rep_evictions(r));
 	text_hidden(r);
 	text_nfs4(r);
@@ -1153,6 +1176,8 @@ int ui_report_main(int argc, char **argv)
 		if (cut < 0)
 			goto out;
 		r.cut = cut == 1 && cap_source_read_error(src, &r.cut_at);
+		dec_flush(r.dec);
+		feed_held(&r);
 		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);

@@ -302,6 +302,11 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "malformed", d->malformed);
 	jw_u64(w, "truncated", d->truncated);
 	jw_u64(w, "xid_evictions", d->xid_evictions);
+	jw_u64(w, "late_held", d->late_held);
+	jw_u64(w, "late_matched", d->late_matched);
+	jw_u64(w, "late_expired", d->late_expired);
+	jw_u64(w, "late_over_budget", d->late_over_budget);
+	jw_u64(w, "skew_tolerated", d->skew_tolerated);
 	jw_end_obj(w);
 	jw_obj(w, "engine");
 	jw_u64(w, "ops", e->ops);

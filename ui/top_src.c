@@ -89,6 +89,25 @@ static void on_op(void *user, const struct an_op *op)
 		ui_rec_op(&w->rec, op);
 }
 
+/* One message the decoder is done with (rpc: *w->msg filled). */
+static void take_msg(struct tm_worker *w, const struct cap_msg *m, bool rpc)
+{
+	if (w->recording)
+		ui_rec_msg(&w->rec, m, rpc ? w->msg : NULL);
+	if (rpc)
+		an_feed(w->eng, m, w->msg);
+}
+
+/* Replies the decoder held until their call came (or gave up on). */
+static void take_held(struct tm_worker *w)
+{
+	const struct cap_msg *m;
+	bool rpc;
+
+	while ((m = dec_next(w->dec, w->msg, &rpc)) != NULL)
+		take_msg(w, m, rpc);
+}
+
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct tm_worker *w = user;
@@ -99,11 +118,9 @@ static void on_msg(void *user, const struct cap_msg *m)
 	if (m->ts_ns > w->last_ts)
 		w->last_ts = m->ts_ns;
 	rpc = dec_message(w->dec, m, w->msg);
-	if (w->recording)
-		ui_rec_msg(&w->rec, m, rpc ? w->msg : NULL);
-	if (!rpc)
-		return;
-	an_feed(w->eng, m, w->msg);
+	if (!dec_held(w->dec))
+		take_msg(w, m, rpc);
+	take_held(w);
 }
 
 /* Counters into the model; called with the lock held. */
@@ -180,6 +197,8 @@ static void run_packets(struct tm_worker *w)
 			if (cap_source_drops(w->cfg.src, &sp) == 1 &&
 			    w->recording)
 				ui_rec_drops(&w->rec, &sp);
+			dec_tick(w->dec, now);
+			take_held(w);
 			an_tick(w->eng, now);
 			if (w->recording)
 				ui_rec_commit(&w->rec);
@@ -213,6 +232,8 @@ static void run_packets(struct tm_worker *w)
 	pthread_mutex_lock(&w->m->mu);
 	if (rc == 0) {	/* end of input: deliver everything, then verdicts */
 		cap_pipe_flush(w->pipe);
+		dec_flush(w->dec);
+		take_held(w);
 		an_flush(w->eng);
 		publish(w, w->last_ts);
 		an_find_finish(w->m->find, w->m->figs,

@@ -206,6 +206,12 @@ void udp_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
  * f's dir stream; flushed by tcp_flush (or by a queue on another stream). */
 void tcp_queue(struct flow *f, int dir, struct gmsg *m, const uint8_t *p, size_t n);
 void tcp_flush(void);
+/* The next tcp_flush of a batch of two segments or more does not capture
+ * the segment before the last (a hole the receiver got: it acknowledges
+ * past it); its message is lost, its ts that of its last segment (the
+ * frame that completes it once the hole is given up).  Cleared by that
+ * flush. */
+extern bool net_drop_next;
 void tcp_fin(struct flow *f);
 
 /* ------------------------------------------------- rpchdr.c, nfsgen.c -- */

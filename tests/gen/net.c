@@ -382,6 +382,8 @@ void udp_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
 
 /* -------------------------------------------------------------- TCP -- */
 
+bool net_drop_next;
+
 static struct {
 	struct flow *f;
 	int dir;
@@ -561,6 +563,7 @@ void tcp_flush(void)
 	size_t nseg = 0, pos = 0, mi = 0;
 	uint32_t base;
 	uint64_t last = 0;
+	bool hole_only;		/* net_drop_next: m->ts of its last segment */
 
 	if (!f)
 		return;
@@ -582,6 +585,10 @@ void tcp_flush(void)
 		nseg++;
 		pos = next;
 	}
+	hole_only = net_drop_next && nseg >= 2;
+	if (hole_only)
+		bt.sdrop[nseg - 2] = true;	/* scen.c: a hole before the last */
+	net_drop_next = false;
 	for (size_t i = 0; i + 1 < nseg; i++) {
 		if (chance(cfg.reorder)) {
 			int t = bt.order[i];
@@ -676,7 +683,7 @@ void tcp_flush(void)
 				upto_ts = fts;
 			}
 			if (m->lost)
-				m->ts = net_now;
+				m->ts = hole_only && fmax ? fts : net_now;
 		}
 	}
 	qsort(bt.msgs, (size_t)bt.nmsgs, sizeof(bt.msgs[0]), cmp_frame);

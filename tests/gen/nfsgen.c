@@ -455,8 +455,8 @@ static void usage(void)
 	      "  --all-features        everything above at modest rates\n"
 	      "  --ops-truth FILE      per-operation ground truth NDJSON\n"
 	      "  --scenario mixed|sizes|writes|getattr-storm|access-storm|lookup-storm|\n"
-	      "             commit-storm|commit-phase|noent|errors|short-io|slow-server\n"
-	      "             (scripted; see README.md)\n"
+	      "             commit-storm|commit-phase|noent|errors|short-io|slow-server|\n"
+	      "             pipeline|late-calls|skew   (scripted; see README.md)\n"
 	      "  --server-rtmax N --server-wtmax N --sync-export --verf-change-at S\n"
 	      "  --unanswered P --retrans-ivl-us N --rate R --duration S --repeat N\n"
 	      "  --burst N --error-status N\n", stderr);

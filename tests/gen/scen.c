@@ -11,6 +11,7 @@
 #include "gen.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t scen_ops;
@@ -117,6 +118,17 @@ static void copy_msg(struct gmsg *dst, const struct gmsg *src)
 	dst->is_call = src->is_call;
 }
 
+/* The message slots once, and the op an NFSv3 one on x's transport. */
+static void xop_begin(struct xop *x)
+{
+	if (!xm[0].j.p)
+		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
+			jb_init(&xm[i].j);
+	x->op.prog = PROG_NFS;
+	x->op.vers = 3;
+	x->op.udp = !x->tcp;
+}
+
 static void xop_run(struct xop *x)
 {
 	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, x->tcp, 4);
@@ -127,12 +139,7 @@ static void xop_run(struct xop *x)
 	size_t len;
 	bool gss;
 
-	if (!xm[0].j.p)
-		for (size_t i = 0; i < sizeof(xm) / sizeof(xm[0]); i++)
-			jb_init(&xm[i].j);
-	x->op.prog = PROG_NFS;
-	x->op.vers = 3;
-	x->op.udp = !x->tcp;
+	xop_begin(x);
 	if (!x->have_xid)
 		x->op.xid = gen_xid(x->c);
 	len = enc_call(&x->op, m, x->c, &gss);
@@ -672,6 +679,83 @@ static void s_pipeline(void)
 }
 
 
+/* late-calls: TCP WRITEs of --size whose segment before the last is not
+ * captured (the server got it and acknowledges past it), answered after
+ * --delay-us (keep it under 200 us: the reply then comes before the
+ * capture gives the hole up, and the call is delivered after its reply);
+ * a GETATTR between them, whole.  Every op answered. */
+static void s_late_calls(void)
+{
+	struct xop x;
+
+	for (uint64_t k = 0; k < so->count; k++) {
+		bool w = k % 2 == 0;
+
+		base(&x, (uint32_t)k, 0, w ? NFS3_WRITE : NFS3_GETATTR);
+		x.tcp = true;
+		x.op.count = so->size;
+		x.op.want_stable = 1 + S_UNSTABLE;
+		net_drop_next = w;
+		xop_run(&x);
+		net_now += 1000000 + rnd((uint32_t)(2e9 / so->rate));
+	}
+}
+
+/*
+ * One GETATTR whose reply is stamped skew_ns before its call (two clocks:
+ * a merged capture, a multi-queue NIC), written to the file before the
+ * call (reply_first: a capture sorted by time) or after it.  Ground truth
+ * as sent: reply_ns < first_call_ns.
+ */
+static void xop_skew(struct xop *x, int64_t skew_ns, bool reply_first)
+{
+	static uint8_t callbuf[1024];
+	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, x->tcp, 4);
+	struct op_rec rec = { .op = &x->op, .f = f, .cport = f->cport, .cport_last = f->cport };
+	struct gmsg *m = &xm[0], *rm = &xm[8];
+	int64_t t = net_now;
+	size_t clen, rlen;
+	bool gss;
+
+	xop_begin(x);
+	x->op.xid = gen_xid(x->c);
+	clen = enc_call(&x->op, m, x->c, &gss);
+	if (clen > sizeof(callbuf))
+		abort();
+	memcpy(callbuf, encbuf, clen);
+	if (!reply_first) {
+		gen_send(f, 0, 0, m, callbuf, clen);
+		tcp_flush();
+	}
+	rlen = enc_reply(&x->op, rm, reply_first ? 0 : m->frame, false, false, gss);
+	net_now = t - skew_ns;
+	gen_send(f, 1, 0, rm, encbuf, rlen);
+	tcp_flush();
+	net_now = t;
+	if (reply_first) {
+		gen_send(f, 0, 0, m, callbuf, clen);
+		tcp_flush();
+	}
+	rec.tx_ts[rec.ntx++] = m->ts;
+	rec.reply_ts = rm->ts;
+	ops_truth(&rec);
+	scen_ops++;
+}
+
+/* skew: --count GETATTRs, replies stamped 1 us to 20 ms before their call
+ * (the 5 ms tolerance and either side of it), half written reply first. */
+static void s_skew(void)
+{
+	static const uint32_t us[] = { 1, 2, 10, 100, 1000, 4000, 5000, 5001, 6000, 20000 };
+	struct xop x;
+
+	for (uint64_t k = 0; k < so->count; k++) {
+		base(&x, (uint32_t)k, (uint32_t)(k / so->clients), NFS3_GETATTR);
+		at(net_now + 30000000);	/* 30 ms: ops do not overlap */
+		xop_skew(&x, (int64_t)us[k % 10] * 1000, k / 10 % 2 == 1);
+	}
+}
+
 bool scen_run(const char *name, const struct scen_opts *o)
 {
 	so = o;
@@ -702,6 +786,10 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_noent();
 	else if (!strcmp(name, "errors"))
 		s_errors();
+	else if (!strcmp(name, "late-calls"))
+		s_late_calls();
+	else if (!strcmp(name, "skew"))
+		s_skew();
 	else
 		return false;
 	return true;

@@ -67,7 +67,7 @@ def start(args, **kw):
             raise RuntimeError('nfscope %s did not start: %s' % (
                 args, p.stderr.read().decode()))
         time.sleep(0.05)
-    time.sleep(0.3)
+    time.sleep(1.0)     # the ring (32 MiB by default) and the filter follow
     return p
 
 
@@ -100,6 +100,8 @@ def flood_stopped(p, payloads, n):
 
 
 FILTER = 'inbound and udp dst port %d' % PORT   # lo shows each packet twice
+# The drop tests use a 64 KiB buffer with -s 512: at the default snaplen
+# (262144) such a ring holds no packet at all.
 
 # The kernel's TPACKET_V3 ring (libpcap's on Linux) counts the packet that
 # arrives as it freezes a full ring as received, yet neither delivers nor
@@ -115,7 +117,7 @@ def accounted(captured, dropped, n):
 def test_drops_record(calls):
     db = os.path.join(WORK, 'drops.db')
     n = 20000
-    p = start(['record', '-i', 'lo', '-B', '64', '-f', FILTER, '-w', db, '--force',
+    p = start(['record', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER, '-w', db, '--force',
                '--interval', '1'])
     t0, t1 = flood_stopped(p, [c[0] for c in calls], n)
     rc, _, err = stop(p, signal.SIGINT)
@@ -164,7 +166,7 @@ def test_drops_record(calls):
 
 def test_drops_dump(calls):
     n = 20000
-    p = start(['dump', '--json', '-i', 'lo', '-B', '64', '-f', FILTER])
+    p = start(['dump', '--json', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER])
     flood_stopped(p, [c[0] for c in calls], n)
     rc, out, err = stop(p, signal.SIGINT)
     lines = [json.loads(l) for l in out.splitlines() if l.strip()]
@@ -183,7 +185,7 @@ def test_drops_dump(calls):
 
 def test_drops_report(calls):
     n = 20000
-    p = start(['report', '--json', '--interval', '1', '-i', 'lo', '-B', '64', '-f', FILTER])
+    p = start(['report', '--json', '--interval', '1', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER])
     flood_stopped(p, [c[0] for c in calls], n)
     rc, out, err = stop(p, signal.SIGTERM)
     check(rc == 0, 'report after SIGTERM: exit %d %s' % (rc, err))

@@ -896,6 +896,17 @@ msg_init(struct cap_msg *m, const struct wbuf *w, const struct cap_addr *src,
 	m->data = w->b;
 }
 
+/* End of input: every held reply goes its way (none finds a call here). */
+static void
+settle(struct dec *d, struct dec_msg *out)
+{
+	bool rpc = true;
+
+	dec_flush(d);
+	while (dec_next(d, out, &rpc) != NULL)
+		CHECK(!rpc);
+}
+
 static void
 test_message(void)
 {
@@ -942,14 +953,18 @@ test_message(void)
 	CHECK(out.u.mnt.have == (MNT_STATUS | MNT_FH | MNT_FLAVORS));
 	CHECK(out.u.mnt.fh.len == 28 && out.u.mnt.nflavors == 1);
 	CHECK(st->replies == 1);
-	/* the same reply coming from the wrong direction: orphan */
+	/* the same reply coming from the wrong direction: orphan (held for
+	   a call that might come later; none does) */
 	msg_init(&m, &w, &cl, &sv, 3);
 	CHECK(!dec_message(d, &m, &out));
+	CHECK(dec_held(d) && st->late_held == 1);
+	settle(d, &out);
 	CHECK(st->orphan_replies == 1);
 	/* a reply with no call */
 	w.b[3] = 0x02;
 	msg_init(&m, &w, &sv, &cl, 4);
 	CHECK(!dec_message(d, &m, &out));
+	settle(d, &out);
 	CHECK(st->orphan_replies == 2 && st->replies == 1);
 
 	/* garbage */
@@ -1161,6 +1176,138 @@ test_probe_shortcut(void)
 	CHECK(nshort > 20000 && nprobe_only > 1000);
 }
 
+/* An NFSv3 GETATTR call (xid) and its reply (status NFS3ERR_NOENT: no
+ * attributes follow), hand-written. */
+static void
+getattr_call(struct wbuf *w, uint32_t xid)
+{
+	static const uint8_t fh[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	w->n = 0;
+	call_hdr(w, xid, PROG_NFS, 3, NFS3_GETATTR);
+	put_none(w);
+	put_none(w);
+	putopaque(w, fh, sizeof(fh));
+}
+
+static void
+getattr_reply(struct wbuf *w, uint32_t xid)
+{
+	w->n = 0;
+	reply_ok_hdr(w, xid);
+	put32(w, 2);	/* NFS3ERR_NOENT */
+}
+
+/* Replies that come before their call: held, matched when it comes. */
+static void
+test_late_replies(void)
+{
+	static struct dec_msg out;
+	struct dec_config cfg = { .late_mem = 4096 };
+	struct dec *d = dec_new(&cfg);
+	struct wbuf w = { .n = 0 };
+	struct cap_addr cl, sv;
+	const struct cap_msg *hm;
+	const struct dec_stats *st;
+	struct cap_msg m;
+	bool rpc = false;
+	int i, n;
+
+	addr4(&cl, 1);
+	addr4(&sv, 2);
+	CHECK(d != NULL);
+	st = dec_get_stats(d);
+
+	/* a TCP hole: the reply (frame 20) is decoded before its call
+	   (frame 10), which comes with the hole given up */
+	getattr_reply(&w, 0x7001);
+	msg_init(&m, &w, &sv, &cl, 20);
+	CHECK(!dec_message(d, &m, &out) && dec_held(d));
+	CHECK(dec_next(d, &out, &rpc) == NULL);
+	getattr_call(&w, 0x7001);
+	msg_init(&m, &w, &cl, &sv, 10);
+	CHECK(dec_message(d, &m, &out) && !dec_held(d));
+	CHECK(out.rpc.msg_type == RPC_CALL && out.proc == NFS3_GETATTR);
+	hm = dec_next(d, &out, &rpc);
+	CHECK(hm != NULL && rpc && hm->frame == 20 && hm->ts_ns == 20000);
+	CHECK(out.rpc.msg_type == RPC_REPLY && out.call_seen);
+	CHECK(out.call_frame == 10 && out.call_ts_ns == 10000);
+	CHECK(out.proc == NFS3_GETATTR && out.status == DEC_OK);
+	CHECK(out.u.nfs_reply.status == 2);
+	CHECK(dec_next(d, &out, &rpc) == NULL);
+	CHECK(st->late_held == 1 && st->late_matched == 1 &&
+	      st->replies == 1 && st->orphan_replies == 0);
+
+	/* a call stamped after the held reply by more than the skew
+	   tolerance (5 ms) reused the xid: the reply stays an orphan */
+	getattr_reply(&w, 0x7002);
+	msg_init(&m, &w, &sv, &cl, 100);
+	CHECK(!dec_message(d, &m, &out));
+	getattr_call(&w, 0x7002);
+	msg_init(&m, &w, &cl, &sv, 100 + 5001);
+	CHECK(dec_message(d, &m, &out));
+	CHECK(dec_next(d, &out, &rpc) == NULL);
+	/* ... within the tolerance it is the answer, stamped early */
+	getattr_reply(&w, 0x7003);
+	msg_init(&m, &w, &sv, &cl, 200);
+	CHECK(!dec_message(d, &m, &out));
+	getattr_call(&w, 0x7003);
+	msg_init(&m, &w, &cl, &sv, 201);
+	CHECK(dec_message(d, &m, &out));
+	hm = dec_next(d, &out, &rpc);
+	CHECK(hm != NULL && rpc && out.call_seen && out.call_frame == 201);
+	CHECK(st->skew_tolerated == 1 && st->replies == 2);
+	/* in file order, call first, the reply stamped 1 us before it */
+	getattr_call(&w, 0x7004);
+	msg_init(&m, &w, &cl, &sv, 301);
+	CHECK(dec_message(d, &m, &out));
+	getattr_reply(&w, 0x7004);
+	msg_init(&m, &w, &sv, &cl, 300);
+	CHECK(dec_message(d, &m, &out) && out.call_seen && !dec_held(d));
+	CHECK(st->skew_tolerated == 2 && st->replies == 3);
+	/* ... 6 ms before it: the answer to another call */
+	getattr_call(&w, 0x7005);
+	msg_init(&m, &w, &cl, &sv, 6400);
+	CHECK(dec_message(d, &m, &out));
+	getattr_reply(&w, 0x7005);
+	msg_init(&m, &w, &sv, &cl, 400);
+	CHECK(!dec_message(d, &m, &out) && st->reply_mismatch == 1);
+	CHECK(st->skew_tolerated == 2);
+
+	/* held 10 s of capture time at most, then the orphan path */
+	CHECK(st->orphan_replies == 0 && st->late_expired == 0);
+	getattr_call(&w, 0x7006);
+	msg_init(&m, &w, &cl, &sv, 11000000);
+	m.ts_ns = 11 * (int64_t)1000000000;
+	CHECK(dec_message(d, &m, &out));
+	hm = dec_next(d, &out, &rpc);
+	CHECK(hm != NULL && !rpc && hm->frame == 100);
+	CHECK(dec_next(d, &out, &rpc) == NULL);
+	CHECK(st->late_expired == 1 && st->orphan_replies == 1);
+
+	/* the budget: 4096 bytes of replies of 28 bytes, 9 slots */
+	for (i = 0, n = 0; i < 20; i++) {
+		getattr_reply(&w, 0x8000 + (uint32_t)i);
+		msg_init(&m, &w, &sv, &cl, 12000000 + (uint64_t)i);
+		m.ts_ns = 12 * (int64_t)1000000000 + i;
+		CHECK(!dec_message(d, &m, &out));
+		n += dec_held(d);
+	}
+	CHECK(n == 9 && st->late_over_budget == 11);
+	CHECK(st->orphan_replies == 12);
+	/* end of input: all nine go to the orphan path, in order */
+	dec_flush(d);
+	for (i = 0; (hm = dec_next(d, &out, &rpc)) != NULL; i++)
+		CHECK(!rpc && hm->ts_ns == 12 * (int64_t)1000000000 + i);
+	CHECK(i == 9 && st->orphan_replies == 21 && st->late_expired == 10);
+	/* and the ring is usable again */
+	getattr_reply(&w, 0x9000);
+	msg_init(&m, &w, &sv, &cl, 13000000);
+	m.ts_ns = 13 * (int64_t)1000000000;
+	CHECK(!dec_message(d, &m, &out) && dec_held(d));
+	dec_free(d);
+}
+
 int
 main(void)
 {
@@ -1173,6 +1320,7 @@ main(void)
 	test_nlm();
 	test_xidmap();
 	test_message();
+	test_late_replies();
 	test_names();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
