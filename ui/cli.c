@@ -150,6 +150,7 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		if (budget("tcp-mem", arg, 1ull << 20, 1ull << 36, &v) < 0)
 			return -1;
 		o->cfg.tcp_mem_max = (size_t)v;
+		return 1;
 	case UI_OPT_LATE_MEM:
 		if (budget("late-mem", arg, 4096, 1ull << 30, &v) < 0)
 			return -1;

@@ -96,7 +96,7 @@ enum {
 	{ "flows-max", required_argument, NULL, UI_OPT_FLOWS_MAX }, \
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
 	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
-	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM },
+	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }, \
 	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
@@ -120,7 +120,7 @@ enum {
 	"               (output files are created afterwards, as USER)\n" \
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
-	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n"
+	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n" \
 	"  --late-mem BYTES (4m)\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
