@@ -167,7 +167,8 @@ def nf_complete(report):
 def nf_hidden(report, what):
     """nfscope's estimate of the calls ('calls') or replies ('replies') that
     lay past the captured bytes, None if the report gives none."""
-    return report.get('incomplete', {}).get('hidden_' + what)
+    hidden = (report.get('incomplete') or {}).get('hidden')
+    return hidden.get(what) if hidden else None
 
 
 def nf_warned_text(text, lines=6):
@@ -184,9 +185,11 @@ def nf_capped(report, op):
 def nf_size_caveat(report, op):
     """Why the report says its size verdict for op may not hold ('' if it
     does not say)."""
-    inc = report.get('incomplete', {})
-    return inc.get('sizes_reason', '') if inc.get('hidden_calls') or \
-        inc.get('hidden_replies') else ''
+    hidden = (report.get('incomplete') or {}).get('hidden')
+    if not hidden or 'sizes' not in (hidden.get('figures') or []):
+        return ''
+    return '%s: size shares may be biased (%s)' % (hidden.get('reason'),
+                                                  hidden.get('remedy'))
 
 
 def nf_ops_by_xid(db):
