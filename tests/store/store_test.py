@@ -214,7 +214,8 @@ def mode_roundtrip():
           "--run 1 after appending a run")
     a = json.loads(run([NFSCOPE, "report", "-r", caps[2][1], "--json"]).stdout)
     b = json.loads(run([NFSCOPE, "report", db, "--json"]).stdout)
-    check(not diff(a, b), "default run is the last")
+    check(not [x for x in diff(a, b) if not x.startswith(NOT_STORED)],
+          "default run is the last")
     print("roundtrip: %d captures, %d JSON fields compared" % (len(caps), leaves))
 
 
