@@ -210,10 +210,12 @@ def mode_roundtrip():
     record(caps[2][1], db, "--quiet")
     a = json.loads(run([NFSCOPE, "report", "-r", caps[0][1], "--json"]).stdout)
     b = json.loads(run([NFSCOPE, "report", db, "--run", "1", "--json"]).stdout)
-    check(not diff(a, b), "--run 1 after appending a run")
+    check(not [x for x in diff(a, b) if not x.startswith(NOT_STORED)],
+          "--run 1 after appending a run")
     a = json.loads(run([NFSCOPE, "report", "-r", caps[2][1], "--json"]).stdout)
     b = json.loads(run([NFSCOPE, "report", db, "--json"]).stdout)
-    check(not diff(a, b), "default run is the last")
+    check(not [x for x in diff(a, b) if not x.startswith(NOT_STORED)],
+          "default run is the last")
     print("roundtrip: %d captures, %d JSON fields compared" % (len(caps), leaves))
 
 
