@@ -779,10 +779,21 @@ enum dec_shape dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
  * The orphan path: m is a reply with no pending call.  The versions are
  * those p knows for the pair, else for the server port (v3 and v2 when
  * unknown on port 2049, none on another port); the outcome is
- * counted in st (shape_fit, shape_ambiguous, shape_nofit).  True: *out is
- * the reply, by_shape, to deliver.
+ * counted in st (shape_fit, shape_ambiguous, shape_nofit; st NULL: not
+ * counted).  True: *out is the reply, by_shape, to deliver.  Also used for
+ * a reply whose call was cut before its procedure (counted as an orphan
+ * reply when it fits).
  */
 bool dec_reply_shape(struct dec_pairs *p, const struct cap_msg *m,
 		     struct dec_msg *out, struct dec_stats *st);
+/*
+ * For the resync probe after a TCP gap: is m a reply captured whole whose
+ * body fits exactly one NFS procedure (as dec_reply_shape would deliver
+ * it)?  Nothing is counted; scratch is overwritten.  A reply after a gap
+ * whose call lay in the part the snaplen cut has no pending call; its
+ * shape, the record consumed exactly, is the evidence instead.
+ */
+bool dec_reply_shape_whole(struct dec_pairs *p, const struct cap_msg *m,
+			   struct dec_msg *scratch);
 
 #endif

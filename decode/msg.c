@@ -35,6 +35,7 @@ struct dec {
 	struct dec_xidmap *xm;
 	struct dec_pairs *pairs;	/* programs seen per pair (shape.c) */
 	struct dec_late *late;	/* replies waiting for their call */
+	struct dec_msg *scratch;	/* dec_probe_resync's shape decode */
 	struct dec_stats st;
 	int64_t skew_ns;	/* a reply may predate its call by this */
 	bool no_attrs;		/* dec_config.no_attrs */
@@ -65,10 +66,12 @@ dec_new(const struct dec_config *cfg)
 		d->skew_ns = cfg->skew_ns > 0 ? cfg->skew_ns : 0;
 	d->xm = dec_xidmap_new(max, ttl);
 	d->pairs = dec_pairs_new(0);
+	d->scratch = malloc(sizeof(*d->scratch));
 	d->late = dec_late_new((uint32_t)(mem / DEC_LATE_SLOT_BYTES) + 1, mem,
 			       hold);
 	d->no_attrs = cfg != NULL && cfg->no_attrs;
-	if (d->xm == NULL || d->pairs == NULL || d->late == NULL) {
+	if (d->xm == NULL || d->pairs == NULL || d->late == NULL ||
+	    d->scratch == NULL) {
 		dec_free(d);
 		return NULL;
 	}
@@ -82,6 +85,7 @@ dec_free(struct dec *d)
 		return;
 	dec_xidmap_free(d->xm);
 	dec_pairs_free(d->pairs);
+	free(d->scratch);
 	dec_late_free(d->late);
 	free(d);
 }
@@ -401,10 +405,23 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	out->proc = xc.proc;
 	out->call_seen = true;
 	if (xc.proc == DEC_PROC_UNKNOWN) {
-		/* its call was cut before the procedure: header only */
-		out->call_seen = false;
-		out->prog = out->vers = out->proc = 0;
+		/* its call was cut before the procedure (a header-only
+		 * capture): what the reply's shape says, as for a reply
+		 * whose call is not in the capture, else the header only */
 		dec_xidmap_answered(d->xm, &k, m->len);
+		out->call_seen = false;
+		if (dec_reply_shape(d->pairs, m, out, NULL)) {
+			d->st.replies--;	/* counted as an orphan */
+			d->st.orphan_replies++;
+			d->st.shape_fit++;
+			return true;
+		}
+		out->call_seen = false;
+		out->by_shape = false;
+		out->prog = out->vers = out->proc = 0;
+		out->status = DEC_OK;
+		out->err_off = 0;
+		out->kind = DEC_BODY_NONE;
 		if (rpc_decode_hdr(c, &out->rpc))
 			dec_finish(d, out, c, false, true);
 		else
@@ -578,5 +595,6 @@ dec_probe_resync(void *user, const struct cap_msg *m)
 	k.server_port = m->sport;
 	k.xid = (uint32_t)m->data[0] << 24 | (uint32_t)m->data[1] << 16 |
 		(uint32_t)m->data[2] << 8 | m->data[3];
-	return dec_xidmap_get(d->xm, &k, m->ts_ns, &xc);
+	return dec_xidmap_get(d->xm, &k, m->ts_ns, &xc) ||
+	       dec_reply_shape_whole(d->pairs, m, d->scratch);
 }

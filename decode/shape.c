@@ -383,34 +383,46 @@ dec_shape_try(const struct cap_msg *m, uint32_t vers_mask,
 	return DEC_SHAPE_FIT;
 }
 
-bool
-dec_reply_shape(struct dec_pairs *p, const struct cap_msg *m,
-		struct dec_msg *out, struct dec_stats *st)
+/* The shape of orphan reply m against the NFS versions p knows for its
+ * pair or port; a fit on a port that carries another program too (its
+ * results were not tried) is ambiguous. */
+static enum dec_shape
+shape_of(struct dec_pairs *p, const struct cap_msg *m, struct dec_msg *out)
 {
 	struct dec_shape_fits fits;
 	uint16_t mask = pair_mask(p, m);
 	uint32_t nfs = mask & (1u << 2 | 1u << 3);
+	enum dec_shape r;
 
-	if (nfs == 0) {
-		st->shape_nofit++;	/* only other programs: not tried */
-		return false;
+	if (nfs == 0)
+		return DEC_SHAPE_NOFIT;	/* only other programs: not tried */
+	r = dec_shape_try(m, nfs, out, &fits);
+	if (r == DEC_SHAPE_FIT && (mask & PAIR_OTHER)) {
+		out->by_shape = false;
+		return DEC_SHAPE_AMBIGUOUS;
 	}
-	switch (dec_shape_try(m, nfs, out, &fits)) {
-	case DEC_SHAPE_FIT:
-		if (mask & PAIR_OTHER) {
-			/* NFS_ACL (or another program) shares the port:
-			 * its results were not tried */
-			out->by_shape = false;
-			st->shape_ambiguous++;
-			return false;
-		}
+	return r;
+}
+
+bool
+dec_reply_shape(struct dec_pairs *p, const struct cap_msg *m,
+		struct dec_msg *out, struct dec_stats *st)
+{
+	enum dec_shape r = shape_of(p, m, out);
+
+	if (st != NULL && r == DEC_SHAPE_FIT)
 		st->shape_fit++;
-		return true;
-	case DEC_SHAPE_AMBIGUOUS:
+	else if (st != NULL && r == DEC_SHAPE_AMBIGUOUS)
 		st->shape_ambiguous++;
-		return false;
-	default:
+	else if (st != NULL)
 		st->shape_nofit++;
-		return false;
-	}
+	return r == DEC_SHAPE_FIT;
+}
+
+bool
+dec_reply_shape_whole(struct dec_pairs *p, const struct cap_msg *m,
+		      struct dec_msg *scratch)
+{
+	return m->caplen == m->len && shape_of(p, m, scratch) == DEC_SHAPE_FIT &&
+	       scratch->status == DEC_OK;
 }

@@ -1316,6 +1316,48 @@ test_late_replies(void)
 	dec_free(d);
 }
 
+/*
+ * A call cut by the snaplen before its procedure (22 of its bytes
+ * captured: xid through the version): its reply is decoded by its shape,
+ * as if the call were not in the capture, and counted as an orphan reply
+ * that fits (a header-only TCP capture cuts calls inside the header).
+ */
+static void
+test_cut_call_reply_by_shape(void)
+{
+	static struct dec_msg out;
+	struct dec *d = dec_new(NULL);
+	struct wbuf w = { .n = 0 };
+	struct cap_addr cl, sv;
+	const struct dec_stats *st;
+	struct cap_msg m;
+
+	addr4(&cl, 1);
+	addr4(&sv, 2);
+	CHECK(d != NULL);
+	st = dec_get_stats(d);
+	/* a whole GETATTR first: the pair is known to carry NFSv3 */
+	getattr_call(&w, 0x5001);
+	msg_init(&m, &w, &cl, &sv, 10);
+	CHECK(dec_message(d, &m, &out));
+	getattr_reply(&w, 0x5001);
+	msg_init(&m, &w, &sv, &cl, 11);
+	CHECK(dec_message(d, &m, &out) && out.call_seen && !out.by_shape);
+	/* the cut call, then its reply */
+	getattr_call(&w, 0x5002);
+	msg_init(&m, &w, &cl, &sv, 20);
+	m.caplen = 22;
+	CHECK(dec_message(d, &m, &out));
+	getattr_reply(&w, 0x5002);
+	msg_init(&m, &w, &sv, &cl, 21);
+	CHECK(dec_message(d, &m, &out));
+	CHECK(!out.call_seen && out.by_shape && out.prog == PROG_NFS &&
+	      out.vers == 3 && out.proc == NFS3_GETATTR);
+	CHECK(st->orphan_replies == 1 && st->shape_fit == 1 &&
+	      st->replies == 1);
+	dec_free(d);
+}
+
 int
 main(void)
 {
@@ -1329,6 +1371,7 @@ main(void)
 	test_xidmap();
 	test_message();
 	test_late_replies();
+	test_cut_call_reply_by_shape();
 	test_names();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
