@@ -335,7 +335,7 @@ static int add_run_cols(struct store *s, char *errbuf)
 		    store_has_column(s, "runs", store_run_cols[k].name))
 			continue;
 		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s "
-			 "INTEGER", store_run_cols[k].name);
+			 "INTEGER DEFAULT 0", store_run_cols[k].name);
 		if (store_exec(s, sql, errbuf) < 0)
 			return -1;
 	}

@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <linux/capability.h>
 
 #define SNAPLEN_MAX 262144	/* libpcap's MAXIMUM_SNAPLEN; tcpdump's -s 0 */
@@ -24,10 +26,34 @@ volatile sig_atomic_t ui_hup;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGHUP)
+	struct sigaction sa;
+
+	if (sig == SIGHUP) {
 		ui_hup = 1;
-	else
-		ui_stop = 1;
+		return;
+	}
+	ui_stop = 1;
+	/* The stop is known now: from here on a signal interrupts no call,
+	 * so the output written at the end cannot lose bytes to an EINTR
+	 * (stdio drops a buffer whose write was interrupted).  sigaction is
+	 * async-signal-safe. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void ui_block_signals(bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
 void ui_install_signals(void)

@@ -154,6 +154,10 @@ bool ui_out_failed(void);
 int ui_out_close(const char *who, int rc);
 /* Install SIGINT/SIGTERM (set ui_stop) and SIGHUP (set ui_hup) handlers. */
 void ui_install_signals(void);
+/* Hold SIGINT, SIGTERM and SIGHUP back (block true) while writing output,
+ * then let them in: a signal that interrupted a write blocked on a full
+ * pipe would make stdio drop that buffer. */
+void ui_block_signals(bool block);
 /* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */
 void ui_check_hup(const char *who);
 /* Entries dropped for memory budgets so far: TCP flows, IP fragment

@@ -20,10 +20,12 @@ struct dump_ctx {
 static void print_msg(struct dump_ctx *x, const struct cap_msg *m)
 {
 	x->rpc_msgs++;
+	ui_block_signals(true);
 	if (x->json)
 		dump_json_msg(x->out, m, x->msg);
 	else
 		dump_text_msg(x->out, m, x->msg);
+	ui_block_signals(false);
 }
 
 /* Replies the decoder held until their call came (or gave up on). */
