@@ -1229,6 +1229,8 @@ const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
 	return &f->tot;
 }
 
+#define NFS4_COMPOUND 1u	/* RFC 7530 section 16.2 */
+
 void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
 		  uint64_t *clients, uint64_t *servers)
 {
@@ -1241,8 +1243,10 @@ void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
 		for (k = 0; k < n; k++) {
 			const struct an_row *w = an_figs_row(f, (enum an_group)g, k);
 
+			/* COMPOUND only: a client's NULL row is the same
+			   client again */
 			if (w->prog != PROG_NFS || w->vers != 4 ||
-			    w->proc == AN_PROC_ALL)
+			    w->proc != NFS4_COMPOUND)
 				continue;
 			if (g == AN_BY_OP)
 				*calls += w->calls;
