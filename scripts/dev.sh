@@ -77,7 +77,7 @@ asan)	# cli/cut: every 5th byte offset of the cut packets (the normal
 tsan)	# the suites that run more than one thread (opq, the store's insert
 	# thread, top's worker, live capture) under ThreadSanitizer
 	deps; setup build-tsan -Db_sanitize=thread
-	TSAN_OPTIONS=halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1 CUT_STEP=9 \
 	meson test -C build-tsan --print-errorlogs --num-processes 2 \
 		--suite analyze --suite store --suite top --suite cli --suite live ;;
 *)	echo "usage: scripts/dev.sh deps|demo|test|asan|tsan" >&2; exit 2 ;;
