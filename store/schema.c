@@ -518,12 +518,38 @@ static int busy_wait(void *user, int n)
 	return 1;
 }
 
+#define SETUP_TRIES 600		/* x SETUP_PAUSE_US: a minute */
+#define SETUP_PAUSE_US 100000
+
+/* A writer's settings, then the schema made (an empty file someone else
+ * made, not ours to remove) or migrated; every step idempotent. */
+static int setup_writer(struct store *s, const char *path, int *version,
+			char *errbuf)
+{
+	int rc;
+
+	if (store_exec(s, "PRAGMA journal_mode=WAL", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA synchronous=NORMAL", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA cache_size=-32768", errbuf) < 0 ||
+	    store_exec(s, "PRAGMA wal_autocheckpoint=8192", errbuf) < 0)
+		return -1;
+	if (*version == 0) {
+		rc = create_schema(s, errbuf);
+		if (rc < 0 || (rc == 1 && check_schema(s, path, version,
+						       errbuf) < 0))
+			return -1;
+	}
+	if (*version > 0 && migrate(s, *version, errbuf) < 0)
+		return -1;
+	return 0;
+}
+
 int store_open(const char *path, unsigned flags, struct store **out,
 	       char *errbuf)
 {
 	struct store *s;
 	struct stat st;
-	int rc, version, oflags;
+	int rc, version, oflags, tries;
 	bool exists;
 
 	*out = NULL;
@@ -581,24 +607,26 @@ int store_open(const char *path, unsigned flags, struct store **out,
 		*out = s;
 		return 0;
 	}
-	if (store_exec(s, "PRAGMA journal_mode=WAL", errbuf) < 0 ||
-	    store_exec(s, "PRAGMA synchronous=NORMAL", errbuf) < 0 ||
-	    store_exec(s, "PRAGMA cache_size=-32768", errbuf) < 0 ||
-	    store_exec(s, "PRAGMA wal_autocheckpoint=8192", errbuf) < 0)
-		goto fail;
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: not writable", path);
 		goto fail;
 	}
-	/* an empty file someone else made (not ours to remove) */
-	if (version == 0) {
-		rc = create_schema(s, errbuf);
-		if (rc < 0 || (rc == 1 && check_schema(s, path, &version,
-						       errbuf) < 0))
+	/* Another writer that just created or is migrating the file may
+	 * hold a lock sqlite will not wait for (it returns SQLITE_BUSY at
+	 * once where waiting could deadlock): each step is idempotent, so
+	 * try them again for a while. */
+	for (tries = 0; (rc = setup_writer(s, path, &version, errbuf)) < 0;
+	     tries++) {
+		/* the message, not the code: a ROLLBACK after it resets that */
+		if ((sqlite3_errcode(s->db) != SQLITE_BUSY &&
+		     strstr(errbuf, sqlite3_errstr(SQLITE_BUSY)) == NULL) ||
+		    tries >= SETUP_TRIES)
+			goto fail;
+		errbuf[0] = '\0';
+		usleep(SETUP_PAUSE_US);
+		if (check_schema(s, path, &version, errbuf) < 0)
 			goto fail;
 	}
-	if (version > 0 && migrate(s, version, errbuf) < 0)
-		goto fail;
 	s->version = STORE_SCHEMA_VERSION;
 	*out = s;
 	return 0;
