@@ -701,22 +701,34 @@ static void pair_short(uint64_t *n, uint32_t *asked_max, uint32_t count)
 		*asked_max = count;
 }
 
-static void pair_add(struct an_figs *f, const struct an_op *op)
+/* The client/server pair of op, made on first sight (NULL: the budget is
+ * full, counted in pairs_dropped); notes the NFS version it carries. */
+static struct an_pair *pair_of(struct an_figs *f, const struct an_op *op)
 {
 	uint64_t h = addr_hash(addr_hash(7, &op->client), &op->server);
-	bool fresh, ok = (op->flags & AN_OP_ANSWERED) && !an_op_is_error(op);
 	struct an_pair *p;
-	uint32_t granted;
+	bool fresh;
 
 	p = obj_get(&f->pix, &f->pairs, f->cfg.pairs_max, &f->tot.pairs_dropped,
 		    h ? h : 1, pair_is, op, &fresh);
 	if (p == NULL)
-		return;
+		return NULL;
 	if (fresh) {
 		p->client = op->client;
 		p->server = op->server;
 	}
 	p->vers_seen |= (uint8_t)(1u << (op->vers & 7));
+	return p;
+}
+
+static void pair_add(struct an_figs *f, const struct an_op *op)
+{
+	bool ok = (op->flags & AN_OP_ANSWERED) && !an_op_is_error(op);
+	struct an_pair *p;
+	uint32_t granted;
+
+	if ((p = pair_of(f, op)) == NULL)
+		return;
 	if (op->proc == NFS3_READ) {	/* 6 in v2 and v3 */
 		p->reads++;
 		if (op->have & AN_HAVE_COUNT)
@@ -900,11 +912,9 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 static void from_reply_add(struct an_figs *f, const struct an_op *op)
 {
 	bool ok = !an_op_is_error(op) && (op->have & AN_HAVE_RCOUNT);
-	uint64_t h = addr_hash(addr_hash(7, &op->client), &op->server);
 	struct an_pair *p;
 	struct row_key k;
 	struct an_row *r;
-	bool fresh;
 
 	f->tot.from_replies++;
 	memset(&k, 0, sizeof(k));
@@ -917,15 +927,8 @@ static void from_reply_add(struct an_figs *f, const struct an_op *op)
 		r->from_replies++;
 	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
 		return;
-	p = obj_get(&f->pix, &f->pairs, f->cfg.pairs_max, &f->tot.pairs_dropped,
-		    h ? h : 1, pair_is, op, &fresh);
-	if (p == NULL)
+	if ((p = pair_of(f, op)) == NULL)
 		return;
-	if (fresh) {
-		p->client = op->client;
-		p->server = op->server;
-	}
-	p->vers_seen |= (uint8_t)(1u << (op->vers & 7));
 	if (ok && op->proc == NFS3_READ)	/* 6 in v2 and v3 */
 		sizes_add(&p->read_rep, op->rcount);
 	else if (ok && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE))
