@@ -300,6 +300,68 @@ shape_values_ok(uint32_t vers, uint32_t proc, const struct nfs_reply *r)
 /* ------------------------------------------------------ the fitting -- */
 
 /*
+ * A result the snaplen cut, decoded strictly up to the cut: can some
+ * completion of it end exactly at the record's wire length?  Each run
+ * reads the cut fields as their smallest valid values and the bools past
+ * the cut as a choice of bits (xdr.h, complete); the runs walk the tree of
+ * choices depth first (at most SHAPE_RUNS).  A WRITE reply cut inside its
+ * wcc_data fits a WRITE of its length and not a RENAME, whose two wcc_data
+ * cannot add up to it.  A length past the cut (a handle, a name, READ
+ * data) or a tree too large leaves it open: consistent, as before.
+ */
+#define SHAPE_RUNS 64
+
+static bool
+shape_complete(const struct cap_msg *m, uint32_t body_off, uint32_t vers,
+	       uint32_t proc, struct dec_msg *out)
+{
+	struct nfs_reply *r = &out->u.nfs_reply;
+	uint32_t cap = m->caplen <= m->len ? m->caplen : m->len;
+	struct { uint32_t bits; uint8_t fixed; } todo[SHAPE_RUNS];
+	uint32_t ntodo = 1, runs = 0, i;
+	struct xdr c;
+
+	if (cap < body_off + 4)
+		return true;	/* no status: any layout */
+	todo[0].bits = 0;
+	todo[0].fixed = 0;
+	while (ntodo > 0) {
+		uint32_t bits = todo[--ntodo].bits;
+		uint8_t fixed = todo[ntodo].fixed;
+		bool ok;
+
+		if (++runs > SHAPE_RUNS)
+			return true;
+		xdr_init(&c, m->data, cap, m->len);
+		c.strict = true;
+		c.pass_cut = true;
+		c.complete = true;
+		c.choices = bits;
+		c.off = body_off;
+		r->have = 0;
+		r->nentries = 0;
+		r->entries_total = 0;
+		ok = vers == 3 ? nfs3_decode_reply(&c, proc, r) :
+				 nfs2_decode_reply(&c, proc, r);
+		if (c.open)
+			return true;
+		if (ok && xdr_wire_left(&c) == 0 &&
+		    shape_values_ok(vers, proc, r))
+			return true;
+		/* the bools this run took as 0 past the fixed ones: try
+		 * each as 1, the ones before it fixed */
+		for (i = fixed; i < c.choice_n; i++) {
+			if (ntodo == SHAPE_RUNS)
+				return true;
+			todo[ntodo].bits = bits | 1u << i;
+			todo[ntodo].fixed = (uint8_t)(i + 1);
+			ntodo++;
+		}
+	}
+	return false;
+}
+
+/*
  * Decode the body of m (at body_off) as vers/proc into out with a strict
  * cursor.  Returns whether it fits; *c is left as the decode left it.
  */
@@ -328,7 +390,9 @@ shape_decode(const struct cap_msg *m, uint32_t body_off, uint32_t vers,
 		return false;
 	if (m->len - body_off > nfs_res_max(vers, proc))
 		return false;	/* longer than any such result (cut) */
-	return shape_values_ok(vers, proc, r);
+	if (!shape_values_ok(vers, proc, r))
+		return false;
+	return ok || !fitting || shape_complete(m, body_off, vers, proc, out);
 }
 
 enum dec_shape

@@ -28,6 +28,10 @@ xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len)
 	c->no_attrs = false;
 	c->strict = false;
 	c->pass_cut = false;
+	c->complete = false;
+	c->open = false;
+	c->choice_n = 0;
+	c->choices = 0;
 }
 
 static bool
@@ -69,9 +73,37 @@ xdr_need(struct xdr *c, uint64_t n)
 	return true;
 }
 
+/*
+ * A completing cursor (xdr.h) reads an n-byte field (4 or 8) the capture
+ * cut, on the wire, as its captured bytes then the smallest value: zeros,
+ * or 1 when every captured byte is zero.  Returns false if it does not
+ * apply (not completing, an error, or the field not on the wire).
+ */
+static bool
+xdr_synth(struct xdr *c, uint32_t n, uint64_t *v)
+{
+	uint32_t have = xdr_cap_left(c), i;
+	uint64_t x = 0;
+
+	if (!c->complete || c->err != XDR_OK || n > xdr_wire_left(c) ||
+	    have >= n)
+		return false;
+	for (i = 0; i < n; i++)
+		x = x << 8 | (i < have ? c->buf[c->off + i] : 0);
+	*v = x != 0 ? x : 1;
+	c->off += n;
+	return true;
+}
+
 bool
 xdr_u32_slow(struct xdr *c, uint32_t *v)
 {
+	uint64_t x;
+
+	if (xdr_synth(c, 4, &x)) {
+		*v = (uint32_t)x;
+		return true;
+	}
 	if (!xdr_need(c, 4))
 		return false;
 	*v = xdr_load32(c->buf + c->off);
@@ -94,6 +126,8 @@ xdr_i32(struct xdr *c, int32_t *v)
 bool
 xdr_u64_slow(struct xdr *c, uint64_t *v)
 {
+	if (xdr_synth(c, 8, v))
+		return true;
 	if (!xdr_need(c, 8))
 		return false;
 	*v = (uint64_t)xdr_load32(c->buf + c->off) << 32 |
@@ -119,7 +153,20 @@ bool
 xdr_bool_slow(struct xdr *c, bool *v)
 {
 	uint32_t u;
+	uint64_t x;
 
+	if (xdr_synth(c, 4, &x)) {
+		/* a bool the capture cut: the captured bytes must be zeros,
+		 * its value is the next choice */
+		if (x != 1)
+			return xdr_fail_at(c, XDR_MALFORMED, c->off - 4);
+		if (c->choice_n >= 32) {
+			c->open = true;
+			return xdr_fail_at(c, XDR_TRUNCATED, c->off - 4);
+		}
+		*v = (c->choices >> c->choice_n++ & 1) != 0;
+		return true;
+	}
 	if (!xdr_enum_slow(c, &u, 1))
 		return false;
 	*v = u != 0;
@@ -178,6 +225,11 @@ xdr_len(struct xdr *c, uint32_t *n, uint32_t max)
 	uint32_t at = c->off;
 	uint32_t v;
 
+	if (c->complete && c->err == XDR_OK && xdr_cap_left(c) < 4 &&
+	    xdr_wire_left(c) >= 4) {
+		c->open = true;	/* any length could follow */
+		return xdr_fail(c, XDR_TRUNCATED);
+	}
 	if (!xdr_u32(c, &v))
 		return false;
 	if (v > max || xdr_padded(v) > xdr_wire_left(c))

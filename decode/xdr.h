@@ -56,6 +56,18 @@ struct xdr {
 	   Never for output (the value is not what was sent).  xdr_init
 	   clears it. */
 	bool pass_cut;
+	/* Shape completion (decode/shape.c): a field the capture cut reads
+	   as its captured bytes followed by the smallest value (at least 1:
+	   a valid ftype, mode, time), a bool past the cut as the next bit of
+	   `choices` (choice_n counts them), so the decode runs to the end of
+	   one of the result's possible layouts and its length can be held
+	   to the wire length.  A length word past the cut (any length could
+	   follow), or more bools than choices holds, sets `open`: the
+	   completion cannot be pinned.  xdr_init clears it. */
+	bool complete;
+	bool open;
+	uint8_t choice_n;
+	uint32_t choices;
 };
 
 void xdr_init(struct xdr *c, const uint8_t *buf, uint32_t cap, uint32_t len);
