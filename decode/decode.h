@@ -590,7 +590,7 @@ void dec_xidmap_answered(struct dec_xidmap *m, const struct dec_xid_key *k,
  * TCP hole is delivered when the hole is given up, after its reply; a call
  * on another flow; a clock that stamped the reply first.  A reply is held
  * with a copy of its captured bytes; the call that arrives takes every
- * held reply with its addresses and xid (any ports) stamped no earlier
+ * held reply with its addresses, ports and xid stamped no earlier
  * than the call minus the skew tolerance, oldest first.  Bounded: at most
  * nslots replies and mem_max bytes (what does not fit is not held); a reply
  * waits at most hold_ns of capture time.  Taken and timed-out replies come

@@ -218,6 +218,8 @@ dec_late_take(struct dec_late *l, const struct dec_xid_key *k,
 			const struct late_slot *s = &l->slot[i];
 
 			if (s->key.xid != k->xid ||
+			    s->key.client_port != k->client_port ||
+			    s->key.server_port != k->server_port ||
 			    !cap_addr_eq(&s->key.client, &k->client) ||
 			    !cap_addr_eq(&s->key.server, &k->server) ||
 			    (call_ts_ns > s->m.ts_ns &&

@@ -1313,6 +1313,21 @@ test_late_replies(void)
 	msg_init(&m, &w, &sv, &cl, 13000000);
 	m.ts_ns = 13 * (int64_t)1000000000;
 	CHECK(!dec_message(d, &m, &out) && dec_held(d));
+	/* a call with that xid from another client port (another mount's
+	   transport with its own xids, another TCP connection) does not
+	   take it; the one from the reply's port does */
+	m.dport = 900;
+	CHECK(!dec_message(d, &m, &out) && dec_held(d));	/* 2nd reply */
+	getattr_call(&w, 0x9000);
+	msg_init(&m, &w, &cl, &sv, 13000001);
+	m.ts_ns = 13 * (int64_t)1000000000 + 1;
+	m.sport = 901;
+	CHECK(dec_message(d, &m, &out) && dec_next(d, &out, &rpc) == NULL);
+	m.sport = 900;
+	CHECK(dec_message(d, &m, &out));
+	hm = dec_next(d, &out, &rpc);
+	CHECK(hm != NULL && rpc && out.call_seen && hm->dport == 900);
+	CHECK(dec_next(d, &out, &rpc) == NULL);
 	dec_free(d);
 }
 
