@@ -288,7 +288,8 @@ static void s_sizes(void)
 	}
 }
 
-/* writes: UNSTABLE WRITEs (granted FILE_SYNC with --sync-export), a COMMIT
+/* writes: UNSTABLE WRITEs (granted FILE_SYNC with --sync-export; FILE_SYNC
+ * asked by PCT of each 100 with --sync-client PCT), a COMMIT
  * after every 10th; the server's verifier changes --verf-change-at s in. */
 static void s_writes(void)
 {
@@ -308,8 +309,16 @@ static void s_writes(void)
 		x.op.count = 4096 * (1 + rnd(8));
 		x.op.set_offset = true;
 		x.op.offset = k * 32768;
-		x.op.want_stable = 1 + S_UNSTABLE;
-		x.op.want_committed = 1 + (so->sync_export ? S_FILE_SYNC : S_UNSTABLE);
+		/* --sync-client: the first PCT of each client's every 100
+		 * WRITEs ask FILE_SYNC (and are granted it) */
+		if ((k / so->clients) % 100 < so->sync_client) {
+			x.op.want_stable = 1 + S_FILE_SYNC;
+			x.op.want_committed = 1 + S_FILE_SYNC;
+		} else {
+			x.op.want_stable = 1 + S_UNSTABLE;
+			x.op.want_committed = 1 + (so->sync_export ? S_FILE_SYNC :
+						   S_UNSTABLE);
+		}
 		x.op.verf = changed ? vb : va;
 		xop_run(&x);
 		if (k % 10 == 9) {
