@@ -423,6 +423,24 @@ def t_commit_phase():
                                          "1", "--seed", "3"], ["--threshold", "commit_min=49"])
     eq(len(find(rep, "commit_storm", client="10.0.0.2")), 1,
        "commit-phase: commit_min=49 finds client 2's 49")
+    # a COMMIT at the end of the bulk write after the phase (3 s later,
+    # within commit_gap_s) once made the phase's ratio 0.15 and hid it
+    # (lab-commit-phase): the phase ends where it last held its ratio
+    truth, rep = run("commit-phase-tail", ["--scenario", "commit-phase", "--rate", "100",
+                                           "--repeat", "50", "--clients", "4", "--servers",
+                                           "1", "--seed", "3", "--tail-commit"])
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False), ("10.0.0.3", False),
+                    ("10.0.0.4", True)):
+        tag = "commit-phase-tail %s" % c
+        cs = sorted(o["first_call_ns"] for o in truth if o["client"] == c and o["proc"] == 21)
+        loop = cs[:-1]     # the last is the tail COMMIT
+        check(cs[-1] - loop[-1] > 3 * 10**9, tag + ": the tail COMMIT is 3 s after the phase")
+        got = find(rep, "commit_storm", client=c)
+        eq(len(got), 1 if fire else 0, tag + " (%d COMMITs in the phase)" % len(loop))
+        if fire and got:
+            eq(got[0]["count"], len(loop), tag + " COMMITs")
+            eq(got[0]["start"], us_time(loop[0]), tag + " start (first COMMIT)")
+            eq(got[0]["end"], us_time(loop[-1]), tag + " end (last COMMIT of the phase)")
 
 
 def t_short_io():

@@ -498,7 +498,8 @@ static void phase_writes(uint32_t c, double rate, double secs, int64_t t0)
 }
 
 /* commit-phase: each client writes at --rate for 3 s, then (100 ms later)
- * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s.
+ * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s
+ * (--tail-commit: then one COMMIT, 10 ms after the last WRITE).
  * The phase: client 0 --repeat WRITE+COMMIT pairs (fires); client 1
  * --repeat - 1 pairs (one COMMIT short of commit_min); client 2 --repeat
  * COMMITs after two WRITEs each plus one more WRITE every 10th (10 per
@@ -523,6 +524,10 @@ static void s_commit_phase(void)
 			phase_op(c, NFS3_COMMIT, k);
 		}
 		phase_writes(c, so->rate, 3, net_now + 100000000);
+		if (so->tail_commit) {	/* fsync after the bulk write */
+			at(net_now + 10000000);
+			phase_op(c, NFS3_COMMIT, n);
+		}
 	}
 }
 
