@@ -5,7 +5,7 @@
  *
  *   labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]
  *             [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]
- *             [--stable unstable|data|file] [--nocap] --out FILE PHASE...
+ *             [--stable unstable|data|file] [--nocap 0|1] --out FILE PHASE...
  *   PHASE = mixed[:FILES] | getattr:SECONDS | rewrite:COUNT | rw:BYTES |
  *           pipe:BYTES (TCP: --depth READs/WRITEs in flight, default 8) |
  *           sleep:SECONDS (no calls)
@@ -25,7 +25,7 @@
  * short READs (fewer bytes than asked, not at EOF) and short WRITEs (reply
  * count below the count sent: the rest is sent again); each phase's
  * start and end (CLOCK_REALTIME, the captures' clock) and calls.
- * --nocap: rsize/wsize are not lowered to FSINFO's rtmax/wtmax (a client
+ * --nocap 1: rsize/wsize are not lowered to FSINFO's rtmax/wtmax (a client
  * asking more than the export allows).
  * Exits 1 if a call is never answered or an RPC is refused.
  */
