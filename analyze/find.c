@@ -25,6 +25,7 @@ static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_SHORT_IO] = "short_io",
 	[AN_F_SLOW_SERVER] = "slow_server",
 	[AN_F_LATENCY_SHIFT] = "latency_shift",
+	[AN_F_SYNC_CLIENT] = "sync_client",
 };
 
 static const char *const meanings[AN_F_NKINDS] = {
@@ -85,6 +86,12 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"usual: a load spike, a backup or scrub, a failover or a "
 		"network problem at that time; the evidence names the "
 		"intervals and the procedures.",
+	[AN_F_SYNC_CLIENT] = "The client itself asks for stable writes "
+		"(FILE_SYNC or DATA_SYNC) for most WRITEs: every write waits "
+		"for the server's disk.  The application opens with O_SYNC/"
+		"O_DSYNC, the mount has the 'sync' option, or (Linux) each "
+		"flush fits in one WRITE (small files written and closed); "
+		"the export is not to blame (compare sync_export).",
 };
 
 const char *an_find_kind_name(enum an_find_kind k)
@@ -113,6 +120,8 @@ void an_find_config_default(struct an_find_config *c)
 	c->error_gap_s = 5;
 	c->sync_share = 0.9;
 	c->sync_min = 20;
+	c->sync_client_share = 0.5;
+	c->sync_client_min = 20;
 	c->size_share = 90;
 	c->short_io_min = 10;
 	c->short_io_share = 0.05;

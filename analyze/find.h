@@ -3,7 +3,7 @@
  * verdicts.
  *
  * Purpose: turn operations and figures into the few statements an admin
- * needs: storms, capped transfer sizes, sync exports, server restarts,
+ * needs: storms, capped transfer sizes, sync exports and clients, server restarts,
  * error bursts, retransmit causes.  Each finding carries kind, time span,
  * client/server (when one applies), handle and path (when one applies),
  * count, peak rate (per second), evidence and one sentence of meaning.
@@ -68,7 +68,7 @@ enum an_find_kind {
 	AN_F_NOENT_REPEAT, AN_F_COMMIT_STORM, AN_F_SIZE_CAPPED,
 	AN_F_SYNC_EXPORT, AN_F_SERVER_RESTART, AN_F_ERROR_BURST,
 	AN_F_RETRANSMITS, AN_F_SHORT_IO, AN_F_SLOW_SERVER, AN_F_LATENCY_SHIFT,
-	AN_F_NKINDS
+	AN_F_SYNC_CLIENT, AN_F_NKINDS
 };
 
 struct an_finding {
@@ -105,6 +105,9 @@ struct an_find_config {
 	uint32_t error_gap_s;	/* quiet seconds inside a burst: 5 */
 	double sync_share;	/* UNSTABLE asked, FILE_SYNC granted: 0.9 */
 	uint32_t sync_min;	/* with at least this many writes: 20 */
+	double sync_client_share;	/* WRITEs asked FILE_SYNC or DATA_SYNC
+					   by the client: 0.5 */
+	uint32_t sync_client_min;	/* with at least this many: 20 */
 	uint32_t size_share;	/* % of calls at the dominant size: 90 */
 	uint32_t short_io_min;	/* short READs + WRITEs per pair: 10 */
 	double short_io_share;	/* or under this share of its READs +

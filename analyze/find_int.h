@@ -65,6 +65,12 @@ struct srun {
 	uint64_t n, writes, total;	/* up to last_dense */
 	uint64_t pn, pwrites, ptotal;	/* after last_dense */
 	uint32_t peak;			/* most in one window */
+	/* COMMIT phases: the run up to the last dense bucket at which the
+	 * phase as a whole still held commit_per_write (a lone COMMIT after
+	 * a bulk write, within commit_gap_s, must not swallow the phase) */
+	uint64_t ok_n, ok_writes;
+	int64_t ok_last_dense;
+	uint16_t ok_last_us;
 };
 
 struct storms {

@@ -108,6 +108,12 @@ static void srun_add(const struct an_find *f, struct storms *st,
 	u->pn = u->pwrites = u->ptotal = 0;
 	u->last_dense = b;
 	u->last_us = x->last_us[c];
+	if (r == R_PHASE && phase_ratio(f, u->n, u->writes)) {
+		u->ok_n = u->n;
+		u->ok_writes = u->writes;
+		u->ok_last_dense = u->last_dense;
+		u->ok_last_us = u->last_us;
+	}
 }
 
 struct span {
@@ -137,10 +143,18 @@ static void ts(int64_t ns, char *b, size_t n)
 }
 
 static bool phase_describe(const struct an_find *f, const struct subj *s,
-			   const struct srun *u, struct an_finding *o)
+			   const struct srun *run, struct an_finding *o)
 {
-	struct span sp = run_span(u);
+	struct srun held = *run, *u = &held;
+	struct span sp;
 	char a[64], t0[32], t1[32];
+
+	/* the phase ends where it last held its ratio (srun_add) */
+	u->n = run->ok_n;
+	u->writes = run->ok_writes;
+	u->last_dense = run->ok_last_dense;
+	u->last_us = run->ok_last_us;
+	sp = run_span(u);
 
 	if (u->n < f->cfg.commit_min || !phase_ratio(f, u->n, u->writes))
 		return false;

@@ -219,16 +219,64 @@ static void find_short_io(struct an_find *f, const struct an_pair *p,
 			 srv->rtmax, srv->wtmax);
 }
 
+/* WRITEs of a pair asked with stable_how `asked` (0 UNSTABLE, 1 DATA_SYNC,
+ * 2 FILE_SYNC), whatever was granted (known or not). */
+static uint64_t asked_as(const struct an_pair *p, int asked)
+{
+	return p->stable[asked][0] + p->stable[asked][1] + p->stable[asked][2] +
+	       p->stable[asked][3];
+}
+
+/*
+ * Who makes the writes synchronous.  sync_export: the client asks
+ * UNSTABLE and the server answers FILE_SYNC.  sync_client: the client
+ * itself asks FILE_SYNC or DATA_SYNC for most of its WRITEs.
+ */
+static void find_sync(struct an_find *f, const struct an_pair *p)
+{
+	uint64_t unst = p->stable[0][0] + p->stable[0][1] + p->stable[0][2];
+	uint64_t dsync = asked_as(p, 1), fsync = asked_as(p, 2);
+	uint64_t all = asked_as(p, 0) + dsync + fsync;
+	struct an_finding *o;
+	char a[64], b[64];
+
+	if (unst >= f->cfg.sync_min &&
+	    (double)p->stable[0][2] >= f->cfg.sync_share * (double)unst &&
+	    (o = emit(f, AN_F_SYNC_EXPORT)) != NULL) {
+		o->have_client = o->have_server = true;
+		o->client = p->client;
+		o->server = p->server;
+		o->count = p->stable[0][2];
+		snprintf(o->evidence, sizeof(o->evidence),
+			 "%s -> %s: %" PRIu64 " of %" PRIu64 " UNSTABLE "
+			 "WRITEs were granted FILE_SYNC; %" PRIu64
+			 " COMMITs", astr(&p->client, a),
+			 astr(&p->server, b), p->stable[0][2], unst,
+			 p->commits);
+	}
+	if (dsync + fsync < f->cfg.sync_client_min ||
+	    (double)(dsync + fsync) < f->cfg.sync_client_share * (double)all ||
+	    (o = emit(f, AN_F_SYNC_CLIENT)) == NULL)
+		return;
+	o->have_client = o->have_server = true;
+	o->client = p->client;
+	o->server = p->server;
+	o->count = dsync + fsync;
+	snprintf(o->evidence, sizeof(o->evidence),
+		 "%s -> %s: %" PRIu64 " of %" PRIu64 " WRITEs asked stable "
+		 "(%" PRIu64 " FILE_SYNC, %" PRIu64 " DATA_SYNC), %" PRIu64
+		 " UNSTABLE; %" PRIu64 " COMMITs", astr(&p->client, a),
+		 astr(&p->server, b), dsync + fsync, all, fsync, dsync,
+		 asked_as(p, 0), p->commits);
+}
+
 static void find_pairs(struct an_find *f, const struct an_figs *figs)
 {
 	uint32_t k;
-	char a[64], b[64];
 
 	for (k = 0; k < an_figs_npairs(figs); k++) {
 		const struct an_pair *p = an_figs_pair(figs, k);
 		const struct an_server *srv = an_figs_server_find(figs, &p->server);
-		uint64_t unst = p->stable[0][0] + p->stable[0][1] +
-				p->stable[0][2];
 		struct an_finding *o;
 		int w;
 
@@ -251,20 +299,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			snprintf(o->evidence, sizeof(o->evidence), "%s", v);
 		}
 		find_short_io(f, p, srv);
-		if (unst >= f->cfg.sync_min &&
-		    (double)p->stable[0][2] >= f->cfg.sync_share * (double)unst &&
-		    (o = emit(f, AN_F_SYNC_EXPORT)) != NULL) {
-			o->have_client = o->have_server = true;
-			o->client = p->client;
-			o->server = p->server;
-			o->count = p->stable[0][2];
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "%s -> %s: %" PRIu64 " of %" PRIu64 " UNSTABLE "
-				 "WRITEs were granted FILE_SYNC; %" PRIu64
-				 " COMMITs", astr(&p->client, a),
-				 astr(&p->server, b), p->stable[0][2], unst,
-				 p->commits);
-		}
+		find_sync(f, p);
 	}
 }
 

@@ -763,6 +763,7 @@ static const struct {
 	D(commit_per_write, 0, 1e6), U(commit_min, 1, 1e9),
 	U(commit_gap_s, 0, 3600), U(error_min, 1, 1e9),
 	U(error_gap_s, 0, 3600), D(sync_share, 0, 1), U(sync_min, 1, 1e9),
+	D(sync_client_share, 0, 1), U(sync_client_min, 1, 1e9),
 	U(size_share, 1, 100), U(short_io_min, 1, 1e9), D(short_io_share, 0, 1),
 	U(slow_ms, 1, 3600000), U(slow_min, 1, 1e9),
 	U(shift_interval_s, 1, 86400), D(shift_factor, 1, 1e6),

@@ -252,6 +252,7 @@ def t_writes(sync):
         eq(p["bytes_written"], sum(o["count"] for o in ws), tag + " bytes written")
     got = find(rep, "sync_export")
     eq(len(got), 2 if sync else 0, tag + " sync_export findings")
+    eq(len(find(rep, "sync_client")), 0, tag + " no sync_client (the client asks UNSTABLE)")
     for f in got:
         n = sum(1 for o in truth if o["client"] == f["client"] and o["proc"] == 7)
         eq(f["count"], n, tag + " sync_export count")
@@ -267,6 +268,34 @@ def t_writes(sync):
     r = find(rep, "server_restart")
     eq(len(r), 1, tag + " server_restart finding")
     eq(len(find(rep, "commit_storm")), 0, tag + " no commit_storm (0.1 COMMIT per WRITE)")
+
+
+def t_sync_client():
+    # the client itself asks FILE_SYNC: sync_client at sync_client_min (20)
+    # stable WRITEs and not at 19; at sync_client_share (0.5) of the WRITEs
+    # and not at 0.49; never sync_export (no UNSTABLE WRITE granted
+    # FILE_SYNC); sync_client_min=19 moves the first case over the line
+    for count, pct, rep_args, fire in ((19, 100, (), False), (20, 100, (), True),
+                                       (100, 49, (), False), (100, 50, (), True),
+                                       (19, 100, ("--threshold", "sync_client_min=19"),
+                                        True)):
+        tag = "sync-client %d writes, %d%%%s" % (count, pct, " " + rep_args[1]
+                                                  if rep_args else "")
+        truth, rep = run("sync-client-%d-%d-%d" % (count, pct, len(rep_args)),
+                         ["--scenario", "writes", "--count", str(count), "--clients", "1",
+                          "--servers", "1", "--rate", "400", "--sync-client", str(pct),
+                          "--seed", "9"], rep_args)
+        ws = [o for o in truth if o["proc"] == 7]
+        stable = sum(1 for o in ws if o["stable"] == 2)
+        eq(stable, count * pct // 100, tag + " FILE_SYNC WRITEs in the generator")
+        eq(len(find(rep, "sync_export")), 0, tag + " no sync_export")
+        got = find(rep, "sync_client")
+        eq(len(got), 1 if fire else 0, tag + " sync_client finding")
+        if got:
+            eq(got[0]["count"], stable, tag + " sync_client count")
+            check("%d of %d WRITEs asked stable (%d FILE_SYNC, 0 DATA_SYNC), %d UNSTABLE"
+                  % (stable, len(ws), stable, len(ws) - stable) in got[0]["evidence"],
+                  tag + " evidence: " + got[0]["evidence"])
 
 
 # ------------------------------------------------------------ storms --
@@ -394,6 +423,24 @@ def t_commit_phase():
                                          "1", "--seed", "3"], ["--threshold", "commit_min=49"])
     eq(len(find(rep, "commit_storm", client="10.0.0.2")), 1,
        "commit-phase: commit_min=49 finds client 2's 49")
+    # a COMMIT at the end of the bulk write after the phase (3 s later,
+    # within commit_gap_s) once made the phase's ratio 0.15 and hid it
+    # (lab-commit-phase): the phase ends where it last held its ratio
+    truth, rep = run("commit-phase-tail", ["--scenario", "commit-phase", "--rate", "100",
+                                           "--repeat", "50", "--clients", "4", "--servers",
+                                           "1", "--seed", "3", "--tail-commit"])
+    for c, fire in (("10.0.0.1", True), ("10.0.0.2", False), ("10.0.0.3", False),
+                    ("10.0.0.4", True)):
+        tag = "commit-phase-tail %s" % c
+        cs = sorted(o["first_call_ns"] for o in truth if o["client"] == c and o["proc"] == 21)
+        loop = cs[:-1]     # the last is the tail COMMIT
+        check(cs[-1] - loop[-1] > 3 * 10**9, tag + ": the tail COMMIT is 3 s after the phase")
+        got = find(rep, "commit_storm", client=c)
+        eq(len(got), 1 if fire else 0, tag + " (%d COMMITs in the phase)" % len(loop))
+        if fire and got:
+            eq(got[0]["count"], len(loop), tag + " COMMITs")
+            eq(got[0]["start"], us_time(loop[0]), tag + " start (first COMMIT)")
+            eq(got[0]["end"], us_time(loop[-1]), tag + " end (last COMMIT of the phase)")
 
 
 def t_short_io():
@@ -546,6 +593,7 @@ def main():
     t_sizes("no-fsinfo", 0, 32768, "udp")
     t_writes(True)
     t_writes(False)
+    t_sync_client()
     t_storm("getattr-storm", 1, 500)
     t_storm("access-storm", 4, 500)
     t_storm("lookup-storm", 3, 500)

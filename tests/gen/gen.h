@@ -262,6 +262,8 @@ struct scen_opts {
 	uint32_t retrans_ivl_us, repeat, burst, error_status;
 	uint32_t server_rtmax, server_wtmax;
 	bool sync_export, xid_reuse;
+	uint32_t sync_client;	/* writes: % of each client's 100 asked FILE_SYNC */
+	bool tail_commit;	/* commit-phase: a COMMIT after the last writes */
 	double verf_change_at;	/* seconds after the start; < 0: never */
 };
 /* Run a scripted scenario; false if the name is unknown. */

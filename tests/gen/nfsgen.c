@@ -457,9 +457,10 @@ static void usage(void)
 	      "  --scenario mixed|sizes|writes|getattr-storm|access-storm|lookup-storm|\n"
 	      "             commit-storm|commit-phase|noent|errors|short-io|slow-server|\n"
 	      "             pipeline|late-calls|skew   (scripted; see README.md)\n"
-	      "  --server-rtmax N --server-wtmax N --sync-export --verf-change-at S\n"
+	      "  --server-rtmax N --server-wtmax N --sync-export --sync-client PCT\n"
+	      "  --verf-change-at S\n"
 	      "  --unanswered P --retrans-ivl-us N --rate R --duration S --repeat N\n"
-	      "  --burst N --error-status N\n", stderr);
+	      "  --burst N --error-status N --tail-commit\n", stderr);
 	exit(2);
 }
 
@@ -473,7 +474,7 @@ int main(int argc, char **argv)
 		O_SERVERS, O_ERRORS, O_RPCERRORS, O_ACKS, O_NFS2, O_MOUNT, O_PMAP,
 		O_NLM, O_ALL, O_MULTIFRAG_HDR, O_OPSTRUTH, O_SCEN, O_RTMAX, O_WTMAX,
 		O_SYNC, O_VERFAT, O_UNANS, O_RIVL, O_RATE, O_DUR, O_REPEAT, O_BURST,
-		O_ERRST,
+		O_ERRST, O_SYNCCL, O_TAILC,
 	};
 	static const struct option lo[] = {
 		{ "out", 1, NULL, 'o' }, { "truth", 1, NULL, 't' },
@@ -501,7 +502,8 @@ int main(int argc, char **argv)
 		{ "unanswered", 1, NULL, O_UNANS }, { "retrans-ivl-us", 1, NULL, O_RIVL },
 		{ "rate", 1, NULL, O_RATE }, { "duration", 1, NULL, O_DUR },
 		{ "repeat", 1, NULL, O_REPEAT }, { "burst", 1, NULL, O_BURST },
-		{ "error-status", 1, NULL, O_ERRST },
+		{ "error-status", 1, NULL, O_ERRST }, { "sync-client", 1, NULL, O_SYNCCL },
+		{ "tail-commit", 0, NULL, O_TAILC },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct net_cfg nc = { .link = LINK_ETH, .snaplen = 262144, .mss = 1448, .csum = true,
@@ -568,6 +570,8 @@ int main(int argc, char **argv)
 		case O_RTMAX: so.server_rtmax = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_WTMAX: so.server_wtmax = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_SYNC: so.sync_export = true; break;
+		case O_TAILC: so.tail_commit = true; break;
+		case O_SYNCCL: so.sync_client = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_VERFAT: so.verf_change_at = atof(optarg); break;
 		case O_UNANS: so.unanswered = atof(optarg); break;
 		case O_RIVL: so.retrans_ivl_us = (uint32_t)strtoul(optarg, NULL, 0); break;

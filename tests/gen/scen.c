@@ -288,7 +288,8 @@ static void s_sizes(void)
 	}
 }
 
-/* writes: UNSTABLE WRITEs (granted FILE_SYNC with --sync-export), a COMMIT
+/* writes: UNSTABLE WRITEs (granted FILE_SYNC with --sync-export; FILE_SYNC
+ * asked by PCT of each 100 with --sync-client PCT), a COMMIT
  * after every 10th; the server's verifier changes --verf-change-at s in. */
 static void s_writes(void)
 {
@@ -308,8 +309,16 @@ static void s_writes(void)
 		x.op.count = 4096 * (1 + rnd(8));
 		x.op.set_offset = true;
 		x.op.offset = k * 32768;
-		x.op.want_stable = 1 + S_UNSTABLE;
-		x.op.want_committed = 1 + (so->sync_export ? S_FILE_SYNC : S_UNSTABLE);
+		/* --sync-client: the first PCT of each client's every 100
+		 * WRITEs ask FILE_SYNC (and are granted it) */
+		if ((k / so->clients) % 100 < so->sync_client) {
+			x.op.want_stable = 1 + S_FILE_SYNC;
+			x.op.want_committed = 1 + S_FILE_SYNC;
+		} else {
+			x.op.want_stable = 1 + S_UNSTABLE;
+			x.op.want_committed = 1 + (so->sync_export ? S_FILE_SYNC :
+						   S_UNSTABLE);
+		}
 		x.op.verf = changed ? vb : va;
 		xop_run(&x);
 		if (k % 10 == 9) {
@@ -489,7 +498,8 @@ static void phase_writes(uint32_t c, double rate, double secs, int64_t t0)
 }
 
 /* commit-phase: each client writes at --rate for 3 s, then (100 ms later)
- * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s.
+ * a phase of COMMITs at 50/s, then (100 ms later) writes again for 3 s
+ * (--tail-commit: then one COMMIT, 10 ms after the last WRITE).
  * The phase: client 0 --repeat WRITE+COMMIT pairs (fires); client 1
  * --repeat - 1 pairs (one COMMIT short of commit_min); client 2 --repeat
  * COMMITs after two WRITEs each plus one more WRITE every 10th (10 per
@@ -514,6 +524,10 @@ static void s_commit_phase(void)
 			phase_op(c, NFS3_COMMIT, k);
 		}
 		phase_writes(c, so->rate, 3, net_now + 100000000);
+		if (so->tail_commit) {	/* fsync after the bulk write */
+			at(net_now + 10000000);
+			phase_op(c, NFS3_COMMIT, n);
+		}
 	}
 }
 

@@ -5,9 +5,10 @@
  *
  *   labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]
  *             [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]
- *             --out FILE PHASE...
+ *             [--stable unstable|data|file] [--nocap 0|1] --out FILE PHASE...
  *   PHASE = mixed[:FILES] | getattr:SECONDS | rewrite:COUNT | rw:BYTES |
- *           pipe:BYTES (TCP: --depth READs/WRITEs in flight, default 8)
+ *           pipe:BYTES (TCP: --depth READs/WRITEs in flight, default 8) |
+ *           sleep:SECONDS (no calls)
  *
  * Bodies are encoded and decoded by rpcgen's routines for tests/gen/nfs3.x
  * and RPC headers by libtirpc's xdr_callmsg/xdr_replymsg: nothing here
@@ -19,7 +20,13 @@
  *
  * --out gets the client-side ground truth as JSON: per procedure the calls
  * made (one per operation), transmissions, re-sends, NFS/MOUNT errors; the
- * xids that were re-sent; READ and WRITE counts by size; the FSINFO seen.
+ * xids that were re-sent; READ and WRITE counts by size; the FSINFO seen;
+ * WRITEs by stable_how asked/committed (--stable: what every WRITE asks);
+ * short READs (fewer bytes than asked, not at EOF) and short WRITEs (reply
+ * count below the count sent: the rest is sent again); each phase's
+ * start and end (CLOCK_REALTIME, the captures' clock) and calls.
+ * --nocap 1: rsize/wsize are not lowered to FSINFO's rtmax/wtmax (a client
+ * asking more than the export allows).
  * Exits 1 if a call is never answered or an RPC is refused.
  */
 #include <errno.h>
@@ -44,6 +51,8 @@
 #define NPROC		32	/* NFSv3 has 22 procedures, MOUNTv3 6 */
 #define MAX_RESEND	1024	/* xids re-sent that the record lists */
 #define BUF_MAX		(1024 * 1024 + 4096)	/* a 1 MiB WRITE and headers */
+#define MAX_PHASES	16
+#define SEND_BUCKETS	1024	/* a phase's sends per 10 ms, its first 10.24 s */
 
 static const char *const nfs3_names[22] = {
 	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ",
@@ -90,6 +99,19 @@ struct lab {
 	bool have_fsinfo;
 	unsigned seq;			/* names of created files */
 	int depth;			/* calls in flight in pipe: phases */
+	int stable;			/* stable_how every WRITE asks */
+	bool nocap;			/* keep rsize/wsize above FSINFO's */
+	uint64_t stable_count[3][3];	/* WRITEs: asked x committed */
+	uint64_t short_reads, short_writes;
+	struct {
+		const char *spec;
+		int64_t start_ns, end_ns;	/* before its first call, after
+						   its last reply */
+		int64_t first_call_ns, last_call_ns, max_gap_ns;	/* sends */
+		uint64_t calls[NPROC];
+		uint32_t sends[SEND_BUCKETS];	/* per 10 ms from start_ns */
+	} phases[MAX_PHASES];
+	int nphases;
 };
 
 #define DEPTH_MAX	64
@@ -300,6 +322,34 @@ static size_t encode_call(struct lab *L, struct conn *c, uint32_t proc, xdrproc_
 	return len;
 }
 
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A call is about to go out: the phase's first and last send and the
+ * longest pause between two sends (a loaded machine stalls the client). */
+static void note_send(struct lab *L)
+{
+	int64_t now = realtime_ns(), b;
+
+	if (!L->nphases)
+		return;		/* MNT, FSINFO before the phases */
+	b = (now - L->phases[L->nphases - 1].start_ns) / 10000000;
+	if (b >= 0 && b < SEND_BUCKETS)
+		L->phases[L->nphases - 1].sends[b]++;
+	if (L->phases[L->nphases - 1].first_call_ns == 0)
+		L->phases[L->nphases - 1].first_call_ns = now;
+	else if (now - L->phases[L->nphases - 1].last_call_ns >
+		 L->phases[L->nphases - 1].max_gap_ns)
+		L->phases[L->nphases - 1].max_gap_ns =
+			now - L->phases[L->nphases - 1].last_call_ns;
+	L->phases[L->nphases - 1].last_call_ns = now;
+}
+
 static struct proc_count *count_of(struct lab *L, struct conn *c, uint32_t proc)
 {
 	return c->prog == NFS_PROG ? &L->nfs_count[proc] : &L->mnt_count[proc];
@@ -315,6 +365,7 @@ static void rpc(struct lab *L, struct conn *c, uint32_t proc, xdrproc_t xargs, v
 	ssize_t n;
 
 	pc->calls++;
+	note_send(L);
 	n = exchange(L, c, len, xid, pc, fname);
 	if (n < 0) {
 		fprintf(stderr, "labclient: %s xid 0x%08x: no reply\n", fname, xid);
@@ -404,9 +455,9 @@ static void do_fsinfo(struct lab *L)
 	L->fsinfo = r.fsinfo.FSINFO3res_u.resok;
 	L->have_fsinfo = true;
 	/* like a real client: never ask for more than the server allows */
-	if (L->rsize > L->fsinfo.rtmax)
+	if (!L->nocap && L->rsize > L->fsinfo.rtmax)
 		L->rsize = L->fsinfo.rtmax;
-	if (L->wsize > L->fsinfo.wtmax)
+	if (!L->nocap && L->wsize > L->fsinfo.wtmax)
 		L->wsize = L->fsinfo.wtmax;
 	xdr_free((xdrproc_t)xdr_FSINFO3res, (char *)&r);
 }
@@ -469,16 +520,27 @@ static nfs_fh3 do_create(struct lab *L, const char *fname)
 	return fh;
 }
 
-static void do_write(struct lab *L, nfs_fh3 fh, uint64_t off, uint32_t count, char *data)
+/* WRITE at --stable; returns the count the server granted (> 0) */
+static uint32_t do_write(struct lab *L, nfs_fh3 fh, uint64_t off, uint32_t count,
+			 char *data)
 {
-	WRITE3args a = { fh, off, count, UNSTABLE, { count, data } };
+	WRITE3args a = { fh, off, count, (stable_how)L->stable, { count, data } };
 	union res r;
+	uint32_t got;
+	int committed;
 
 	sizes_add(&L->writes, count);
 	CALL(L, &L->nfs, 7, xdr_WRITE3args, &a, xdr_WRITE3res, &r);
 	if (status_of(L, &L->nfs, 7, &r))
 		die("WRITE failed");
+	got = r.write.WRITE3res_u.resok.count;
+	committed = (int)r.write.WRITE3res_u.resok.committed;
+	if (got == 0 || got > count || committed < 0 || committed > 2)
+		die("WRITE granted nothing, more than asked, or a bad stable_how");
+	L->stable_count[L->stable][committed]++;
+	L->short_writes += got < count;
 	xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&r);
+	return got;
 }
 
 static void do_commit(struct lab *L, nfs_fh3 fh, uint64_t off, uint32_t count)
@@ -505,6 +567,7 @@ static uint32_t do_read(struct lab *L, nfs_fh3 fh, uint64_t off, uint32_t count,
 	if (!status_of(L, &L->nfs, 6, &r)) {
 		got = r.read.READ3res_u.resok.count;
 		*eof = r.read.READ3res_u.resok.eof;
+		L->short_reads += got < count && !*eof;
 	}
 	xdr_free((xdrproc_t)xdr_READ3res, (char *)&r);
 	return got;
@@ -600,7 +663,8 @@ static char *pattern(uint32_t n)
 	return p;
 }
 
-/* Write `bytes` in wsize chunks (UNSTABLE), one COMMIT, read it all back. */
+/* Write `bytes` in wsize chunks (--stable; a short WRITE's rest is sent
+ * again), one COMMIT, read it all back. */
 static void phase_rw(struct lab *L, uint64_t bytes)
 {
 	char fname[64], *data = pattern(L->wsize);
@@ -610,10 +674,11 @@ static void phase_rw(struct lab *L, uint64_t bytes)
 
 	snprintf(fname, sizeof(fname), "rw-%u", L->seq++);
 	fh = do_create(L, fname);
-	for (off = 0; off < bytes; off += L->wsize) {
-		uint32_t n = bytes - off < L->wsize ? (uint32_t)(bytes - off) : L->wsize;
+	for (off = 0; off < bytes; ) {
+		uint32_t room = L->wsize - (uint32_t)(off % L->wsize);	/* of the chunk */
+		uint32_t n = bytes - off < room ? (uint32_t)(bytes - off) : room;
 
-		do_write(L, fh, off, n, data);
+		off += do_write(L, fh, off, n, data + (off % L->wsize));
 	}
 	do_commit(L, fh, 0, 0);
 	for (off = 0; !eof; ) {
@@ -720,6 +785,7 @@ static void pipe_send(struct lab *L, struct window *w, uint32_t proc, xdrproc_t 
 	memcpy(L->sbuf, &mark, 4);
 	pc->calls++;
 	pc->sent++;
+	note_send(L);
 	if (write_all(L->nfs.fd, L->sbuf, len + 4) < 0)
 		die("cannot send a pipelined call");
 	w->xid[w->n] = xid;
@@ -805,6 +871,14 @@ static void run_phase(struct lab *L, const char *spec)
 {
 	const char *arg = strchr(spec, ':');
 	double v = arg ? strtod(arg + 1, NULL) : 0;
+	int k = L->nphases++;
+
+	if (k == MAX_PHASES)
+		die("more phases than the record holds");
+	L->phases[k].spec = spec;
+	for (int i = 0; i < NPROC; i++)
+		L->phases[k].calls[i] = L->nfs_count[i].calls;
+	L->phases[k].start_ns = realtime_ns();
 
 	if (!strncmp(spec, "mixed", 5))
 		phase_mixed(L, arg ? (unsigned)v : 3);
@@ -816,8 +890,15 @@ static void run_phase(struct lab *L, const char *spec)
 		phase_rw(L, (uint64_t)v);
 	else if (!strncmp(spec, "pipe:", 5))
 		phase_pipe(L, (uint64_t)v);
-	else
+	else if (!strncmp(spec, "sleep:", 6)) {
+		struct timespec ts = { (time_t)v, (long)((v - (double)(time_t)v) * 1e9) };
+
+		nanosleep(&ts, NULL);	/* idle: no call */
+	} else
 		die("unknown phase");
+	L->phases[k].end_ns = realtime_ns();
+	for (int i = 0; i < NPROC; i++)
+		L->phases[k].calls[i] = L->nfs_count[i].calls - L->phases[k].calls[i];
 }
 
 /* ------------------------------------------------------------ record -- */
@@ -846,6 +927,66 @@ static void put_sizes(FILE *f, const char *key, const struct sizes *s)
 	fputs("}", f);
 }
 
+static const char *const stable_names[3] = { "UNSTABLE", "DATA_SYNC", "FILE_SYNC" };
+
+/* WRITEs by "ASKED/COMMITTED", as nfscope's stable_asked_granted */
+static void put_stable(FILE *f, const struct lab *L)
+{
+	bool first = true;
+
+	fputs(",\n  \"write_stable\": {", f);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			if (L->stable_count[i][j]) {
+				fprintf(f, "%s\"%s/%s\": %llu", first ? "" : ", ",
+					stable_names[i], stable_names[j],
+					(unsigned long long)L->stable_count[i][j]);
+				first = false;
+			}
+	fputs("}", f);
+}
+
+/* A phase's sends per 10 ms, through its last non-empty bucket. */
+static void put_sends(FILE *f, const uint32_t *sends)
+{
+	int n = SEND_BUCKETS;
+
+	while (n > 0 && !sends[n - 1])
+		n--;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", sends[i]);
+}
+
+/* Each phase: its spec, its start and end (ns since the epoch), its
+ * first and last call sent and the longest pause between two sends, NFS
+ * calls per procedure in it, its sends per 10 ms from its start. */
+static void put_phases(FILE *f, const struct lab *L)
+{
+	fputs(",\n  \"phases\": [", f);
+	for (int k = 0; k < L->nphases; k++) {
+		bool first = true;
+
+		fprintf(f, "%s\n    {\"phase\": \"%s\", \"start_ns\": %lld, \"end_ns\": %lld, "
+			"\"first_call_ns\": %lld, \"last_call_ns\": %lld, \"max_gap_ns\": %lld, "
+			"\"calls\": {", k ? "," : "", L->phases[k].spec,
+			(long long)L->phases[k].start_ns, (long long)L->phases[k].end_ns,
+			(long long)L->phases[k].first_call_ns,
+			(long long)L->phases[k].last_call_ns,
+			(long long)L->phases[k].max_gap_ns);
+		for (int i = 0; i < 22; i++)
+			if (L->phases[k].calls[i]) {
+				fprintf(f, "%s\"NFSv3 %s\": %llu", first ? "" : ", ",
+					nfs3_names[i],
+					(unsigned long long)L->phases[k].calls[i]);
+				first = false;
+			}
+		fputs("}, \"sends_10ms\": [", f);
+		put_sends(f, L->phases[k].sends);
+		fputs("]}", f);
+	}
+	fputs("]", f);
+}
+
 static void write_record(const struct lab *L, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -865,6 +1006,10 @@ static void write_record(const struct lab *L, const char *path)
 	fprintf(f, "},\n  \"late_replies\": %llu", (unsigned long long)L->late_replies);
 	put_sizes(f, "read_sizes", &L->reads);
 	put_sizes(f, "write_sizes", &L->writes);
+	put_stable(f, L);
+	fprintf(f, ",\n  \"short_reads\": %llu, \"short_writes\": %llu",
+		(unsigned long long)L->short_reads, (unsigned long long)L->short_writes);
+	put_phases(f, L);
 	if (L->have_fsinfo)
 		fprintf(f, ",\n  \"fsinfo\": {\"rtmax\": %u, \"rtpref\": %u, \"wtmax\": %u, "
 			"\"wtpref\": %u}", L->fsinfo.rtmax, L->fsinfo.rtpref,
@@ -880,8 +1025,8 @@ static void usage(void)
 {
 	fputs("usage: labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]\n"
 	      "                 [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]\n"
-	      "                 --out FILE PHASE...\n"
-	      "   PHASE = mixed[:FILES] getattr:S rewrite:N rw:BYTES pipe:BYTES\n",
+	      "                 [--stable unstable|data|file] [--nocap 0|1] --out FILE PHASE...\n"
+	      "   PHASE = mixed[:FILES] getattr:S rewrite:N rw:BYTES pipe:BYTES sleep:S\n",
 	      stderr);
 	exit(2);
 }
@@ -920,6 +1065,11 @@ int main(int argc, char **argv)
 			L.xid = (uint32_t)strtoul(v, NULL, 0) * 0x10000u;	/* xid base */
 		else if (!strcmp(o, "--out"))
 			out = v;
+		else if (!strcmp(o, "--stable"))
+			L.stable = !strcmp(v, "file") ? FILE_SYNC : !strcmp(v, "data") ?
+				   DATA_SYNC : UNSTABLE;
+		else if (!strcmp(o, "--nocap"))
+			L.nocap = atoi(v) != 0;
 		else
 			usage();
 	}

@@ -48,6 +48,7 @@ EXPORT {{
     MaxWrite = {maxwrite};
     PrefRead = {prefread};
     PrefWrite = {prefwrite};
+    NFS_Commit = {nfs_commit};
     FSAL {{ Name = VFS; }}
 }}
 LOG {{ Default_Log_Level = EVENT; }}
@@ -121,10 +122,12 @@ class Lab:
 
     link: 'veth' or 'tap'; impair: {'ab': spec, 'ba': spec} for tapfwd
     (ab = client to server).  caps: the export's MaxRead/MaxWrite (Pref* the
-    same unless given)."""
+    same unless given).  nfs_commit: the export's NFS_Commit (ganesha
+    4.3's nfs3_write then writes every WRITE stable and answers FILE_SYNC,
+    whatever the client asked: a synchronous export)."""
 
     def __init__(self, work, tools, link='veth', impair=None, seed=1,
-                 caps=(1048576, 1048576), prefs=None, snaplen=512):
+                 caps=(1048576, 1048576), prefs=None, snaplen=512, nfs_commit=False):
         self.work = os.path.abspath(work)
         self.tools = tools
         self.link = link
@@ -133,6 +136,7 @@ class Lab:
         self.caps = caps
         self.prefs = prefs or caps
         self.snaplen = snaplen
+        self.nfs_commit = nfs_commit
         tag = '%d' % os.getpid()
         self.cns, self.sns = 'nfl-c-' + tag, 'nfl-s-' + tag
         self.procs = []          # (name, Popen) in start order
@@ -270,7 +274,8 @@ class Lab:
         pr, pw = self.prefs
         with open(os.path.join(self.work, 'ganesha.conf'), 'w') as f:
             f.write(GANESHA_CONF.format(server=SERVER_IP, path=self.export, maxread=mr,
-                                        maxwrite=mw, prefread=pr, prefwrite=pw))
+                                        maxwrite=mw, prefread=pr, prefwrite=pw,
+                                        nfs_commit='true' if self.nfs_commit else 'false'))
         with open(os.path.join(self.work, 'dbus.conf'), 'w') as f:
             f.write(DBUS_CONF.format(sock=os.path.join(self.work, 'dbus.sock')))
         with open(os.path.join(self.work, 'server.sh'), 'w') as f:
@@ -447,11 +452,13 @@ class Lab:
 
     # ------------------------------------------------------- clients --
     def labclient(self, out, phases, proto='tcp', timeo=300, rsize=32768, wsize=32768,
-                  seed=1, timeout=120, depth=8):
+                  seed=1, timeout=120, depth=8, stable='unstable', nocap=False):
+        """stable: what every WRITE asks (unstable, data, file); nocap: keep
+        rsize/wsize above the server's rtmax/wtmax."""
         cmd = ['timeout', timeout, self.tools['labclient'], '--server', SERVER_IP,
                '--export', self.export, '--proto', proto, '--timeo', timeo,
                '--rsize', rsize, '--wsize', wsize, '--depth', depth, '--seed', seed,
-               '--out', out] + phases
+               '--stable', stable, '--nocap', int(nocap), '--out', out] + phases
         r = subprocess.run(['ip', 'netns', 'exec', self.cns] + [str(c) for c in cmd],
                            capture_output=True, text=True)
         if r.returncode != 0:

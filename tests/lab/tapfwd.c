@@ -5,7 +5,7 @@
  *
  *   tapfwd --ns-a PATH --dev-a NAME --ns-b PATH --dev-b NAME
  *          [--seed N] [--ab SPEC] [--ba SPEC] --log FILE
- *   SPEC = comma-separated delay=MS,jitter=MS,loss=P,fragloss=P
+ *   SPEC = comma-separated delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS
  *
  * Direction "ab" is a -> b (the lab puts the client on a: client to server),
  * "ba" the other way.  Each frame of a direction is delayed by
@@ -14,6 +14,13 @@
  * bounds), and dropped with probability `loss`; `fragloss` drops only IPv4
  * fragments (MF set or offset > 0).  Only IPv4 frames are ever dropped: an
  * ARP loss would only stall a run for a second and prove nothing.
+ *
+ * `rpcdelay` emulates a server that takes MS to answer, not a long link:
+ * only frames carrying payload (TCP segments with data, UDP datagrams and
+ * their fragments) are delayed by MS; frames without payload (SYN/ACK,
+ * pure ACKs, FIN) are not, so a TCP handshake still shows the link's own
+ * round trip.  The direction keeps its order: no frame leaves before the
+ * one ahead of it (a pure ACK queued behind a delayed reply waits for it).
  *
  * Every dropped frame is one JSON line in the log (the lab's ground truth
  * for retransmissions): wall-clock time, direction, length, the IPv4, UDP
@@ -53,6 +60,7 @@ static volatile sig_atomic_t stop;
 struct impair {
 	double delay_us, jitter_us;
 	double loss, fragloss;
+	double rpcdelay_us;	/* payload frames only, order kept */
 };
 
 struct slot {
@@ -71,6 +79,7 @@ struct dir {
 	int nq;			/* used slots: q[0..nq) in no order */
 	uint64_t frames, dropped, fwd, write_err;
 	int64_t max_late_us;	/* worst wake-up after a frame's due time */
+	int64_t last_due_us;	/* rpcdelay: the latest frame's deadline */
 };
 
 /* first fragment's RPC facts, for the fragments that follow it */
@@ -312,6 +321,17 @@ static void handle_frame(struct dir *d, const uint8_t *fr, uint32_t len)
 		return;
 	}
 	delay = frame_delay(d);
+	if (d->imp.rpcdelay_us > 0) {
+		int64_t now = mono_us();
+		int64_t due = now + (f.plen > 0 || (f.frag && f.off) ?
+				     (int64_t)d->imp.rpcdelay_us : 0);
+
+		/* strictly after the frame ahead: flush_due sends by deadline */
+		if (due <= d->last_due_us)
+			due = d->last_due_us + 1;
+		d->last_due_us = due;
+		delay = due - now;	/* 0: nothing ahead of it is queued */
+	}
 	if (!delay && !d->nq) {
 		send_frame(d, fr, len);
 		return;
@@ -327,28 +347,28 @@ static void handle_frame(struct dir *d, const uint8_t *fr, uint32_t len)
 	memcpy(s->data, fr, len);
 }
 
-/* Send every frame that is due; return microseconds to the next deadline
- * (-1: nothing queued).  The queue is small, so a linear scan will do. */
+/* Send every frame that is due, earliest deadline first; return
+ * microseconds to the next deadline (-1: nothing queued).  The queue is
+ * small, so a linear scan per frame will do. */
 static int64_t flush_due(struct dir *d)
 {
-	int64_t now = mono_us(), next = -1;
-	int i = 0;
+	int64_t now = mono_us();
 
-	while (i < d->nq) {
-		struct slot *s = &d->q[i];
+	while (d->nq > 0) {
+		struct slot *s = &d->q[0];
+		int i;
 
-		if (s->due_us <= now) {
-			if (now - s->due_us > d->max_late_us)
-				d->max_late_us = now - s->due_us;
-			send_frame(d, s->data, s->len);
-			*s = d->q[--d->nq];	/* order is by due time, not slot */
-			continue;
-		}
-		if (next < 0 || s->due_us - now < next)
-			next = s->due_us - now;
-		i++;
+		for (i = 1; i < d->nq; i++)
+			if (d->q[i].due_us < s->due_us)
+				s = &d->q[i];
+		if (s->due_us > now)
+			return s->due_us - now;
+		if (now - s->due_us > d->max_late_us)
+			d->max_late_us = now - s->due_us;
+		send_frame(d, s->data, s->len);
+		*s = d->q[--d->nq];	/* order is by due time, not slot */
 	}
-	return next;
+	return -1;
 }
 
 static void drain_input(struct dir *d)
@@ -410,6 +430,8 @@ static int parse_spec(char *spec, struct impair *imp)
 			imp->loss = v;
 		else if (!strcmp(tok, "fragloss"))
 			imp->fragloss = v;
+		else if (!strcmp(tok, "rpcdelay"))
+			imp->rpcdelay_us = v * 1000;
 		else
 			return -1;
 	}
@@ -426,7 +448,7 @@ static void usage(void)
 {
 	fputs("usage: tapfwd --ns-a PATH --dev-a NAME --ns-b PATH --dev-b NAME\n"
 	      "              [--seed N] [--ab SPEC] [--ba SPEC] --log FILE\n"
-	      "       SPEC = delay=MS,jitter=MS,loss=P,fragloss=P\n", stderr);
+	      "       SPEC = delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS\n", stderr);
 	exit(2);
 }
 

@@ -511,3 +511,198 @@ def udp_messages(path):
         e = out.setdefault('0x%08x' % xid, {'calls': 0, 'replies': 0, 'incomplete': 0})
         e['incomplete' if not whole else 'replies' if mtype else 'calls'] += 1
     return out
+
+
+# ------------------------------------------- issue 16: findings vs record --
+SYNC = {'sync_export', 'sync_client'}
+
+
+def ns_of(t):
+    """A report's time ("SECONDS.FRACTION") in ns."""
+    sec, _, frac = str(t).partition('.')
+    return int(sec) * 10**9 + int((frac + '000000000')[:9])
+
+
+def phase_of(client, prefix):
+    """The client's record of its (only) phase whose spec starts with prefix."""
+    ph = [p for p in client['phases'] if p['phase'].startswith(prefix)]
+    assert len(ph) == 1, (prefix, client['phases'])
+    return ph[0]
+
+
+def findings(report, kind):
+    return [f for f in report['findings'] if f['kind'] == kind]
+
+
+def check_sync(c, report, client, expect):
+    """WRITEs by stable_how asked/committed = the client's record (what it
+    sent and what ganesha answered); the sync findings are `expect`, with
+    their counts from the record: sync_export counts the UNSTABLE WRITEs
+    granted FILE_SYNC, sync_client the WRITEs the client asked stable."""
+    ws = client['write_stable']
+    pair = report['pairs'][0] if report['pairs'] else {}
+    c.eq('WRITEs stable asked/committed', pair.get('stable_asked_granted'), ws)
+    kinds = sorted({f['kind'] for f in report['findings'] if f['kind'] in SYNC})
+    c.eq('sync findings', kinds, sorted(expect))
+    want = {'sync_export': ws.get('UNSTABLE/FILE_SYNC', 0),
+            'sync_client': sum(n for k, n in ws.items() if not k.startswith('UNSTABLE/'))}
+    for kind in sorted(expect):
+        got = [f['count'] for f in findings(report, kind)]
+        c.eq('%s count' % kind, got, [want[kind]])
+
+
+def check_short_io(c, report, client, caps):
+    """A client asking more than the export allows: short READs (not at
+    EOF) and short WRITEs = the client's own count of replies short of
+    what it asked; the verdicts say the server clamps; a short_io finding
+    counting both; no size_capped (a clamp is not a cap)."""
+    pr = report['pairs'][0]
+    c.eq('short READs (not at EOF)', pr['short_reads'], client['short_reads'])
+    c.eq('short WRITEs', pr['short_writes'], client['short_writes'])
+    c.ok('the client saw short READs and WRITEs',
+         client['short_reads'] > 0 and client['short_writes'] > 0)
+    asked = max(int(s) for s in client['write_sizes']) // 1024
+    for op, key in (('READ', 'read_verdict'), ('WRITE', 'write_verdict')):
+        want = 'the client asks %dk, the server grants %dk: the server clamps' % (
+            asked, caps[0 if op == 'READ' else 1] // 1024)
+        c.table.append(('%s verdict says "%s"' % (op, want[:25]), want in pr[key], True))
+        c.ok('%s verdict:' % op, want in pr[key], repr(pr[key]))
+    got = [f['count'] for f in findings(report, 'short_io')]
+    c.eq('short_io finding count', got, [client['short_reads'] + client['short_writes']])
+    c.eq('size_capped findings', len(findings(report, 'size_capped')), 0)
+
+
+def sends_between(ph, t0, t1):
+    """The phase's calls sent within [t0, t1] by the client's own count per
+    10 ms: (at least, at most) - the buckets wholly inside, and those that
+    touch it."""
+    lo = hi = 0
+    for i, n in enumerate(ph['sends_10ms']):
+        b0 = ph['start_ns'] + i * 10**7
+        b1 = b0 + 10**7
+        if t0 <= b0 and b1 <= t1:
+            lo += n
+        if b0 <= t1 and t0 < b1:
+            hi += n
+    return lo, hi
+
+
+def check_burst(c, report, client, rate_rule, slack_ms=30):
+    """A GETATTR burst shorter than a second, against the client's record
+    of its sends in that phase (first, last, and per 10 ms: a loaded
+    machine stalls the client, and a storm starts and ends where calls are
+    dense, so a few calls before or after a pause may fall outside it):
+    one getattr_storm; it lies within the client's sends (slack_ms) and
+    holds at least 80% of the phase's GETATTRs; its count and its average
+    rate agree with the client's own count of sends within the storm's
+    span (between the 10 ms buckets wholly inside it and those touching
+    it).  rate_rule: the rate at which any length counts; the client must
+    have run above it, or the scenario proves nothing."""
+    ph = phase_of(client, 'getattr:')
+    n = ph['calls']['NFSv3 GETATTR']
+    t0, t1, gap = ph['first_call_ns'], ph['last_call_ns'], ph['max_gap_ns']
+    span = (t1 - t0) / 1e9
+    rate = n / span
+    c.table.append(('client: burst GETATTRs, span s, rate/s, pause ms', '',
+                    '%d, %.3f, %.0f, %.1f' % (n, span, rate, gap / 1e6)))
+    c.ok('the burst is over the rule (%d/s) and busy (>= 450/s):' % rate_rule,
+         rate > 1.2 * rate_rule and rate >= 450, '%.0f/s' % rate)
+    c.ok('the burst is shorter than a second:', span < 1.0, '%.3f s' % span)
+    c.eq('client: sends per 10 ms add up', sum(ph['sends_10ms']), n, who='client')
+    st = findings(report, 'getattr_storm')
+    c.eq('getattr_storm findings', len(st), 1)
+    if len(st) != 1:
+        return
+    f = st[0]
+    s0, s1 = ns_of(f['start']), ns_of(f['end'])
+    slack = slack_ms * 10**6
+    c.table.append(('storm start - first send, last send - end (ms, within)',
+                    '%.1f, %.1f' % ((s0 - t0) / 1e6, (t1 - s1) / 1e6), '>= -%d' % slack_ms))
+    c.ok('storm within the sends:', t0 - slack <= s0 <= s1 <= t1 + slack,
+         '%.1f ms after the first, %.1f ms before the last' % ((s0 - t0) / 1e6,
+                                                              (t1 - s1) / 1e6))
+    c.ok('storm holds the burst:', f['count'] >= 0.8 * n,
+         'nfscope %d of the phase\'s %d' % (f['count'], n))
+    lo, hi = sends_between(ph, s0, s1)
+    d = max(s1 - s0, 1) / 1e9
+    c.table.append(('storm count, avg rate/s (within)', '%d, %.0f' % (f['count'], f['avg_rate']),
+                    '%d..%d, %.0f..%.0f' % (lo, hi, (lo - 1) / d, hi / d)))
+    c.ok('storm count = the client\'s sends in its span:', lo <= f['count'] <= hi,
+         'nfscope %d, client %d..%d' % (f['count'], lo, hi))
+    c.ok('storm average rate:', 0.95 * (lo - 1) / d <= f['avg_rate'] <= 1.05 * hi / d,
+         'nfscope %.0f/s, client %.0f..%.0f/s' % (f['avg_rate'], (lo - 1) / d, hi / d))
+
+
+def handshake_rtts(path):
+    """SYN -> SYN/ACK time (ms) of each TCP connection in the pcap."""
+    syn, out = {}, []
+    for ts, fr, _ in read_pcap(path):
+        if len(fr) < 34 or fr[12:14] != b'\x08\x00' or fr[23] != 6:
+            continue
+        t = 14 + (fr[14] & 15) * 4
+        if len(fr) < t + 14:
+            continue
+        key = (bytes(fr[26:30]), bytes(fr[30:34]), bytes(fr[t:t + 2]), bytes(fr[t + 2:t + 4]))
+        flags = fr[t + 13] & 0x12
+        if flags == 0x02:
+            syn[key] = ts
+        elif flags == 0x12:
+            back = (key[1], key[0], key[3], key[2])
+            if back in syn:
+                out.append((ts - syn.pop(back)) / 1e6)
+    return out
+
+
+def check_slow_server(c, report, pcap, server, delay_ms):
+    """The server takes delay_ms more for every reply (tapfwd's rpcdelay
+    holds back frames with payload only): the TCP handshakes in the pcap
+    show the link itself is quick
+    (the quickest under a quarter of the delay: a delay on the link would
+    add to each), and nfscope finds the server slow."""
+    rtts = handshake_rtts(pcap)
+    c.table.append(('TCP handshakes, slowest SYN -> SYN/ACK ms', '',
+                    '%d, %.3f' % (len(rtts), max(rtts) if rtts else -1)))
+    c.ok('TCP handshakes seen', len(rtts) > 0)
+    # a link delay_ms long adds delay_ms to every handshake; a loaded
+    # machine stalls one now and then (16 ms seen)
+    c.ok('the link is quick (handshakes):', rtts and min(rtts) < delay_ms / 4, rtts)
+    got = [f for f in findings(report, 'slow_server') if f.get('server') == server]
+    c.eq('slow_server findings for %s' % server, len(got), 1)
+    if got:
+        c.table.append(('slow_server evidence', '', got[0]['evidence'][:90]))
+
+
+def check_commit_phase(c, report, client, slack_ms=30):
+    """A rewrite + COMMIT loop inside a larger run: the client's whole run
+    is under the COMMIT-per-WRITE rule, the loop is over it; one
+    commit_storm names a phase that covers the loop (from the client's
+    record), ends with it (slack_ms), and whose COMMITs are the loop's
+    (+ at most the run's others: a lone COMMIT within commit_gap_s before
+    the loop, the rw phase's, can open the phase early on a loaded machine,
+    where the WRITEs before it left the window first)."""
+    ph = phase_of(client, 'rewrite:')
+    n = ph['calls']['NFSv3 COMMIT']
+    procs_ = client['procedures']
+    whole = procs_['NFSv3 COMMIT']['calls'] / procs_['NFSv3 WRITE']['calls']
+    c.table.append(('client: COMMITs per WRITE, whole run / loop', '',
+                    '%.3f / %.3f' % (whole, n / ph['calls']['NFSv3 WRITE'])))
+    c.ok('the whole run is under the COMMIT rule (0.5):', whole < 0.5, whole)
+    phases = [f for f in findings(report, 'commit_storm') if 'a phase from' in f['evidence']]
+    c.eq('commit_storm findings naming a phase', len(phases), 1)
+    if len(phases) != 1:
+        return
+    f = phases[0]
+    s0, s1 = ns_of(f['start']), ns_of(f['end'])
+    i = client['phases'].index(ph)
+    after = client['phases'][i + 1]
+    slack = slack_ms * 10**6
+    c.table.append(('phase start, end - the loop\'s (ms, within)',
+                    '%.1f, %.1f' % ((s0 - ph['start_ns']) / 1e6, (s1 - ph['end_ns']) / 1e6),
+                    'start <= %d, end >= -%d' % (slack_ms, slack_ms)))
+    c.ok('phase covers the loop:', s0 <= ph['start_ns'] + slack and
+         s1 >= ph['end_ns'] - slack, f['evidence'])
+    c.ok('phase ends with the loop (or the mixed phase after it):',
+         s1 <= after['end_ns'], f['evidence'])
+    extra = procs_['NFSv3 COMMIT']['calls'] - n
+    c.ok('phase COMMITs:', n <= f['count'] <= n + extra,
+         'nfscope %d, loop %d (+ up to %d others)' % (f['count'], n, extra))
