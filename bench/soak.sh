@@ -15,7 +15,10 @@
 # every pass new clients, servers and flows, whose per-address rows (the
 # report's per-client and per-pair figures, up to their budgets of 16384
 # rows, 4096 pairs) keep growing for as long as the run lasts.  VmRSS of the nfscope process is read from
-# /proc/PID/status every second.  After SOAK_SECONDS record is killed with
+# /proc/PID/status every second, with RssAnon (the process's own
+# allocations: heap, malloc arenas, sqlite's page cache; not the packet
+# ring, which the kernel fills and which joins VmRSS block by block as the
+# reader first touches it, up to its -B size, slowly at a low rate).  After SOAK_SECONDS record is killed with
 # SIGKILL while traffic still flows (a batch is open), and check_soak.py
 # checks the database: PRAGMA integrity_check, the run readable and left
 # 'recording', runs.ops_stored equal to the rows in ops (one transaction),
@@ -23,8 +26,9 @@
 # said, no interval cell counting an op that is not stored, every stored op
 # in a written cell unless its cell was still open at the kill, `nfscope
 # report DB` (text and JSON) working and counting the stored ops; and RSS
-# flat after the warm-up: the maximum after SOAK_WARMUP seconds at most
-# SOAK_MARGIN_KB above the maximum of the warm-up's second half.  Kernel
+# flat after the warm-up: the maximum of RssAnon after SOAK_WARMUP seconds
+# at most SOAK_MARGIN_KB above its maximum in the warm-up's second half
+# (VmRSS is printed beside it).  Kernel
 # drops (ps_drop, ps_ifdrop, table drops) and tcpreplay's counts are
 # printed.  Exit 0 when every check holds, 1 otherwise, 77 without root or
 # tcpreplay.
@@ -94,7 +98,8 @@ echo "record -i $IF: pid $RPID ($(cat /proc/$RPID/comm))"
 
 (	t0=$(date +%s)
 	while [ -r /proc/$RPID/status ]; do
-		kb=$(awk '/^VmRSS/ { print $2 }' /proc/$RPID/status 2>/dev/null)
+		kb=$(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 }
+			END { if (r != "") print r, a }' /proc/$RPID/status 2>/dev/null)
 		[ -n "$kb" ] && echo "$(($(date +%s) - t0)) $kb"
 		sleep 1
 	done > "$D/rss.tsv"
