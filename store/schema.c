@@ -23,6 +23,7 @@
 #define ES(f) { "eng_" #f, offsetof(struct store_run, es.f), false, 0 }
 #define CS3(f) { #f, offsetof(struct store_run, cs.f), false, 3 }
 #define V3(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 3 }
+#define V4(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 4 }
 const struct store_col store_run_cols[] = {
 	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
 	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
@@ -49,6 +50,13 @@ const struct store_col store_run_cols[] = {
 	/* version 3: replies whose call was not seen, by their shape */
 	V3("dec_", ds, shape_fit), V3("dec_", ds, shape_ambiguous),
 	V3("dec_", ds, shape_nofit), V3("eng_", es, from_replies),
+	/* version 4: TCP records hidden by the direction lock, TCP buffers
+	 * given up for --tcp-mem, replies held for a later call and the
+	 * clock skew tolerated (until then only in report -r and dump) */
+	V4("", cs, tcp_rejected), V4("", cs, tcp_mem_evicted),
+	V4("dec_", ds, late_held), V4("dec_", ds, late_matched),
+	V4("dec_", ds, late_expired), V4("dec_", ds, late_over_budget),
+	V4("dec_", ds, skew_tolerated),
 };
 #undef RS
 #undef CS
@@ -56,6 +64,7 @@ const struct store_col store_run_cols[] = {
 #undef ES
 #undef CS3
 #undef V3
+#undef V4
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
 /* Version 2.  Spans of live capture in which the kernel (ps_drop) or the
@@ -324,7 +333,8 @@ bool store_has_column(struct store *s, const char *table, const char *col)
 	return yes;
 }
 
-/* The runs columns added since version 2 that t lacks. */
+/* The runs columns added since version 2 (versions 3 and 4) that the
+ * file lacks. */
 static int add_run_cols(struct store *s, char *errbuf)
 {
 	char sql[128];

@@ -21,6 +21,7 @@ usage: flood.py NFSCOPE NFSGEN SAMPLE_PCAP WORKDIR [B_SANITIZE]
 """
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -33,11 +34,32 @@ from pcapw import tcp_frame, write_pcap  # noqa: E402
 NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
 KIB = 1024
-# documented upper bounds of memory per budget unit (bytes)
-XID_ENTRY = 750       # analysis: pending call (struct an_op_core + links)
-DEC_ENTRY = 256       # decoder: remembered call
-FLOW_ENTRY = 512      # TCP flow direction (without its record buffers)
-PARTIAL_BUF = 256     # record buffer of a flow holding a short partial record
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                      'README.md')
+
+
+def readme_costs(path=README):
+    """The README's Budgets table: {option: [bytes, ...]}, every size in
+    the 'memory per unit' column in order ('0.75 KB' = 750)."""
+    costs = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'\| `(--[a-z-]+)[^|]*\|[^|]*\|[^|]*\|([^|]*)\|\s*$',
+                         line)
+            if m:
+                costs[m.group(1)] = [
+                    round(float(v) * (1000 if u == 'KB' else 1))
+                    for v, u in re.findall(r'([0-9.]+) (KB|B)\b', m.group(2))]
+    return costs
+
+
+# documented upper bounds of memory per budget unit (bytes), from the README
+COSTS = readme_costs()
+XID_ENTRY = COSTS['--xid-max'][0]     # analysis: pending call
+DEC_ENTRY = COSTS['--dec-xid-max'][0]  # decoder: remembered call
+FLOW_ENTRY = COSTS['--flows-max'][0]   # TCP flow direction (no record buffer)
+PARTIAL_BUF = COSTS['--flows-max'][1]  # record buffer of a short partial record
+NAME_ENTRY = COSTS['--names-max'][0]   # a handle's learned name
 OOO_SEG = 64          # header of a held out-of-order segment (with malloc's)
 SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
 

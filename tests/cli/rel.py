@@ -14,7 +14,8 @@
            real reason, nothing left behind
   lock     a TCP connection (SYN seen) whose first call is invalid (17
            AUTH_SYS gids), then 100 valid calls and 101 replies: the 100
-           are decoded and the one hidden record is counted
+           are decoded and the one hidden record is counted, by report
+           -r and by record + report DB
   hostile  names and export paths with ESC sequences, newlines and CRs
            (a capture written byte by byte here): no control byte in any
            output, each string escaped the one way (\\xNN; JSON \\u00NN)
@@ -278,6 +279,14 @@ def test_lock():
           'report JSON capture.tcp_rejected: %s' % js['capture'])
     check(js['totals'].get('ops', js['totals'].get('answered')) is not None,
           'report JSON totals')
+    # stored by record (runs.tcp_rejected, schema 4): report DB the same
+    db = os.path.join(WORK, 'lock.db')
+    p = run('record', '-r', pcap, '-w', db, '--force', '--quiet')
+    check(p.returncode == 0, 'record lock.pcap: %s' % p.stderr)
+    p = run('report', '--json', db)
+    check(p.returncode == 0 and
+          json.loads(p.stdout)['capture'].get('tcp_rejected') == 1,
+          'report DB JSON capture.tcp_rejected: %s' % p.stdout[-300:])
 
 
 # --------------------------------------------------------------- store --
