@@ -306,7 +306,16 @@ def mode_crash():
         errf = open(os.path.join(TMP, "crash%d.err" % t), "w+")
         p = subprocess.Popen([NFSCOPE, "record", "-r", pcap, "-w", db] + args,
                              stderr=errf)
-        time.sleep(rng.uniform(0.05, 1.2))
+        # the kill at a random point after the database appears (its
+        # creation is atomic), so a slow start (a loaded machine, a
+        # sanitizer, MALLOC_PERTURB_) does not leave every trial without
+        # a file; the run may also have ended by then
+        delay = rng.uniform(0.0, 1.0)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(db) and p.poll() is None and \
+                time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
         p.send_signal(signal.SIGKILL)
         p.wait()
         errf.seek(0)
