@@ -645,6 +645,16 @@ fail:
 	return -1;
 }
 
+int64_t store_sqlite_heap(void)
+{
+	sqlite3_int64 cur = 0, hi = 0;
+
+	if (sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0) !=
+	    SQLITE_OK)
+		return -1;
+	return cur;
+}
+
 void store_close(struct store *s)
 {
 	uint32_t k;

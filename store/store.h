@@ -124,6 +124,10 @@ struct store;
 int store_open(const char *path, unsigned flags, struct store **out,
 	       char *errbuf);
 void store_close(struct store *s);
+/* Bytes sqlite holds on the heap in this process (page caches of every
+ * connection, statements, its scratch), from sqlite3_status64: bounded by
+ * the page caches' cache_size (32 MiB a connection) plus a little. */
+int64_t store_sqlite_heap(void);
 
 /* ---- writing ---- */
 

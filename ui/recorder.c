@@ -21,9 +21,11 @@ static void log_commit(const struct ui_rec *r, const struct store_counts *c,
 	fprintf(stderr, "nfscope %s: batch %" PRIu64 " committed: ops %"
 		PRIu64 " intervals %" PRIu64 " flows %" PRIu64 " names %"
 		PRIu64 " dropped by kernel %" PRIu64 " by interface %" PRIu64
-		" evicted %" PRIu64 "\n", r->who, c->batches, c->ops,
-		c->intervals, c->flows, c->names, run->cs.ps_drop,
-		run->cs.ps_ifdrop, ui_evictions(&run->cs, &run->ds, &run->es));
+		" evicted %" PRIu64 " sqlite heap %" PRId64 "\n", r->who,
+		c->batches, c->ops, c->intervals, c->flows, c->names,
+		run->cs.ps_drop, run->cs.ps_ifdrop,
+		ui_evictions(&run->cs, &run->ds, &run->es),
+		store_sqlite_heap());
 }
 
 /* The store's insert thread committed a batch (store_commit). */
