@@ -255,6 +255,18 @@ struct cap_source;
 struct cap_source *cap_open_offline(const char *path,
 				    const struct cap_config *cfg,
 				    char *errbuf);
+/*
+ * Several files as one capture (a tcpdump -C/-G ring, -r A -r B): read one
+ * after another in the order of their first packet; a file compressed
+ * with gzip is read through zlib (also by cap_open_offline).  A file that
+ * begins before the last packet already read (overlapping captures), or
+ * fails to open, or is damaged, stops the reading there with a read error
+ * (cap_source_read_error: "FILE: what; N later files not read").  The
+ * path strings are borrowed until cap_close; cfg is copied (its filter
+ * string borrowed).
+ */
+struct cap_source *cap_open_files(const char *const *paths, uint32_t n,
+				  const struct cap_config *cfg, char *errbuf);
 /* Open a live interface with pcap_create/pcap_activate.  Activation
  * warnings are written to warnbuf (empty string if none).  On failure
  * errno is EPERM when the cause is missing privilege (libpcap's

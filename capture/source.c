@@ -6,7 +6,17 @@
  * setter checked, pcap_activate (warnings > 0 reported, errors < 0 with
  * pcap_statustostr + pcap_geterr), then the filter.  Timestamps are asked
  * for in nanoseconds; if the platform cannot, microseconds are scaled.
+ *
+ * Offline, a file compressed with gzip (found by its magic bytes, not its
+ * name) is read through zlib (a stdio stream of fopencookie over gzread: no
+ * temporary file); its offsets are of the uncompressed data.  Several
+ * files (a tcpdump -C/-G ring) are one source: read one after another in
+ * the order of their first packet, each with the filter; a file that
+ * begins before the packets already read end (overlapping captures) stops
+ * the reading with a read error, as does a damaged file: the files after
+ * it are not read (the message says how many).
  */
+#define _GNU_SOURCE		/* fopencookie */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +28,7 @@
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "capture/capture_int.h"
 
@@ -32,6 +43,7 @@ struct cap_source {
 	struct cap_file *ff;	/* fast reader (pcapfile.c) until it hands
 				   the file back to libpcap; owned */
 	bool live;
+	bool gz;		/* the file is read through zlib */
 	bool nano;		/* tv_usec holds nanoseconds */
 	bool nonblock;		/* current pcap_setnonblock state */
 	int linktype;
@@ -50,11 +62,20 @@ struct cap_source {
 	int64_t good_off;	/* offset after the last whole packet, -1 */
 	bool failed;		/* reading stopped on an error */
 	char why[CAP_ERRBUF_SIZE];
+	/* offline, several files: paths (the array owned, the strings
+	   borrowed) in the order of first_ts, the one open is cur */
+	const char **paths;
+	int64_t *first_ts;
+	uint32_t npaths, cur;
+	struct cap_config cfg;	/* copied: each file gets the filter */
+	int64_t max_ts_ns;	/* latest packet time read so far */
 	/* pcap_stats samples: libpcap's counters are 32 bits and wrap */
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
 	int64_t last_sample_ns;	/* CLOCK_REALTIME */
 };
+
+static void close_file(struct cap_source *s);
 
 static int64_t clock_ns(clockid_t id)
 {
@@ -129,15 +150,95 @@ static void name_file(char *errbuf, const char *path)
 	errbuf[n + k] = '\0';
 }
 
-struct cap_source *cap_open_offline(const char *path,
-				    const struct cap_config *cfg,
-				    char *errbuf)
+/* ---------------------------------------------------------------- gzip -- */
+
+static ssize_t gz_read(void *c, char *buf, size_t n)
+{
+	int k = gzread((gzFile)c, buf, n > (1u << 30) ? 1u << 30 : (unsigned)n);
+
+	if (k < 0)
+		errno = EIO;
+	return k < 0 ? -1 : k;
+}
+
+/* Only where the stream is (ftello): the offset in the uncompressed data. */
+static int gz_seek(void *c, off64_t *off, int whence)
+{
+	if (whence != SEEK_CUR || *off != 0) {
+		errno = ESPIPE;
+		return -1;
+	}
+	*off = (off64_t)gztell((gzFile)c);
+	return 0;
+}
+
+static int gz_close(void *c)
+{
+	return gzclose((gzFile)c) == Z_OK ? 0 : EOF;
+}
+
+/* Does the regular file fd begin with gzip's magic bytes? */
+static bool is_gzip(int fd)
+{
+	uint8_t m[2];
+
+	return pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+/* The file at path, through zlib if it is gzip-compressed (*gz set). */
+static FILE *open_input(const char *path, bool *gz, char *errbuf)
+{
+	static const cookie_io_functions_t io = {
+		.read = gz_read, .seek = gz_seek, .close = gz_close };
+	FILE *fp;
+	gzFile z;
+	int fd;
+
+	*gz = false;
+	if (strcmp(path, "-") == 0)
+		return stdin;
+	if ((fp = fopen(path, "rb")) == NULL) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	if (!is_gzip(fileno(fp)))
+		return fp;
+	fd = dup(fileno(fp));
+	fclose(fp);
+	z = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+	if (z == NULL) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: cannot read gzip: %s",
+			 path, strerror(errno ? errno : ENOMEM));
+		return NULL;
+	}
+	(void)gzbuffer(z, 256 * 1024);
+	fp = fopencookie(z, "rb", io);
+	if (fp == NULL) {
+		gzclose(z);
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: out of memory", path);
+		return NULL;
+	}
+	*gz = true;
+	return fp;
+}
+
+/* ------------------------------------------------------------ offline -- */
+
+/*
+ * Open path as the current file of s (pc, its buffer, the fast reader,
+ * the offsets), with the filter of cfg.  Returns 0, or -1 with errbuf
+ * ("path: what"); s then holds no file.
+ */
+static int open_file(struct cap_source *s, const char *path,
+		     const struct cap_config *cfg, char *errbuf)
 {
 	char pe[PCAP_ERRBUF_SIZE] = "";
-	struct cap_source *s;
 	uint8_t hdr[24];
 	struct stat st;
-	bool fast;
+	bool fast, gz;
 	char *buf;
 	FILE *fp;
 	pcap_t *pc;
@@ -153,14 +254,9 @@ struct cap_source *cap_open_offline(const char *path,
 	 * read(2) every few packets (350,000 of them for a 1.4 GB capture).
 	 * "-" is stdin, as for libpcap.  Every message names the file.
 	 */
-	if (strcmp(path, "-") == 0) {
-		fp = stdin;
-	} else if ((fp = fopen(path, "rb")) == NULL) {
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	fast = fp != stdin && !(cfg && cfg->filter && *cfg->filter) &&
+	if ((fp = open_input(path, &gz, errbuf)) == NULL)
+		return -1;
+	fast = fp != stdin && !gz && !(cfg && cfg->filter && *cfg->filter) &&
 	       fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
 	       pread(fileno(fp), hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
 	       cap_file_header_ok(hdr);
@@ -177,33 +273,114 @@ struct cap_source *cap_open_offline(const char *path,
 			fclose(fp);
 		free(buf);
 		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path, pe);
-		return NULL;
+		return -1;
 	}
-	s = source_new(pc, cfg, false, errbuf);
-	if (!s) {
-		free(buf);	/* source_new closed pc, and so the file */
-		name_file(errbuf, path);
-		return NULL;
-	}
+	s->pc = pc;
 	s->iobuf = buf;
+	s->gz = gz;
+	s->linktype = pcap_datalink(pc);
+	s->nano = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO;
 	fp = pcap_file(pc);
 	s->good_off = -1;
-	if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
+	s->seek_fp = NULL;
+	s->file_size = 0;
+	if (fp && gz) {
+		s->seek_fp = fp;	/* offsets of the uncompressed data */
+		s->good_off = (int64_t)ftello(fp);
+	} else if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
 		s->file_size = (uint64_t)st.st_size;
 		s->seek_fp = fp;
 		/* past the file header (pcapng: and the blocks libpcap
 		   read before the first packet) */
 		s->good_off = (int64_t)ftello(fp);
 	}
-	if (cfg && apply_filter(pc, cfg->filter, PCAP_NETMASK_UNKNOWN,
-				errbuf) < 0) {
-		cap_close(s);
+	if (!cap_linktype_ok(s->linktype, errbuf) ||
+	    (cfg && apply_filter(pc, cfg->filter, PCAP_NETMASK_UNKNOWN,
+				 errbuf) < 0)) {
+		close_file(s);
 		name_file(errbuf, path);
-		return NULL;
+		return -1;
 	}
 	/* NULL (no memory): libpcap reads it all */
 	if (fast && fp)
 		s->ff = cap_file_new(fileno(fp), hdr, pcap_snapshot(pc));
+	return 0;
+}
+
+/* The time of path's first packet (INT64_MAX: none, or unreadable: it
+ * then fails when its turn comes). */
+static int64_t first_time(const char *path)
+{
+	char pe[PCAP_ERRBUF_SIZE], e[CAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	int64_t t = INT64_MAX;
+	bool gz;
+	FILE *fp = open_input(path, &gz, e);
+	pcap_t *pc;
+
+	if (fp == NULL)
+		return t;
+	pc = pcap_fopen_offline_with_tstamp_precision(fp,
+			PCAP_TSTAMP_PRECISION_NANO, pe);
+	if (pc == NULL) {
+		fclose(fp);
+		return t;
+	}
+	if (pcap_next_ex(pc, &h, &d) == 1)
+		t = cap_ts_ns(h->ts.tv_sec,
+			      pcap_get_tstamp_precision(pc) ==
+			      PCAP_TSTAMP_PRECISION_NANO ? h->ts.tv_usec :
+			      (int64_t)h->ts.tv_usec * 1000);
+	pcap_close(pc);
+	return t;
+}
+
+struct cap_source *cap_open_offline(const char *path,
+				    const struct cap_config *cfg,
+				    char *errbuf)
+{
+	return cap_open_files(&path, 1, cfg, errbuf);
+}
+
+struct cap_source *cap_open_files(const char *const *paths, uint32_t n,
+				  const struct cap_config *cfg, char *errbuf)
+{
+	struct cap_source *s = calloc(1, sizeof(*s));
+	uint32_t i, j;
+
+	errbuf[0] = '\0';
+	if (s)
+		s->paths = calloc(n, sizeof(*s->paths));
+	if (s && s->paths)
+		s->first_ts = calloc(n, sizeof(*s->first_ts));
+	if (!s || !s->paths || !s->first_ts) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "out of memory");
+		cap_close(s);
+		return NULL;
+	}
+	s->npaths = n;
+	if (cfg)
+		s->cfg = *cfg;
+	s->count = s->cfg.count;
+	s->duration_ns = s->cfg.duration_ns;
+	s->last_sample_ns = clock_ns(CLOCK_REALTIME);
+	s->max_ts_ns = INT64_MIN;
+	/* in the order of their first packet (insertion: a ring is small) */
+	for (i = 0; i < n; i++) {
+		int64_t t = n > 1 ? first_time(paths[i]) : 0;
+
+		for (j = i; j > 0 && s->first_ts[j - 1] > t; j--) {
+			s->paths[j] = s->paths[j - 1];
+			s->first_ts[j] = s->first_ts[j - 1];
+		}
+		s->paths[j] = paths[i];
+		s->first_ts[j] = t;
+	}
+	if (open_file(s, s->paths[0], cfg, errbuf) < 0) {
+		cap_close(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -293,14 +470,25 @@ struct cap_source *cap_open_live(const char *iface,
 	return source_new(pc, cfg, true, errbuf);
 }
 
+static void close_file(struct cap_source *s)
+{
+	cap_file_free(s->ff);
+	s->ff = NULL;
+	if (s->pc)
+		pcap_close(s->pc);	/* closes the file before its buffer goes */
+	s->pc = NULL;
+	s->seek_fp = NULL;
+	free(s->iobuf);
+	s->iobuf = NULL;
+}
+
 void cap_close(struct cap_source *s)
 {
 	if (!s)
 		return;
-	cap_file_free(s->ff);
-	if (s->pc)
-		pcap_close(s->pc);	/* closes the file before its buffer goes */
-	free(s->iobuf);
+	close_file(s);
+	free(s->paths);
+	free(s->first_ts);
 	free(s);
 }
 
@@ -317,6 +505,8 @@ static bool take(struct cap_source *s, struct cap_pkt *pkt)
 		}
 	}
 	s->seen++;
+	if (pkt->ts_ns > s->max_ts_ns)
+		s->max_ts_ns = pkt->ts_ns;
 	cap_pipe_feed(s->pipe, pkt);
 	return true;
 }
@@ -407,6 +597,58 @@ static void set_nonblock(struct cap_source *s, bool on)
 		s->nonblock = on;
 }
 
+/* Reading stopped on an error: why, naming the file among several and
+ * how many were left unread. */
+static void fail(struct cap_source *s, const char *what)
+{
+	uint32_t left = s->npaths > s->cur + 1 ? s->npaths - s->cur - 1 : 0;
+	const char *gz = s->gz ? " (gzip: offsets in the uncompressed data)" :
+				 "";
+
+	s->failed = true;
+	if (s->npaths > 1)
+		snprintf(s->why, sizeof(s->why), "%.200s: %.200s%s; %u later "
+			 "file%s not read", s->paths[s->cur], what, gz, left,
+			 left == 1 ? "" : "s");
+	else
+		snprintf(s->why, sizeof(s->why), "%.400s%s", what, gz);
+}
+
+/* The current file ended: open the next one.  0, or -1 (s->why). */
+static int next_file(struct cap_source *s, char *errbuf)
+{
+	const char *prev = s->paths[s->cur];
+	int64_t t = s->first_ts[s->cur + 1];
+
+	close_file(s);
+	s->cur++;
+	s->gz = false;
+	s->good_off = -1;	/* no byte of the next file is at fault */
+	if (t != INT64_MAX && t < s->max_ts_ns) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "it begins at %lld.%09lld, "
+			 "before the last packet read from %s (%lld.%09lld): "
+			 "overlapping captures are not merged (mergecap -w "
+			 "merges them)", (long long)(t / 1000000000),
+			 (long long)(t % 1000000000), prev,
+			 (long long)(s->max_ts_ns / 1000000000),
+			 (long long)(s->max_ts_ns % 1000000000));
+		fail(s, errbuf);
+		return -1;
+	}
+	if (open_file(s, s->paths[s->cur], &s->cfg, errbuf) < 0) {
+		char m[CAP_ERRBUF_SIZE];
+		size_t k = strlen(s->paths[s->cur]);
+
+		/* errbuf names the file already: fail() names it again */
+		snprintf(m, sizeof(m), "%s", strncmp(errbuf, s->paths[s->cur],
+				k) == 0 && errbuf[k] == ':' ? errbuf + k + 2 :
+				errbuf);
+		fail(s, m);
+		return -1;
+	}
+	return 0;
+}
+
 /* One pcap_dispatch of at most max packets: >0 packets read, 0 none (end
  * of file offline), -1 error. */
 static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
@@ -423,12 +665,11 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 			max = (int)(s->count - s->seen);
 	}
 	s->pipe = pipe;
+again:
 	if (s->ff) {
 		n = fast_dispatch(s, max, errbuf);
-		if (n < 0) {
-			s->failed = true;
-			snprintf(s->why, sizeof(s->why), "%s", errbuf);
-		}
+		if (n < 0)
+			fail(s, errbuf);
 		if (n != 0 || s->done)
 			return n;
 		/* handed back with none taken: libpcap goes on below */
@@ -437,13 +678,20 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 	if (n == PCAP_ERROR && stop_asked(s))
 		return 0;	/* EINTR, or a writer killed by the same signal */
 	if (n == PCAP_ERROR) {
-		s->failed = true;
-		snprintf(s->why, sizeof(s->why), "%s", pcap_geterr(s->pc));
+		fail(s, pcap_geterr(s->pc));
 		snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %.500s", s->why);
 		return -1;
 	}
 	if (n == PCAP_ERROR_BREAK)
 		return 0;
+	if (n == 0 && !s->live && !s->done && !stop_asked(s) &&
+	    s->cur + 1 < s->npaths) {
+		if (next_file(s, errbuf) < 0) {
+			snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %.500s", s->why);
+			return -1;
+		}
+		goto again;
+	}
 	return n;
 }
 

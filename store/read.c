@@ -28,6 +28,21 @@ int store_addr_parse(const char *s, struct cap_addr *a)
 	return -1;
 }
 
+bool store_filter_proc(const struct store_filter *f, uint32_t prog,
+		       uint32_t vers, uint32_t proc)
+{
+	const char *p;
+	uint32_t k;
+
+	if (f == NULL || f->n_op == 0)
+		return true;
+	p = dec_proc_name(prog, vers, proc);
+	for (k = 0; p && k < f->n_op; k++)
+		if (strcasecmp(p, f->op[k]) == 0)
+			return true;
+	return false;
+}
+
 bool store_filter_match(const struct store_filter *f, const struct an_op *op,
 			int64_t base_ns)
 {
@@ -39,12 +54,8 @@ bool store_filter_match(const struct store_filter *f, const struct an_op *op,
 		return false;
 	if (f->have_server && !cap_addr_eq(&f->server, &op->server))
 		return false;
-	if (f->op[0]) {
-		const char *p = dec_proc_name(op->prog, op->vers, op->proc);
-
-		if (p == NULL || strcasecmp(p, f->op) != 0)
-			return false;
-	}
+	if (!store_filter_proc(f, op->prog, op->vers, op->proc))
+		return false;
 	if (f->have_from) {
 		t = f->from_rel ? base_ns + f->from_ns : f->from_ns;
 		if (op->first_call_ns < t)
@@ -533,12 +544,8 @@ int store_read_intervals(struct store *s, int64_t run,
 		if (f && ((f->have_client && !cap_addr_eq(&f->client, &cl)) ||
 			  (f->have_server && !cap_addr_eq(&f->server, &sv))))
 			continue;
-		if (f && f->op[0]) {
-			const char *p = dec_proc_name(prog, vers, proc);
-
-			if (p == NULL || strcasecmp(p, f->op) != 0)
-				continue;
-		}
+		if (f && !store_filter_proc(f, prog, vers, proc))
+			continue;
 		for (k = 0; k < n; k++)
 			if (v[k].prog == prog && v[k].vers == vers &&
 			    v[k].proc == proc)
@@ -585,4 +592,50 @@ int store_read_intervals(struct store *s, int64_t run,
 	}
 	free(v);
 	return ret;
+}
+
+/* -------------------------------------------------- end-of-run tables -- */
+
+#define TABLE_COLS 16
+
+int store_read_table(struct store *s, int64_t run, const char *table,
+		     store_row_fn fn, void *user, char *errbuf)
+{
+	static const char *const ok[] = { "sizes", "sizes_from_replies",
+		"fsinfo", "findings" };
+	const char *names[TABLE_COLS], *vals[TABLE_COLS];
+	sqlite3_stmt *q = NULL;
+	char sql[128];
+	size_t k;
+	int n, rc;
+
+	for (k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+		if (strcmp(table, ok[k]) == 0)
+			break;
+	if (k == sizeof(ok) / sizeof(ok[0])) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "no table %s", table);
+		return -1;
+	}
+	/* (a schema 1 database has no sizes_from_replies: no rows) */
+	snprintf(sql, sizeof(sql), "SELECT * FROM %s WHERE run = ?1 ORDER BY "
+		 "rowid", ok[k]);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return strcmp(table, "sizes_from_replies") == 0 ? 0 :
+		       store_err(s, errbuf, table);
+	sqlite3_bind_int64(q, 1, run);
+	n = sqlite3_column_count(q) - 1;	/* column 0 is run */
+	if (n > TABLE_COLS)
+		n = TABLE_COLS;
+	for (k = 0; k < (size_t)n; k++)
+		names[k] = sqlite3_column_name(q, (int)k + 1);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		for (k = 0; k < (size_t)n; k++)
+			vals[k] = (const char *)sqlite3_column_text(q,
+								    (int)k + 1);
+		fn(user, n, names, vals);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, table);
+	return 0;
 }

@@ -110,10 +110,12 @@ struct store_counts {
 };
 
 /* Which operations a report or a query covers (both sources). */
+#define STORE_FILTER_OPS 32
 struct store_filter {
 	bool have_client, have_server;
 	struct cap_addr client, server;
-	char op[32];			/* procedure name, "" any (e.g. READ) */
+	char op[STORE_FILTER_OPS][32];	/* procedure names (e.g. READ), */
+	uint32_t n_op;			/* any of them; none: any procedure */
 	bool have_from, have_to;
 	bool from_rel, to_rel;		/* "+S": seconds after the first message */
 	int64_t from_ns, to_ns;		/* first call in [from, to) */
@@ -212,8 +214,19 @@ int store_read_intervals(struct store *s, int64_t run,
 			 int64_t to_ns, store_cell_fn fn, void *user,
 			 char *errbuf);
 
+/* The run's rows of an end-of-run table, "sizes", "sizes_from_replies",
+ * "fsinfo" or "findings" (any other name: -1), as text (NULL for SQL
+ * NULL), in insertion order; names are the column names (run left out). */
+typedef void (*store_row_fn)(void *user, int ncols, const char *const *names,
+			     const char *const *values);
+int store_read_table(struct store *s, int64_t run, const char *table,
+		     store_row_fn fn, void *user, char *errbuf);
+
 /* ---- helpers shared with ui/ ---- */
 
+/* Does the procedure pass f's procedure names (any case)? */
+bool store_filter_proc(const struct store_filter *f, uint32_t prog,
+		       uint32_t vers, uint32_t proc);
 /* Does op pass f?  base_ns resolves relative times. */
 bool store_filter_match(const struct store_filter *f, const struct an_op *op,
 			int64_t base_ns);

@@ -3,6 +3,8 @@
 #include "ui/cli.h"
 
 #include <errno.h>
+#include <glob.h>
+#include <stdarg.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -182,6 +184,10 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 			return -1;
 		o->dec.late_mem = (size_t)v;
 		return 1;
+	case UI_OPT_UTC:
+	case UI_OPT_EPOCH:
+		o->time_mode = opt == UI_OPT_UTC ? UI_TIME_UTC : UI_TIME_EPOCH;
+		return 1;
 	case UI_OPT_NAMES_MAX:
 		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
 			return -1;
@@ -192,14 +198,90 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 	}
 }
 
+static void name_files(struct ui_src_opts *o);
+
+/* Keep a name a glob matched in the pool; NULL when it is full. */
+static const char *pool_keep(struct ui_src_opts *o, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *p = o->pool + o->pool_used;
+
+	if (n > sizeof(o->pool) - o->pool_used)
+		return NULL;
+	memcpy(p, name, n);
+	o->pool_used += n;
+	return p;
+}
+
+/* -r FILE: one more file; a pattern that names no file is a glob. */
+static int add_file(struct ui_src_opts *o, const char *arg)
+{
+	glob_t g;
+	size_t k;
+	int rc = 1;
+
+	if (access(arg, F_OK) == 0 || strcmp(arg, "-") == 0 ||
+	    !strpbrk(arg, "*?[")) {
+		if (o->nfiles == UI_FILES_MAX)
+			goto full;
+		o->files[o->nfiles++] = arg;
+		o->file = o->files[0];
+		name_files(o);
+		return 1;
+	}
+	if (glob(arg, 0, NULL, &g) != 0) {
+		fprintf(stderr, "nfscope: -r %s: no file matches\n", arg);
+		return -1;
+	}
+	for (k = 0; k < g.gl_pathc && rc == 1; k++) {
+		const char *p = pool_keep(o, g.gl_pathv[k]);
+
+		if (p == NULL || o->nfiles == UI_FILES_MAX)
+			rc = -1;
+		else
+			o->files[o->nfiles++] = p;
+	}
+	globfree(&g);
+	o->file = o->nfiles ? o->files[0] : NULL;
+	name_files(o);
+	if (rc == 1)
+		return 1;
+full:
+	fprintf(stderr, "nfscope: too many files for -r (at most %d, and "
+		"%d KiB of names)\n", UI_FILES_MAX, UI_GLOB_POOL / 1024);
+	return -1;
+}
+
+const char *ui_src_name(const struct ui_src_opts *o)
+{
+	if (o->iface || o->nfiles <= 1)
+		return o->iface ? o->iface : o->file;
+	return o->name;
+}
+
+/* o->name for several files: "a.pcap, b.pcap, ... (N files)". */
+static void name_files(struct ui_src_opts *o)
+{
+	size_t n = 0, cap = sizeof(o->name) - 32;
+	uint32_t k;
+
+	for (k = 0; k < o->nfiles; k++) {
+		if (n + strlen(o->files[k]) + 2 > cap)
+			break;
+		n += (size_t)snprintf(o->name + n, sizeof(o->name) - n, "%s%s",
+				      k ? ", " : "", o->files[k]);
+	}
+	snprintf(o->name + n, sizeof(o->name) - n, "%s (%u files)",
+		 k < o->nfiles ? ", ..." : "", o->nfiles);
+}
+
 int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 {
 	uint64_t v;
 
 	switch (opt) {
 	case 'r':
-		o->file = arg;
-		return 1;
+		return add_file(o, arg);
 	case 'i':
 		o->iface = arg;
 		return 1;
@@ -232,6 +314,8 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 	case 'p':
 		o->cfg.promisc = false;
 		return 1;
+	case 'n':	/* tcpdump's "do not resolve names": never done */
+		return 1;
 	case 'Z':
 		if (!*arg) {
 			fprintf(stderr, "nfscope: -Z needs a user name\n");
@@ -242,6 +326,51 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 	default:
 		return long_opt(o, opt, arg);
 	}
+}
+
+int ui_usage_error(const char *who, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "nfscope %s: ", who);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try 'nfscope %s --help' for its usage.\n", who);
+	return 2;
+}
+
+int ui_src_args(struct ui_src_opts *o, const char *who, int argc,
+		char **argv, int first)
+{
+	char *b = o->filter_buf;
+	size_t n = 0, cap = sizeof(o->filter_buf);
+	bool both = o->cfg.filter && *o->cfg.filter;
+	int k, w;
+
+	if (first >= argc)
+		return 0;
+	w = both ? snprintf(b, cap, "(%s) and (", o->cfg.filter) : 0;
+	n = w < 0 ? cap : (size_t)w;
+	for (k = first; k < argc && n < cap; k++) {
+		w = snprintf(b + n, cap - n, "%s%s", k > first ? " " : "",
+			     argv[k]);
+		n = w < 0 ? cap : n + (size_t)w;
+	}
+	if (both && n < cap) {
+		w = snprintf(b + n, cap - n, ")");
+		n = w < 0 ? cap : n + (size_t)w;
+	}
+	if (n >= cap) {
+		ui_usage_error(who, "filter expression longer than %zu bytes",
+			       cap - 1);
+		return -1;
+	}
+	o->cfg.filter = b;
+	return 0;
 }
 
 /* Live capture was refused for want of privilege: say which and how. */
@@ -278,7 +407,7 @@ struct cap_source *ui_open_source(struct ui_src_opts *o)
 		return NULL;
 	}
 	if (o->file) {
-		s = cap_open_offline(o->file, &o->cfg, err);
+		s = cap_open_files(o->files, o->nfiles, &o->cfg, err);
 		if (!s)
 			fprintf(stderr, "nfscope: %s\n", err);	/* names the file */
 		return s;

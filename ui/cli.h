@@ -4,7 +4,9 @@
  * read loop, signals and capture drops.
  *
  * Options (tcpdump's letters where tcpdump has one):
- *   -r FILE     read a pcap/pcapng file ("-" = stdin)
+ *   -r FILE     read a pcap/pcapng file ("-" = stdin), gzip-compressed or
+ *               not; repeatable, and a quoted glob ('ring*.pcap') names
+ *               every file it matches: one capture (cap_open_files)
  *   -i IFACE    capture live ("any" = all interfaces, Linux cooked)
  *   -f FILTER   BPF filter, tcpdump syntax.  Default: none, every packet is
  *               examined: RPC is recognised by content, MOUNT/NLM/portmap
@@ -14,6 +16,8 @@
  *   -c COUNT    stop after COUNT packets
  *   -B KIB      live capture buffer size in KiB (default CAP_DEFAULT_BUFFER_KIB)
  *   -p          do not put the interface in promiscuous mode
+ *   -n          accepted and ignored, as tcpdump's -n/-nn: nfscope never
+ *               resolves addresses or ports to names
  *   -Z USER     after opening the source, become USER (setgroups, setgid,
  *               setuid): output files are created afterwards, as USER;
  *               a process not root drops every capability there anyway
@@ -27,6 +31,8 @@
  *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
  *   --late-mem BYTES  replies held for a call that comes after them
+ *   --utc             print times in UTC (default: local time, as tcpdump)
+ *   --epoch           print times as seconds since 1970 (tcpdump -tt)
  *
  * How a subcommand uses them (ui/dump.c is the shortest example):
  *
@@ -66,15 +72,29 @@
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
+#include "ui/times.h"
+
+#define UI_FILTER_MAX 4096	/* bytes of a BPF filter expression */
+
+#define UI_FILES_MAX 4096	/* -r FILE ... */
+#define UI_GLOB_POOL 262144	/* bytes of the names globs matched */
 
 struct ui_src_opts {
-	const char *file;
+	const char *file;		/* the first -r (NULL: none) */
+	const char *files[UI_FILES_MAX];	/* every -r, globs expanded */
+	uint32_t nfiles;
+	char pool[UI_GLOB_POOL];	/* names a glob matched */
+	size_t pool_used;
+	char name[1024];		/* ui_src_name */
 	const char *iface;
 	const char *user;		/* -Z */
 	struct cap_config cfg;		/* capture options and budgets */
 	struct dec_config dec;		/* --dec-xid-max */
 	struct an_config an;		/* --xid-max, --names-max */
 	bool snaplen_set;
+	enum ui_time_mode time_mode;	/* --utc, --epoch (times.h) */
+	/* -f and a trailing filter expression together (ui_src_args) */
+	char filter_buf[UI_FILTER_MAX];
 };
 
 /* Long options of ui_src_opt (codes >= 0x100: they clash with no letter). */
@@ -87,6 +107,8 @@ enum {
 	UI_OPT_NAMES_MAX,
 	UI_OPT_TCP_MEM,
 	UI_OPT_LATE_MEM,
+	UI_OPT_UTC,
+	UI_OPT_EPOCH,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -97,18 +119,24 @@ enum {
 	{ "frag-mem", required_argument, NULL, UI_OPT_FRAG_MEM }, \
 	{ "names-max", required_argument, NULL, UI_OPT_NAMES_MAX }, \
 	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }, \
-	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }
+	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }, \
+	{ "utc", no_argument, NULL, UI_OPT_UTC }, \
+	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
-#define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:"
+#define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:n"
 
 #define UI_STR_(x) #x
 #define UI_STR(x) UI_STR_(x)
 /* One line per option, for usage texts. */
 #define UI_SRC_USAGE \
 	"source: -r FILE | -i IFACE ('any': all interfaces)\n" \
+	"  -r FILE      a pcap or pcapng file, gzip-compressed or not; several\n" \
+	"               -r (or a quoted glob) read as one capture in time order\n" \
 	"  -f FILTER    BPF filter (default none: RPC is found by content,\n" \
-	"               on any port, and IP fragments carry no ports)\n" \
+	"               on any port, and IP fragments carry no ports); a filter\n" \
+	"               expression after the options works as in tcpdump (with\n" \
+	"               -f too, a packet must match both)   -n  ignored\n" \
 	"  -s SNAPLEN   live snapshot length (default 0: 262144, whole packets;\n" \
 	"               shorter hides records inside coalesced TCP segments)\n" \
 	"  -B KIB       live capture buffer (default " \
@@ -121,7 +149,9 @@ enum {
 	"budgets (evictions are counted in every output):\n" \
 	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
 	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n" \
-	"  --late-mem BYTES (4m)\n"
+	"  --late-mem BYTES (4m)\n" \
+	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
+	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
 
 extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
 extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */
@@ -133,6 +163,24 @@ void ui_src_opts_init(struct ui_src_opts *o);
  * one (arg consumed), 0 if not, -1 on a bad value (message on stderr).
  */
 int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg);
+/*
+ * The words left after the options (argv[first..argc)), as tcpdump takes
+ * them: one BPF filter expression, joined with spaces.  With -f as well,
+ * a packet must match both: "(F) and (EXPR)".  Returns 0, or -1 with a
+ * usage error printed (who: "dump").
+ */
+int ui_src_args(struct ui_src_opts *o, const char *who, int argc,
+		char **argv, int first);
+/*
+ * A usage error, GNU style: "nfscope WHO: MESSAGE" (when fmt is not NULL)
+ * then one line saying where the usage is.  Returns 2, the exit status of
+ * a usage error.
+ */
+int ui_usage_error(const char *who, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The source for headers and the store: the interface, the file, or
+ * the files ("a.pcap, b.pcap, ... (N files)"). */
+const char *ui_src_name(const struct ui_src_opts *o);
 /* Open the source the options name; prints errors/warnings to stderr
  * (missing privilege: which capability, and how to get it). */
 struct cap_source *ui_open_source(struct ui_src_opts *o);

@@ -13,6 +13,8 @@ struct dump_ctx {
 	struct dec_msg *msg;	/* reused for every message (large) */
 	FILE *out;
 	bool json;
+	enum ui_time_mode tmode;	/* --utc, --epoch */
+	int64_t first_ns, last_ns;	/* packet times of the messages */
 	uint64_t rpc_msgs;
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
@@ -20,11 +22,15 @@ struct dump_ctx {
 static void print_msg(struct dump_ctx *x, const struct cap_msg *m)
 {
 	x->rpc_msgs++;
+	if (x->first_ns == 0 || m->ts_ns < x->first_ns)
+		x->first_ns = m->ts_ns;
+	if (m->ts_ns > x->last_ns)
+		x->last_ns = m->ts_ns;
 	ui_block_signals(true);
 	if (x->json)
 		dump_json_msg(x->out, m, x->msg);
 	else
-		dump_text_msg(x->out, m, x->msg);
+		dump_text_msg(x->out, m, x->msg, x->tmode);
 	ui_block_signals(false);
 }
 
@@ -61,6 +67,7 @@ static void on_tick(void *user, int64_t now_ns)
 static void on_drops(void *user, const struct cap_drop_span *sp)
 {
 	struct dump_ctx *x = user;
+	char t0[48], t1[48];
 
 	ui_drops_add(&x->drops, sp);
 	if (x->json) {
@@ -81,9 +88,10 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 		return;
 	}
 	fprintf(x->out, "# %" PRIu64 " packets dropped by the kernel, %" PRIu64
-		" by the interface between %.6f and %.6f: messages of that "
+		" by the interface between %s and %s: messages of that "
 		"span may be missing\n", sp->drop, sp->ifdrop,
-		(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
+		ui_time_str(sp->start_ns, x->tmode, 6, t0, sizeof(t0)),
+		ui_time_str(sp->end_ns, x->tmode, 6, t1, sizeof(t1)));
 }
 
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
@@ -91,6 +99,7 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 			  const struct cap_read_error *cut)
 {
 	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
+	char t0[48], t1[48], z[64];
 
 	if (x->json) {
 		struct jw w;
@@ -100,6 +109,16 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_obj(&w, "summary");
 		jw_u64(&w, "packets", cs->packets);
 		jw_u64(&w, "rpc_messages", x->rpc_msgs);
+		if (x->rpc_msgs) {
+			jw_time(&w, "first", (uint64_t)(x->first_ns / 1000000000),
+				(uint32_t)(x->first_ns % 1000000000));
+			jw_time(&w, "last", (uint64_t)(x->last_ns / 1000000000),
+				(uint32_t)(x->last_ns % 1000000000));
+			jw_str(&w, "first_utc", ui_time_iso(x->first_ns, t0,
+							    sizeof(t0)));
+			jw_str(&w, "last_utc", ui_time_iso(x->last_ns, t1,
+							   sizeof(t1)));
+		}
 		jw_u64(&w, "calls", ds->calls);
 		jw_u64(&w, "replies", ds->replies);
 		jw_u64(&w, "not_rpc", ds->not_rpc);
@@ -143,6 +162,11 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_newline(&w);
 		return;
 	}
+	if (x->rpc_msgs)
+		fprintf(x->out, "# messages from %s to %s (%s)\n",
+			ui_time_str(x->first_ns, x->tmode, 6, t0, sizeof(t0)),
+			ui_time_str(x->last_ns, x->tmode, 6, t1, sizeof(t1)),
+			ui_time_zone(x->first_ns, x->tmode, z, sizeof(z)));
 	fprintf(x->out,
 		"# %" PRIu64 " packets, %" PRIu64 " RPC messages (%" PRIu64
 		" calls, %" PRIu64 " replies), %" PRIu64 " not decodable (%" PRIu64
@@ -189,7 +213,9 @@ static void dump_usage(FILE *f)
 {
 	fputs("usage: nfscope dump [-r FILE | -i IFACE] [-f FILTER] [-s SNAPLEN] "
 	      "[-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-	      "                    [--duration S] [budgets] [--json]\n"
+	      "                    [--duration S] [budgets] [--json] [-n] [-v]"
+	      " [EXPRESSION]\n"
+	      "  -v           ignored: every line has what tcpdump -vv shows\n"
 	      UI_SRC_USAGE, f);
 }
 
@@ -214,8 +240,10 @@ int ui_dump_main(int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	ui_src_opts_init(&so);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "h", longopts,
+	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "vh", longopts,
 				  NULL)) != -1) {
+		if (opt == 'v')	/* tcpdump's -v/-vv: every line has it */
+			continue;
 		if (opt == 'J') {
 			x.json = true;
 			continue;
@@ -227,15 +255,10 @@ int ui_dump_main(int argc, char **argv)
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
-		if (rc == 0)
-			dump_usage(stderr);
-		return 2;
+		return rc == 0 ? ui_usage_error("dump", NULL) : 2;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "nfscope dump: unexpected argument '%s'\n", argv[optind]);
-		dump_usage(stderr);
+	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
-	}
 	/* before the capture opens: a signal from then on ends the run
 	 * cleanly (or, SIGHUP, is ignored) instead of killing it */
 	ui_install_signals();
@@ -247,6 +270,7 @@ int ui_dump_main(int argc, char **argv)
 		return 1;
 	}
 	x.out = stdout;
+	x.tmode = so.time_mode;
 	x.dec = dec_new(&so.dec);
 	x.msg = malloc(sizeof(*x.msg));
 	so.cfg.probe = dec_probe_start;

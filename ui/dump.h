@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "decode/decode.h"
+#include "ui/times.h"
 
 /* 32-bit FNV-1a of a handle: the short handle hash shown in text output. */
 uint32_t dump_fh_hash(const struct nfs_fh *fh);
@@ -19,7 +20,9 @@ uint32_t dump_fh_hash(const struct nfs_fh *fh);
 /* Offset up to which the RPC header was decoded (UINT32_MAX: all of it). */
 uint32_t dump_hdr_limit(const struct dec_msg *d);
 
-void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d);
+/* One line per message; the time as tm says (times.h). */
+void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d,
+		   enum ui_time_mode tm);
 void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d);
 
 /* The `dump` subcommand; argv[0] is "dump".  Returns the exit status. */

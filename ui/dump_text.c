@@ -277,17 +277,18 @@ static void t_rpc_reply(FILE *f, const struct rpc_hdr *h)
 	}
 }
 
-void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
+void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d,
+		   enum ui_time_mode tm)
 {
-	char sa[64], da[64];
+	char sa[64], da[64], ts[48];
 	const struct rpc_hdr *h = &d->rpc;
 	bool call = h->msg_type == RPC_CALL;
 	const char *pn = dec_prog_name(d->prog);
 	const char *qn = dec_proc_name(d->prog, d->vers, d->proc);
 	bool v6 = m->src.family == 6;
 
-	fprintf(f, "%" PRId64 ".%06" PRId64 " %s%s%s.%u > %s%s%s.%u: %s %s xid 0x%08" PRIx32,
-		m->ts_ns / 1000000000, (m->ts_ns % 1000000000) / 1000,
+	fprintf(f, "%s %s%s%s.%u > %s%s%s.%u: %s %s xid 0x%08" PRIx32,
+		ui_time_str(m->ts_ns, tm, 6, ts, sizeof(ts)),
 		v6 ? "[" : "", cap_addr_str(&m->src, sa, sizeof(sa)), v6 ? "]" : "",
 		m->sport,
 		v6 ? "[" : "", cap_addr_str(&m->dst, da, sizeof(da)), v6 ? "]" : "",

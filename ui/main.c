@@ -28,32 +28,45 @@ static void usage(FILE *f)
 	      "cap_net_raw,cap_net_admin=eip on the program).\n", f);
 }
 
+/* "nfscope dump": what getopt's messages name (argv[0] of the command) */
+static char *cmd_name(const char *cmd)
+{
+	static char name[32];
+
+	snprintf(name, sizeof(name), "nfscope %s", cmd);
+	return name;
+}
+
 int main(int argc, char **argv)
 {
+	const char *cmd;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "dump"))
+	cmd = argv[1];
+	argv[1] = cmd_name(cmd);
+	if (!strcmp(cmd, "dump"))
 		return ui_out_close("dump", ui_dump_main(argc - 1, argv + 1));
-	if (!strcmp(argv[1], "report"))
+	if (!strcmp(cmd, "report"))
 		return ui_out_close("report",
 				    ui_report_main(argc - 1, argv + 1));
-	if (!strcmp(argv[1], "record"))
+	if (!strcmp(cmd, "record"))
 		return ui_out_close("record",
 				    ui_record_main(argc - 1, argv + 1));
-	if (!strcmp(argv[1], "top"))
+	if (!strcmp(cmd, "top"))
 		return ui_out_close("top", ui_top_main(argc - 1, argv + 1));
-	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		puts("nfscope " NFSCOPE_VERSION);
 		return ui_out_close(NULL, 0);
 	}
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return ui_out_close(NULL, 0);
 	}
-	fprintf(stderr, "nfscope: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "nfscope: unknown command '%s'\n"
+		"Try 'nfscope --help' for the list of commands.\n", cmd);
 	return 2;
 }

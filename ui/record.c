@@ -107,7 +107,7 @@ static void record_usage(FILE *f)
 	      "                      -w OUT.db [--ops all|slow:MS|none] "
 	      "[--interval SECONDS]\n"
 	      "                      [--retain DURATION] [--batch ROWS] "
-	      "[--force] [--quiet]\n"
+	      "[--force] [--quiet] [EXPRESSION]\n"
 	      "-w OUT.db is created after -Z has dropped privileges: USER must "
 	      "be able to write it.\n"
 	      "SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
@@ -220,26 +220,19 @@ int ui_record_main(int argc, char **argv)
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
-		if (rc == 0)
-			record_usage(stderr);
-		return 2;
+		return rc == 0 ? ui_usage_error("record", NULL) : 2;
 	}
-	if (optind < argc || out == NULL) {
-		if (optind < argc)
-			fprintf(stderr, "nfscope record: unexpected argument "
-				"'%s'\n", argv[optind]);
-		else
-			fprintf(stderr, "nfscope record: no output: give -w "
-				"OUT.db\n");
-		record_usage(stderr);
+	if (ui_src_args(&so, "record", argc, argv, optind) < 0)
 		return 2;
-	}
+	if (out == NULL)
+		return ui_usage_error("record", "no output: give -w OUT.db");
 	/*
 	 * The capture device first (it needs root), then -Z, then the
 	 * database, as tcpdump does with -w: the file and its -wal/-shm then
 	 * belong to the user who can later open, checkpoint and delete them,
 	 * and root never writes where that user could point it.
 	 */
+	r.rec.tmode = so.time_mode;
 	ui_install_signals();	/* before the capture opens (see dump.c) */
 	src = ui_open_source(&so);
 	if (!src)

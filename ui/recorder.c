@@ -48,7 +48,7 @@ int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
 	if (r->batch_rows == 0)
 		r->batch_rows = 65536;
 	snprintf(r->run.source, sizeof(r->run.source), "%s",
-		 so->file ? so->file : so->iface);
+		 ui_src_name(so));
 	snprintf(r->run.filter, sizeof(r->run.filter), "%s",
 		 so->cfg.filter ? so->cfg.filter : "");
 	r->run.live = so->iface != NULL;
@@ -112,15 +112,18 @@ void ui_rec_op(struct ui_rec *r, const struct an_op *op)
 
 void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp)
 {
+	char t0[48], t1[48];
+
 	if (r->failed)
 		return;
 	store_put_drop(r->st, sp);
 	if (!r->quiet)
 		fprintf(stderr, "nfscope %s: %" PRIu64 " packets dropped by "
-			"the kernel, %" PRIu64 " by the interface between %.6f "
-			"and %.6f: what is recorded for that span is "
+			"the kernel, %" PRIu64 " by the interface between %s "
+			"and %s: what is recorded for that span is "
 			"incomplete\n", r->who, sp->drop, sp->ifdrop,
-			(double)sp->start_ns / 1e9, (double)sp->end_ns / 1e9);
+			ui_time_str(sp->start_ns, r->tmode, 6, t0, sizeof(t0)),
+			ui_time_str(sp->end_ns, r->tmode, 6, t1, sizeof(t1)));
 }
 
 bool ui_rec_cut(struct ui_rec *r)

@@ -18,6 +18,7 @@
 #define NFSCOPE_RECORDER_H
 
 #include "store/store.h"
+#include "ui/times.h"
 #include "ui/cli.h"
 
 struct ui_rec {
@@ -27,6 +28,7 @@ struct ui_rec {
 	uint64_t batch_rows;		/* 0: 65536 */
 	const char *who;		/* "record", "top": in messages */
 	bool quiet;			/* no log lines (errors still) */
+	enum ui_time_mode tmode;	/* times in log lines (times.h) */
 	/* where the counters come from (the caller's) */
 	struct cap_pipe *pipe;
 	struct cap_source *src;

@@ -2,6 +2,7 @@
 #include "ui/report.h"
 #include "ui/cli.h"
 #include "ui/esc.h"
+#include "ui/times.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -24,12 +25,16 @@ static void on_op_sums(void *user, const struct an_op *op)
 
 	an_figs_push(r->figs, op);
 	an_find_add(r->find, op);
+	if (r->every)
+		rep_every_add(r, op);
 }
 
 static void on_op(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
+	if (r->from_tod || r->to_tod)
+		rep_resolve_times(r, r->first_ns);
 	if (r->filtered && !store_filter_match(&r->filt, op, r->first_ns))
 		return;
 	an_opq_push(r->q, op);
@@ -97,6 +102,11 @@ bool rep_complete(const struct rep *r)
 void rep_nfs4(const struct rep *r, struct rep_nfs4 *v)
 {
 	an_figs_nfs4(r->figs, &v->calls, &v->clients, &v->servers);
+}
+
+const char *rep_time(const struct rep *r, int64_t ns, char *buf, size_t n)
+{
+	return ui_time_str(ns, r->tmode, 6, buf, n);
 }
 
 double rep_duration_s(const struct rep *r)
@@ -224,21 +234,32 @@ static double ms(uint64_t ns)
 
 /* -------------------------------------------------------------- text -- */
 
-static void text_lat_header(FILE *f, const char *first)
+void rep_text_lat_header(FILE *f, const char *first)
 {
-	fprintf(f, "%-30s %9s %9s %6s %10s %10s %10s %10s %10s %10s %10s\n",
-		first, "Calls", "Ops/s", "Err", "Min ms", "Avg ms", "Max ms",
-		"p50", "p95", "p99", "p99.9");
+	fprintf(f, "%-30s %9s %9s %6s %8s %10s %6s %10s %10s %10s %10s %10s "
+		"%10s %10s\n", first, "Calls", "Ops/s", "Err", "kB/op", "kB/s",
+		"Retr%", "Min ms", "Avg ms", "Max ms", "p50", "p95", "p99",
+		"p99.9");
 }
 
-static void text_lat_row(const struct rep *r, const char *name,
-			 const struct an_row *w)
+void rep_text_lat_row(const struct rep *r, const char *name,
+		      const struct an_row *w)
 {
 	double d = rep_duration_s(r);
 	const struct hist *h = &w->lat;
 
 	fprintf(r->out, "%-30s %9" PRIu64 " %9.1f %6" PRIu64, name, w->calls,
 		d > 0 ? (double)w->calls / d : 0.0, w->errors);
+	/* nfsiostat's: READ/WRITE data per op and per second, retransmitted
+	   calls per call */
+	if (w->data_bytes)
+		fprintf(r->out, " %8.1f %10.1f", (double)w->data_bytes / 1024 /
+			(double)w->calls, d > 0 ? (double)w->data_bytes / 1024 /
+			d : 0.0);
+	else
+		fprintf(r->out, " %8s %10s", "-", "-");
+	fprintf(r->out, " %6.1f", w->calls ? 100.0 * (double)w->retrans /
+		(double)w->calls : 0.0);
 	if (h->count == 0) {
 		fputs("          -          -          -\n", r->out);
 		return;
@@ -303,9 +324,9 @@ static void text_ops(const struct rep *r)
 	if (v == NULL)
 		return;
 	if (r->by == AN_BY_OP)
-		text_lat_header(r->out, "Procedure");
+		rep_text_lat_header(r->out, "Procedure");
 	else if (r->by == AN_BY_FILE)
-		text_lat_header(r->out, "File (top by calls)");
+		rep_text_lat_header(r->out, "File (top by calls)");
 	for (k = 0; k < n; k++) {
 		const struct an_row *w = v[k];
 
@@ -314,7 +335,7 @@ static void text_ops(const struct rep *r)
 		if (r->by == AN_BY_FILE) {
 			if (shown++ >= r->top)
 				break;
-			text_lat_row(r, rep_row_key(r, w, true, key, sizeof(key)), w);
+			rep_text_lat_row(r, rep_row_key(r, w, true, key, sizeof(key)), w);
 			continue;
 		}
 		if (r->by != AN_BY_OP && (prev == NULL ||
@@ -322,13 +343,13 @@ static void text_ops(const struct rep *r)
 		    prev->export_id != w->export_id)) {
 			fprintf(r->out, "\n%s %s\n", rep_group_names[r->by],
 				rep_row_key(r, w, true, key, sizeof(key)));
-			text_lat_header(r->out, "  Procedure");
+			rep_text_lat_header(r->out, "  Procedure");
 		}
 		prev = w;
 		snprintf(key, sizeof(key), "%s%s", r->by == AN_BY_OP ? "" : "  ",
 			 rep_proc_name(w->prog, w->vers, w->proc, name,
 				       sizeof(name)));
-		text_lat_row(r, key, w);
+		rep_text_lat_row(r, key, w);
 	}
 	for (k = 0; k < n; k++)
 		if (r->by == AN_BY_OP || v[k]->proc != AN_PROC_ALL)
@@ -485,9 +506,9 @@ static void text_writes(const struct rep *r)
 				cap_addr_str(&s->addr, a, sizeof(a)),
 				s->nverf_changes, s->nverf_changes == 1 ? "" : "s");
 		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++)
-			fprintf(r->out, "  changed at %.6f (frame %" PRIu64 ")\n",
-				(double)s->verf_changes[i].ts_ns / 1e9,
-				s->verf_changes[i].frame);
+			fprintf(r->out, "  changed at %s (frame %" PRIu64 ")\n",
+				rep_time(r, s->verf_changes[i].ts_ns, a,
+					 sizeof(a)), s->verf_changes[i].frame);
 	}
 }
 
@@ -534,6 +555,7 @@ static void text_retrans(const struct rep *r)
 static void text_findings(const struct rep *r)
 {
 	size_t k, n = an_find_count(r->find);
+	char t0[48], t1[48];
 
 	fprintf(r->out, "\n== Findings ==\n");
 	if (n == 0)
@@ -545,9 +567,9 @@ static void text_findings(const struct rep *r)
 		ui_esc_put(r->out, f->evidence, strlen(f->evidence), NULL);
 		putc('\n', r->out);
 		if (f->start_ns)
-			fprintf(r->out, "  from %.6f to %.6f, count %" PRIu64
-				"%s", (double)f->start_ns / 1e9,
-				(double)f->end_ns / 1e9, f->count,
+			fprintf(r->out, "  from %s to %s, count %" PRIu64
+				"%s", rep_time(r, f->start_ns, t0, sizeof(t0)),
+				rep_time(r, f->end_ns, t1, sizeof(t1)), f->count,
 				f->peak_rate > 0 ? "" : "\n");
 		if (f->start_ns && f->peak_rate > 0 && f->avg_rate > 0)
 			fprintf(r->out, ", peak %.0f/s, avg %.0f/s\n",
@@ -616,17 +638,21 @@ static void text_intervals(const struct rep *r)
 {
 	uint32_t k;
 
-	fprintf(r->out, "\n== Time series (%.3f s intervals) ==\n"
-		"%-18s %9s %9s %6s %8s %10s %10s %12s\n",
-		(double)r->interval_ns / 1e9, "Start", "Calls", "Ops/s", "Err",
-		"Retrans", "Avg ms", "Max ms", "Bytes/s");
+	char t[48], z[64];
+
+	fprintf(r->out, "\n== Time series (%.3f s intervals; %s) ==\n"
+		"%-26s %9s %9s %6s %8s %10s %10s %12s\n",
+		(double)r->interval_ns / 1e9,
+		ui_time_zone(r->first_ns, r->tmode, z, sizeof(z)), "Start",
+		"Calls", "Ops/s", "Err", "Retrans", "Avg ms", "Max ms",
+		"Bytes/s");
 	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
 		const struct an_interval *v = an_figs_interval(r->figs, k);
 		double s = (double)r->interval_ns / 1e9;
 
-		fprintf(r->out, "%-18.6f %9" PRIu64 " %9.1f %6" PRIu64 " %8"
+		fprintf(r->out, "%-26s %9" PRIu64 " %9.1f %6" PRIu64 " %8"
 			PRIu64 " %10.3f %10.3f %12.0f%s\n",
-			(double)v->start_ns / 1e9, v->calls,
+			rep_time(r, v->start_ns, t, sizeof(t)), v->calls,
 			(double)v->calls / s, v->errors, v->retrans,
 			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
 			ms(v->lat_max_ns), (double)v->bytes / s,
@@ -680,9 +706,10 @@ static void text_nfs4(const struct rep *r)
 }
 
 /* Said first, and plainly: which figures are incomplete and why. */
-static void text_incomplete(const struct rep *r)
+void rep_text_incomplete(const struct rep *r)
 {
 	uint32_t k;
+	char t0[48], t1[48];
 
 	if (r->cut) {
 		char m[CAP_ERRBUF_SIZE + 96];
@@ -698,10 +725,12 @@ static void text_incomplete(const struct rep *r)
 			r->cs.ps_ifdrop, r->drops.n ? ", between:" :
 			" (time not recorded)");
 		for (k = 0; k < r->drops.n; k++)
-			fprintf(r->out, "  %.6f .. %.6f  (%.3f s): %" PRIu64
+			fprintf(r->out, "  %s .. %s  (%.3f s): %" PRIu64
 				" + %" PRIu64 "\n",
-				(double)r->drops.span[k].start_ns / 1e9,
-				(double)r->drops.span[k].end_ns / 1e9,
+				rep_time(r, r->drops.span[k].start_ns, t0,
+					 sizeof(t0)),
+				rep_time(r, r->drops.span[k].end_ns, t1,
+					 sizeof(t1)),
 				(double)(r->drops.span[k].end_ns -
 					 r->drops.span[k].start_ns) / 1e9,
 				r->drops.span[k].drop, r->drops.span[k].ifdrop);
@@ -729,12 +758,19 @@ static void rep_text(const struct rep *r)
 	if (t->reply_not_seen)	/* their reply may be among hidden records */
 		snprintf(rns, sizeof(rns), ", %" PRIu64 " reply not seen",
 			 t->reply_not_seen);
-	fprintf(r->out, "nfscope report: %s\n%" PRIu64 " packets over %.3f s, "
-		"%" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
+	char t0[48], t1[48], z[64], span[200] = "";
+
+	if (r->first_ns)
+		snprintf(span, sizeof(span), " from %s to %s (%s)",
+			 rep_time(r, r->first_ns, t0, sizeof(t0)),
+			 rep_time(r, r->last_ns, t1, sizeof(t1)),
+			 ui_time_zone(r->first_ns, r->tmode, z, sizeof(z)));
+	fprintf(r->out, "nfscope report: %s\n%" PRIu64 " packets over %.3f s"
+		"%s, %" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
 		" unanswered%s, %" PRIu64 " errors), %.1f ops/s\n", r->source,
-		r->cs.packets, d, t->ops, t->answered, t->unanswered, rns,
-		t->errors, d > 0 ? (double)t->ops / d : 0.0);
-	text_incomplete(r);
+		r->cs.packets, d, span, t->ops, t->answered, t->unanswered,
+		rns, t->errors, d > 0 ? (double)t->ops / d : 0.0);
+	rep_text_incomplete(r);
 	text_ops(r);
 	text_sizes(r);
 	text_writes(r);
@@ -827,11 +863,12 @@ static void report_usage(FILE *f)
 	      "       nfscope report OUT.db [--run N | --runs]   (a database "
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
-	      "[--server ADDR] [--op NAME]\n"
+	      "[--server ADDR] [--op NAME[,NAME]]...\n"
 	      "                      [--json] [--csv TABLE] "
 	      "[--by op|client|server|export|file]\n"
-	      "                      [--interval SECONDS] [--top N] "
+	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
+	      "                      [EXPRESSION]   (a BPF filter, as tcpdump's)\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
 	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
 }
@@ -906,20 +943,40 @@ static int check_op(const char *arg)
 	return -1;
 }
 
+/* --op NAME[,NAME...], repeatable: every name is kept. */
+static int add_ops(struct store_filter *f, const char *arg)
+{
+	char name[sizeof(f->op[0])];
+	const char *p = arg, *comma;
+	size_t n;
+
+	do {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n == 0 || n >= sizeof(name)) {
+			fprintf(stderr, "nfscope report: bad --op '%s' (NAME "
+				"or NAME,NAME,...)\n", arg);
+			return -1;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (check_op(name) < 0)
+			return -1;
+		if (f->n_op == STORE_FILTER_OPS) {
+			fprintf(stderr, "nfscope report: more than %d --op "
+				"names\n", STORE_FILTER_OPS);
+			return -1;
+		}
+		memcpy(f->op[f->n_op++], name, n + 1);
+		p = comma + 1;
+	} while (comma);
+	return 0;
+}
+
 /* --from/--to (time of the first call), --client/--server, --op. */
 static int parse_filter(struct store_filter *f, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'A':
-		f->have_from = store_parse_time(arg, &f->from_ns, &f->from_rel) == 0;
-		if (f->have_from)
-			return 0;
-		break;
-	case 'E':
-		f->have_to = store_parse_time(arg, &f->to_ns, &f->to_rel) == 0;
-		if (f->have_to)
-			return 0;
-		break;
 	case 'K':
 		f->have_client = store_addr_parse(arg, &f->client) == 0;
 		if (f->have_client)
@@ -931,18 +988,48 @@ static int parse_filter(struct store_filter *f, int opt, const char *arg)
 			return 0;
 		break;
 	default:
-		if (check_op(arg) < 0)
-			return -1;
-		if (strlen(arg) > 0 && strlen(arg) < sizeof(f->op)) {
-			snprintf(f->op, sizeof(f->op), "%s", arg);
-			return 0;
-		}
-		break;
+		return add_ops(f, arg);
 	}
-	fprintf(stderr, "nfscope report: bad filter value '%s' (--from/--to: "
-		"epoch seconds or +SECONDS; --client/--server: an address; "
-		"--op: a procedure name)\n", arg);
+	fprintf(stderr, "nfscope report: bad filter value '%s' (--client/"
+		"--server: an address)\n", arg);
 	return -1;
+}
+
+/* --from/--to T (times.h), once --utc is known; a time of day waits for
+ * the first packet (rep_resolve_times). */
+static int parse_span(struct rep *r, const char *from, const char *to)
+{
+	const char *bad = NULL;
+
+	if (from && ui_time_parse(from, r->tmode, &r->from) < 0)
+		bad = from;
+	if (to && ui_time_parse(to, r->tmode, &r->to) < 0)
+		bad = to;
+	if (bad) {
+		fprintf(stderr, "nfscope report: bad time '%s' for --from/--to "
+			"(HH:MM[:SS] on the first packet's day, YYYY-MM-DD "
+			"[HH:MM[:SS]], ISO 8601 with T and a zone, epoch "
+			"seconds, or +SECONDS after the first packet)\n", bad);
+		return -1;
+	}
+	r->filt.have_from = from != NULL;
+	r->filt.have_to = to != NULL;
+	r->from_tod = from && r->from.kind == UI_TS_TOD;
+	r->to_tod = to && r->to.kind == UI_TS_TOD;
+	r->filt.from_rel = from && r->from.kind == UI_TS_REL;
+	r->filt.to_rel = to && r->to.kind == UI_TS_REL;
+	r->filt.from_ns = r->from.ns;
+	r->filt.to_ns = r->to.ns;
+	return 0;
+}
+
+void rep_resolve_times(struct rep *r, int64_t first_ns)
+{
+	if (r->from_tod)
+		r->filt.from_ns = ui_time_resolve(&r->from, first_ns, r->tmode);
+	if (r->to_tod)
+		r->filt.to_ns = ui_time_resolve(&r->to, first_ns, r->tmode);
+	r->from_tod = r->to_tod = false;
 }
 
 /* --from/--to narrow the time span rates are computed over. */
@@ -950,6 +1037,7 @@ static void rep_clamp(struct rep *r)
 {
 	int64_t first = r->first_ns, t;
 
+	rep_resolve_times(r, first);
 	if (r->filt.have_from) {
 		t = r->filt.from_rel ? first + r->filt.from_ns : r->filt.from_ns;
 		if (t > r->first_ns)
@@ -962,6 +1050,24 @@ static void rep_clamp(struct rep *r)
 	}
 	if (r->last_ns < r->first_ns)
 		r->last_ns = r->first_ns;
+}
+
+/* report DB of a run without every operation: the text report of its
+ * aggregates; what needs every operation is refused, saying why. */
+static int report_partial(struct rep *r, const char *db,
+			  const struct store_run *run, bool needs_ops)
+{
+	if (needs_ops) {
+		fprintf(stderr, "nfscope report: %s: run %" PRId64 " was "
+			"recorded with --ops %s: only the text report by "
+			"procedure is built from its aggregate tables; --json, "
+			"--csv, --by, --interval and --every need every "
+			"operation (--ops all).  The tables are there for SQL "
+			"(doc/store.md)\n", db, run->id,
+			run->ops_mode == STORE_OPS_SLOW ? "slow" : "none");
+		return 1;
+	}
+	return rep_partial_text(r, db, run) < 0 ? 1 : 0;
 }
 
 static int parse_by(const char *s, enum an_group *g)
@@ -984,6 +1090,7 @@ int ui_report_main(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'Y' },
 		{ "interval", required_argument, NULL, 'I' },
+		{ "every", required_argument, NULL, 'G' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "threshold", required_argument, NULL, 'H' },
 		{ "thresholds", no_argument, NULL, 'L' },
@@ -1005,13 +1112,14 @@ int ui_report_main(int argc, char **argv)
 	struct cap_pipe *pipe = NULL;
 	struct store_run run;
 	struct an_names *names = NULL;
-	const char *csv = NULL, *db = NULL;
+	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
 	int64_t run_id = 0;
 	bool list_runs = false;
 	bool json = false, feed;
 	double secs;
 	char *end;
 	uint64_t v;
+	int64_t every_ns = 0;
 	int opt, rc, cut;
 
 	memset(&r, 0, sizeof(r));
@@ -1045,6 +1153,15 @@ int ui_report_main(int argc, char **argv)
 			}
 			r.interval_ns = (int64_t)(secs * 1e9);
 			continue;
+		case 'G':
+			secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(secs >= 0.001 &&
+						       secs <= 86400))
+				return ui_usage_error("report", "bad --every "
+						      "'%s' (0.001..86400 s)",
+						      optarg);
+			every_ns = (int64_t)(secs * 1e9);
+			continue;
 		case 'T':
 			if (!ui_parse_u64(optarg, &v) || v == 0 || v > 1000000) {
 				fprintf(stderr, "nfscope report: bad --top '%s'\n",
@@ -1074,6 +1191,9 @@ int ui_report_main(int argc, char **argv)
 			continue;
 		case 'A':
 		case 'E':
+			*(opt == 'A' ? &from : &to) = optarg;
+			r.filtered = true;
+			continue;
 		case 'K':
 		case 'V':
 		case 'P':
@@ -1090,33 +1210,47 @@ int ui_report_main(int argc, char **argv)
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
-		if (rc == 0)
-			report_usage(stderr);
-		return 2;
+		return rc == 0 ? ui_usage_error("report", NULL) : 2;
 	}
-	if (optind < argc && optind + 1 == argc && !so.file && !so.iface) {
+	r.tmode = so.time_mode;
+	if (parse_span(&r, from, to) < 0)
+		return 2;
+	if (csv && rep_csv(NULL, csv) < 0)
+		return ui_usage_error("report", "unknown CSV table '%s' (ops, "
+				      "sizes, writes, shortio, retrans, "
+				      "findings, servers, intervals, drops)",
+				      csv);
+	if (every_ns && (csv || json))
+		return ui_usage_error("report", "--every prints text blocks: "
+				      "not with --%s", csv ? "csv" : "json");
+	if (csv && json)
+		return ui_usage_error("report", "--csv TABLE and --json exclude "
+				      "each other: give one");
+	if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(db) && access(db, R_OK) == 0) {
-			fprintf(stderr, "nfscope report: %s is not a database "
-				"written by nfscope record (a capture is read "
-				"with -r %s)\n", db, db);
-			return 2;
-		}
-	} else if (so.file && rep_is_store(so.file)) {
+		if (!rep_is_store(db) && access(db, R_OK) == 0)
+			return ui_usage_error("report", "%s is not a database "
+					      "written by nfscope record (a "
+					      "capture is read with -r %s)",
+					      db, db);
+	} else if (so.nfiles == 1 && rep_is_store(so.file)) {
 		db = so.file;		/* report -r OUT.db */
 	}
-	if (optind < argc) {
-		fprintf(stderr, "nfscope report: unexpected argument '%s'\n",
-			argv[optind]);
-		report_usage(stderr);
+	if (optind < argc && (db || (!so.file && !so.iface)))
+		return ui_usage_error("report", db ? "a filter expression "
+				      "('%s') applies to a capture (-r FILE, "
+				      "-i IFACE), not to a database" :
+				      "no input: give -r FILE or -i IFACE ('%s' "
+				      "begins a filter expression)",
+				      argv[optind]);
+	if (ui_src_args(&so, "report", argc, argv, optind) < 0)
 		return 2;
-	}
 	if (list_runs) {
 		if (!db) {
 			fprintf(stderr, "nfscope report: --runs needs a database\n");
 			return 2;
 		}
-		return rep_store_list(db, stdout) < 0 ? 1 : 0;
+		return rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
 	}
 	if (run_id && !db) {
 		fprintf(stderr, "nfscope report: --run needs a database "
@@ -1130,7 +1264,7 @@ int ui_report_main(int argc, char **argv)
 		cap_close(src);
 		return 1;
 	}
-	r.source = so.file ? so.file : so.iface;
+	r.source = ui_src_name(&so);
 	r.out = stdout;
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
@@ -1151,6 +1285,8 @@ int ui_report_main(int argc, char **argv)
 	feed = !db && !r.filtered;
 	r.eng = an_new(&so.an, feed ? on_op_sums : on_op, &r);
 	r.figs = an_figs_new(&fc);
+	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
+		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
 	if (r.figs && r.find && r.eng) {
 		r.fq = an_feedq_new(r.eng, feed ? 2 : 0);
@@ -1167,6 +1303,12 @@ int ui_report_main(int argc, char **argv)
 	if (db) {
 		if (rep_store_load(&r, db, run_id, &run, &names, on_op) < 0)
 			goto out;
+		if (r.partial) {
+			rc = report_partial(&r, db, &run, csv || json ||
+					    every_ns || r.interval_ns ||
+					    r.by != AN_BY_OP);
+			goto out;
+		}
 	} else {
 		struct ui_run_hooks h = {
 			.user = &r, .who = "report", .tick = on_tick,
@@ -1187,16 +1329,12 @@ int ui_report_main(int argc, char **argv)
 		r.names = an_get_names(r.eng);
 	}
 	an_opq_drain(r.q);
+	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
 	rc = 0;
 	if (csv) {
-		if (rep_csv(&r, csv) < 0) {
-			fprintf(stderr, "nfscope report: unknown CSV table "
-				"'%s'\n", csv);
-			report_usage(stderr);
-			rc = 2;
-		}
+		(void)rep_csv(&r, csv);	/* the name was checked above */
 	} else if (json) {
 		rep_json(&r);
 	} else {
@@ -1211,6 +1349,7 @@ out:
 	an_opq_free(r.q);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
+	rep_every_free(r.every);
 	an_free(r.eng);
 	free(r.msg);
 	dec_free(r.dec);

@@ -20,6 +20,7 @@
 #include "decode/decode.h"
 #include "store/store.h"
 #include "ui/cli.h"
+#include "ui/times.h"
 
 struct rep {
 	const char *source;
@@ -44,6 +45,11 @@ struct rep {
 	const struct an_stats *es;
 	const struct an_names *names;
 	struct store_filter filt;	/* --client --server --op --from --to */
+	struct ui_time_spec from, to;	/* --from, --to as typed: a time of */
+	bool from_tod, to_tod;		/* day waits for the first packet */
+	enum ui_time_mode tmode;	/* how text prints times */
+	struct rep_every *every;	/* --every: blocks while reading */
+	bool partial;			/* a database run without every op */
 	bool filtered;
 	struct ui_drops drops;		/* spans with capture drops (live) */
 	bool cut;			/* the input was cut short or damaged: */
@@ -54,6 +60,10 @@ struct rep {
 const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
 				      uint32_t *n);
 double rep_duration_s(const struct rep *r);
+/* --from/--to given as a time of day: on the day of first_ns. */
+void rep_resolve_times(struct rep *r, int64_t first_ns);
+/* A capture time as the text report prints it (--utc, --epoch; times.h). */
+const char *rep_time(const struct rep *r, int64_t ns, char *buf, size_t n);
 /* Entries dropped for a memory budget (flows, fragment trains, pending
  * xids in decoder and engine, names): each may have cost an op or a path. */
 uint64_t rep_evictions(const struct rep *r);
@@ -76,8 +86,27 @@ const char *rep_status_name(const struct an_row *row, uint32_t status,
 			    char *buf, size_t n);
 extern const char *const rep_group_names[AN_BY_N];
 
+/* Pieces of the text report other writers share (report.c): the
+ * operations table's header and a row; the INCOMPLETE lines. */
+void rep_text_lat_header(FILE *f, const char *first);
+void rep_text_lat_row(const struct rep *r, const char *name,
+		      const struct an_row *w);
+void rep_text_incomplete(const struct rep *r);
+/* A run recorded with --ops slow or none (report_partial.c): the text
+ * report its aggregate tables hold, saying what is missing and why.
+ * Returns 0, or -1 with a message on stderr. */
+int rep_partial_text(struct rep *r, const char *path,
+		     const struct store_run *run);
+
+/* --every S (report_every.c): blocks of rows every S seconds of capture
+ * time, printed as the operations come (on the thread adding them up). */
+struct rep_every *rep_every_new(int64_t every_ns);
+void rep_every_free(struct rep_every *e);
+void rep_every_add(struct rep *r, const struct an_op *op);
+void rep_every_end(struct rep *r);		/* the last window */
+
 void rep_json(const struct rep *r);
-/* Returns 0, or -1 for an unknown table name. */
+/* Returns 0, or -1 for an unknown table name; r NULL: only checks it. */
 int rep_csv(const struct rep *r, const char *table);
 
 /* report_db.c: does path hold an sqlite database? */
@@ -91,7 +120,7 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		   an_op_fn fn);
 
 /* List the runs of the store at path (--runs).  Returns 0 or -1. */
-int rep_store_list(const char *path, FILE *out);
+int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm);
 
 /* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
 int ui_report_main(int argc, char **argv);

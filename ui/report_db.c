@@ -59,14 +59,8 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 	}
 	if (store_read_run(s, run_id, run, err) < 0)
 		goto fail;
-	if (run->ops_mode != STORE_OPS_ALL) {
-		snprintf(err, sizeof(err), "%s: run %" PRId64 " was recorded "
-			 "with --ops %s: a report needs every operation "
-			 "(--ops all); its per-interval figures are in table "
-			 "intervals (doc/store.md)", path, run->id,
-			 run->ops_mode == STORE_OPS_SLOW ? "slow" : "none");
-		goto fail;
-	}
+	/* --ops slow/none: rep_partial_text reports the aggregates */
+	r->partial = run->ops_mode != STORE_OPS_ALL;
 	if (strcmp(run->state, "recording") == 0 ||
 	    strcmp(run->state, "failed") == 0)
 		fprintf(stderr, "nfscope report: warning: run %" PRId64 " of %s "
@@ -97,7 +91,9 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		snprintf(r->cut_at.why, sizeof(r->cut_at.why), "%s",
 			 run->read_error);
 	}
-	if (store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
+	rep_resolve_times(r, run->first_ns);
+	if (!r->partial &&
+	    store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
 			   run->first_ns, fn, r, err) < 0)
 		goto fail;
 	rc = 0;
@@ -108,8 +104,9 @@ fail:
 	return rc;
 }
 
-int rep_store_list(const char *path, FILE *out)
+int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm)
 {
+	char t0[48], t1[48];
 	char err[STORE_ERRBUF_SIZE];
 	struct store *s = NULL;
 	struct store_run *run = malloc(sizeof(*run));
@@ -119,16 +116,17 @@ int rep_store_list(const char *path, FILE *out)
 	if (run == NULL || store_open(path, STORE_RDONLY, &s, err) < 0 ||
 	    store_last_run(s, &last, err) < 0)
 		goto out;
-	fprintf(out, "%5s %-12s %-6s %12s %12s %10s %10s  %s\n", "run", "state",
+	fprintf(out, "%5s %-12s %-6s %-23s %-23s %10s %10s  %s\n", "run", "state",
 		"ops", "first", "last", "packets", "ops", "source");
 	for (id = 1; id <= last; id++) {
 		if (store_read_run(s, id, run, err) < 0)
 			continue;	/* deleted by --retain */
-		fprintf(out, "%5" PRId64 " %-12s %-6s %12.3f %12.3f %10" PRIu64
+		fprintf(out, "%5" PRId64 " %-12s %-6s %-23s %-23s %10" PRIu64
 			" %10" PRIu64 "  %s\n", run->id, run->state,
 			run->ops_mode == STORE_OPS_ALL ? "all" :
 			run->ops_mode == STORE_OPS_SLOW ? "slow" : "none",
-			(double)run->first_ns / 1e9, (double)run->last_ns / 1e9,
+			ui_time_str(run->first_ns, tm, 3, t0, sizeof(t0)),
+			ui_time_str(run->last_ns, tm, 3, t1, sizeof(t1)),
 			run->cs.packets, run->ops_stored, run->source);
 	}
 	rc = 0;

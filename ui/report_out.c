@@ -440,12 +440,15 @@ void rep_json(const struct rep *r)
 {
 	const struct an_figs_totals *t = an_figs_totals(r->figs);
 	struct jw w;
+	char iso[48];
 
 	jw_init(&w, r->out);
 	jw_obj(&w, NULL);
 	jw_str(&w, "source", r->source);
 	j_time(&w, "first", r->first_ns);
 	j_time(&w, "last", r->last_ns);
+	jw_str(&w, "first_utc", ui_time_iso(r->first_ns, iso, sizeof(iso)));
+	jw_str(&w, "last_utc", ui_time_iso(r->last_ns, iso, sizeof(iso)));
 	jw_dbl(&w, "duration_s", rep_duration_s(r), 6);
 	j_incomplete(&w, r);
 	jw_obj(&w, "totals");
@@ -735,7 +738,8 @@ int rep_csv(const struct rep *r, const char *table)
 
 	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
 		if (!strcmp(table, tables[k].name)) {
-			tables[k].fn(r);
+			if (r)
+				tables[k].fn(r);
 			return 0;
 		}
 	return -1;

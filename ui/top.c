@@ -67,8 +67,9 @@ static void top_usage(FILE *f)
 	int k;
 
 	fputs("usage: nfscope top -r FILE [--speed X | --fast] [-w OUT.db] "
-	      "[capture options]\n"
-	      "       nfscope top -i IFACE [-w OUT.db] [capture options]\n"
+	      "[capture options] [EXPRESSION]\n"
+	      "       nfscope top -i IFACE [-w OUT.db] [capture options] "
+	      "[EXPRESSION]\n"
 	      "       nfscope top DB.db [--run N]\n"
 	      "options (all sources): [--window 10s|1m|5m|all] [--refresh MS] "
 	      "[--no-color]\n"
@@ -498,11 +499,14 @@ int ui_top_main(int argc, char **argv)
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
-		if (rc == 0)
-			top_usage(stderr);
-		return 2;
+		return rc == 0 ? ui_usage_error("top", NULL) : 2;
 	}
 	memset(&cfg, 0, sizeof(cfg));
+	if ((so.file || so.iface) &&
+	    ui_src_args(&so, "top", argc, argv, optind) < 0)
+		return 2;
+	if ((so.file || so.iface) && optind < argc)
+		optind = argc;		/* the filter expression */
 	if (optind < argc) {
 		if (optind + 1 < argc || so.file || so.iface || out) {
 			fprintf(stderr, "nfscope top: give one source: -r FILE, "
@@ -514,14 +518,12 @@ int ui_top_main(int argc, char **argv)
 		cfg.run_id = (int64_t)run;
 	} else if (so.file || so.iface) {
 		cfg.mode = so.iface ? TM_LIVE : TM_REPLAY;
-		cfg.source = so.iface ? so.iface : so.file;
+		cfg.source = ui_src_name(&so);
 		cfg.speed = fast ? 0 : speed;
 		cfg.out_db = out;
 	} else {
-		fprintf(stderr, "nfscope top: no source: give -r FILE, -i IFACE "
-			"or a database\n");
-		top_usage(stderr);
-		return 2;
+		return ui_usage_error("top", "no source: give -r FILE, -i "
+				      "IFACE or a database");
 	}
 	if (fast && speed_set) {
 		fprintf(stderr, "nfscope top: --speed and --fast exclude each "

@@ -23,7 +23,7 @@ static void on_msg(void *user, const struct cap_msg *m)
 	struct fz *z = user;
 
 	if (dec_message(z->dec, m, z->msg)) {
-		dump_text_msg(z->sink, m, z->msg);
+		dump_text_msg(z->sink, m, z->msg, UI_TIME_LOCAL);
 		dump_json_msg(z->sink, m, z->msg);
 	}
 }

@@ -51,7 +51,7 @@ static void on_msg(void *user, const struct cap_msg *m)
 
 	if (!dec_message(z->dec, m, z->msg))
 		return;
-	dump_text_msg(z->sink, m, z->msg);
+	dump_text_msg(z->sink, m, z->msg, UI_TIME_LOCAL);
 	dump_json_msg(z->sink, m, z->msg);
 	an_feed(z->eng, m, z->msg);
 }

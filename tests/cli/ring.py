@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Rotated and compressed captures (issue 19): a ring written by tcpdump
+-C itself, read with several -r, a quoted glob and in shuffled order, gives
+the report of the whole capture (TCP flows and pending calls cross the
+file boundaries); gzip-compressed files and rings; a cut or damaged file
+in the middle of a ring stops there as a single cut file does (exit 3,
+the file named, the later files counted, record's run 'cut'); files that
+overlap in time are refused with a read error.
+
+Ground truth: the generator's per-operation record, the whole capture
+(the ring's files are tcpdump's split of it), and the packets and offsets
+this script counts itself in the pcap (and the gunzipped) bytes.
+
+usage: ring.py NFSCOPE NFSGEN WORKDIR
+"""
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
+NFSCOPE, NFSGEN, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
+
+
+def run(*args):
+    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
+                          text=True, timeout=300, cwd=WORK)
+
+
+def report(*args):
+    p = run('report', '--json', *args)
+    return (json.loads(p.stdout) if p.stdout else None), p
+
+
+def whole_records(data):
+    """(packets, offset after the last whole record) of pcap bytes."""
+    off, n = 24, 0
+    while off + 16 <= len(data):
+        incl = struct.unpack('<I', data[off + 8:off + 12])[0]
+        if off + 16 + incl > len(data):
+            break
+        off += 16 + incl
+        n += 1
+    return n, off
+
+
+def w(name):
+    return os.path.join(WORK, name)
+
+
+def setup():
+    subprocess.run([NFSGEN, '-o', w('gen.pcap'), '--count', '3000', '--mix',
+                    'all', '--transport', 'tcp', '--seed', '5',
+                    '--ops-truth', w('truth.ndjson')], check=True,
+                   capture_output=True)
+    # tcpdump writes microseconds: the whole capture as its ring has it
+    subprocess.run(['tcpdump', '-r', w('gen.pcap'), '-w', w('whole.pcap')],
+                   check=True, capture_output=True)
+    os.makedirs(w('ring'))
+    subprocess.run(['tcpdump', '-r', w('whole.pcap'), '-w', w('ring/cap'),
+                    '-C', '2', '-Z', 'root'], check=True, capture_output=True)
+    files = sorted(os.listdir(w('ring')))
+    return ['ring/' + f for f in files]
+
+
+def same(a, b, what):
+    diff = [k for k in a if k != 'source' and a[k] != b.get(k)]
+    check(not diff, '%s: differs from the whole capture in %s' % (what, diff))
+
+
+def test_ring(ring, whole):
+    with open(w('truth.ndjson')) as f:
+        nops = sum(1 for l in f if l.strip())
+    check(whole['totals']['ops'] == nops,
+          'whole capture: %d ops, generator %d' % (whole['totals']['ops'], nops))
+    check(len(ring) >= 5, 'tcpdump -C 2 wrote %d files' % len(ring))
+    order = ring[2:] + ring[:2]          # shuffled: time order is found
+    for args, what in ((['-r', 'ring/cap*'], 'a quoted glob'),
+                       (sum([['-r', f] for f in order], []), 'shuffled -r'),
+                       (sum([['-r', f] for f in ring], []), '-r in order')):
+        rep, p = report(*args)
+        check(p.returncode == 0 and rep is not None, '%s: %d %s' %
+              (what, p.returncode, p.stderr[:300]))
+        if rep:
+            same(whole, rep, what)
+            check(rep['source'].endswith('(%d files)' % len(ring)),
+                  '%s: source %r' % (what, rep['source']))
+    d1 = run('dump', '-r', 'whole.pcap')
+    d2 = run('dump', '-r', 'ring/cap*')
+    check(d1.stdout == d2.stdout and d2.returncode == 0,
+          'dump of the ring = dump of the whole capture')
+    db = w('ring.db')
+    p = run('record', '-q', '-w', db, '-r', 'ring/cap*')
+    row = sqlite3.connect(db).execute(
+        'SELECT state, packets, (SELECT count(*) FROM ops) FROM runs'
+    ).fetchone()
+    check(p.returncode == 0 and row[0] == 'complete' and row[2] == nops,
+          'record of the ring: %s %s' % (row, p.stderr[:200]))
+
+
+def test_gzip(ring, whole):
+    for src, dst in (('whole.pcap', 'whole.pcap.gz'),
+                     (ring[1], 'r1.gz'), (ring[3], 'r3.gz')):
+        with open(w(src), 'rb') as f, gzip.open(w(dst), 'wb') as g:
+            g.write(f.read())
+    rep, p = report('-r', 'whole.pcap.gz')
+    check(rep is not None and p.returncode == 0, 'gz: %s' % p.stderr[:200])
+    if rep:
+        same(whole, rep, 'whole.pcap.gz')
+    # a ring with some files compressed (tcpdump -z gzip does that)
+    mixed = [ring[0], 'r1.gz', ring[2], 'r3.gz'] + ring[4:]
+    rep, p = report(*sum([['-r', f] for f in mixed], []))
+    check(rep is not None and p.returncode == 0, 'mixed ring: %s' % p.stderr)
+    if rep:
+        same(whole, rep, 'a ring with gzipped files')
+    # pcapng, gzipped
+    subprocess.run(['editcap', '-F', 'pcapng', w('whole.pcap'),
+                    w('whole.pcapng')], check=True, capture_output=True)
+    with open(w('whole.pcapng'), 'rb') as f, \
+            gzip.open(w('whole.pcapng.gz'), 'wb') as g:
+        g.write(f.read())
+    rep, p = report('-r', 'whole.pcapng.gz')
+    check(rep is not None and p.returncode == 0, 'pcapng.gz: %s' % p.stderr)
+    if rep:
+        same(whole, rep, 'whole.pcapng.gz')
+    # cut in the middle of the compressed stream: the whole records of
+    # what zlib still decompresses, their offset in the uncompressed data
+    raw = open(w('whole.pcap.gz'), 'rb').read()
+    with open(w('cut.gz'), 'wb') as f:
+        f.write(raw[:len(raw) // 2])
+    n, off = whole_records(zlib.decompressobj(31).decompress(raw[:len(raw) // 2]))
+    p = run('dump', '-r', 'cut.gz')
+    last = p.stdout.splitlines()[-1] if p.stdout else ''
+    check(p.returncode == 3 and last.startswith(
+        '# INPUT CUT: reading stopped after packet %d at byte %d: ' % (n, off))
+          and 'gzip: offsets in the uncompressed data' in last,
+          'cut.gz: exit %d, %r (want %d packets, byte %d)' %
+          (p.returncode, last, n, off))
+    # damaged compressed data: stops with exit 3 (what zlib gave before
+    # is read), never a crash
+    bad = bytearray(raw)
+    for i in range(len(bad) // 2, len(bad) // 2 + 64):
+        bad[i] ^= 0x55
+    open(w('bad.gz'), 'wb').write(bad)
+    p = run('report', '-r', 'bad.gz')
+    check(p.returncode == 3 and 'INCOMPLETE: input cut' in p.stdout,
+          'damaged gz: exit %d %s' % (p.returncode, p.stderr[:200]))
+
+
+def test_cut_in_ring(ring):
+    data = open(w(ring[2]), 'rb').read()
+    cut = data[:len(data) // 2]
+    open(w('ring/cut2'), 'wb').write(cut)
+    n_cut, off = whole_records(cut)
+    before = sum(whole_records(open(w(f), 'rb').read())[0] for f in ring[:2])
+    files = ring[:2] + ['ring/cut2'] + ring[3:]
+    later = len(ring) - 3
+    args = sum([['-r', f] for f in files], [])
+    want = ('reading stopped after packet %d at byte %d: ring/cut2: '
+            'truncated dump file' % (before + n_cut, off))
+    p = run('report', *args)
+    lines = p.stdout.splitlines()
+    check(p.returncode == 3 and len(lines) > 2 and
+          lines[2].startswith('INCOMPLETE: input cut: ' + want) and
+          lines[2].endswith('; %d later files not read' % later),
+          'report, a ring cut in its third file: exit %d, %r' %
+          (p.returncode, lines[2] if len(lines) > 2 else p.stderr))
+    j, p = report(*args)
+    e = j['incomplete']['read_error'] if j else {}
+    check(p.returncode == 3 and e.get('packets') == before + n_cut and
+          e.get('offset') == off, 'report --json read_error %s' % e)
+    p = run('dump', *args)
+    check(p.returncode == 3 and
+          p.stdout.splitlines()[-1].startswith('# INPUT CUT: ' + want),
+          'dump of the cut ring: %d' % p.returncode)
+    db = w('cut.db')
+    p = run('record', '-q', '-w', db, *args)
+    row = sqlite3.connect(db).execute(
+        'SELECT state, packets, read_error_offset, read_error FROM runs'
+    ).fetchone()
+    check(p.returncode == 3 and row[0] == 'cut' and row[1] == before + n_cut
+          and row[2] == off and row[3].startswith('ring/cut2: truncated'),
+          'record of the cut ring: exit %d, %s' % (p.returncode, row))
+    # a file that is not a capture in the middle: the same, named
+    open(w('ring/junk'), 'wb').write(b'not a capture at all\n' * 10)
+    p = run('report', '-r', ring[0], '-r', 'ring/junk', '-r', ring[1])
+    check(p.returncode == 3 and 'ring/junk' in p.stdout and
+          'INCOMPLETE: input cut' in p.stdout,
+          'a junk file in a ring: exit %d %s' % (p.returncode, p.stderr))
+
+
+def test_overlap(ring):
+    p = run('report', '-r', 'whole.pcap', '-r', ring[1])
+    check(p.returncode == 3 and 'overlapping captures are not merged'
+          in p.stdout, 'overlapping files: exit %d %s' %
+          (p.returncode, p.stdout[:400]))
+    p = run('report', '-r', 'no-such-*.pcap')
+    check(p.returncode == 2 and 'no file matches' in p.stderr,
+          'a glob matching nothing: %d %s' % (p.returncode, p.stderr))
+
+
+if __name__ == '__main__':
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    ring = setup()
+    whole, p = report('-r', 'whole.pcap')
+    check(whole is not None and p.returncode == 0, 'whole capture')
+    test_ring(ring, whole)
+    test_gzip(ring, whole)
+    test_cut_in_ring(ring)
+    test_overlap(ring)
+    sys.exit(tally.summary('ring'))
