@@ -150,11 +150,11 @@ size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
  * from what it shows (analyze/vantage.c):
  *   - TCP handshakes (capture/, cap_pipe_handshakes, fed by
  *     an_find_handshakes before an_find_finish): the smallest SYN->SYN/ACK
- *     and SYN/ACK->ACK gaps.  The larger one at least 50 us and 4 x the
- *     other: SYN->SYN/ACK larger = client side (it is the round trip, the
- *     client ACKs at once), SYN/ACK->ACK larger = server side; both at
- *     least 50 us and neither 4 x the other = in between.  Decides when
- *     it can.
+ *     and SYN/ACK->ACK gaps.  The larger one at least 22 us and 1.5 x
+ *     the other: SYN->SYN/ACK larger = client side (it is the round trip, the
+ *     other only the client's own response), SYN/ACK->ACK larger = server
+ *     side; else both at least 100 us = in between.  Decides when it
+ *     can.
  *   - Otherwise UDP retransmissions: a reply seen before a resend of its
  *     call = the capture is on the server's side of the loss (server
  *     side); a resend answered at once with no reply seen before = the

@@ -21,8 +21,10 @@
 #define US_ROWS 40		/* NFSv3 procedures 0..21, NFSv2 0..17 */
 #define US_BUCKETS 128		/* quarter octaves of microseconds */
 #define US_MIN 5		/* samples before a median is trusted */
-#define HS_FLOOR_NS 50000	/* a handshake gap under this tells nothing */
-#define HS_RATIO 4		/* the round trip is >= 4 x the other gap */
+#define HS_FLOOR_NS 22000	/* the larger handshake gap: at least this */
+#define HS_RATIO_NUM 3		/* and 3/2 x the other (the round trip */
+#define HS_RATIO_DEN 2		/* against one host's own response) */
+#define HS_BETWEEN_NS 100000	/* both gaps this long: in between */
 
 struct usual {
 	uint32_t n[US_ROWS];
@@ -193,9 +195,9 @@ static enum an_vantage by_handshake(const struct vpair *p)
 
 	if (p->hs_n == 0 || big < HS_FLOOR_NS)
 		return AN_VP_UNKNOWN;
-	if (small * HS_RATIO <= big)
+	if (small * HS_RATIO_NUM <= big * HS_RATIO_DEN)
 		return syn > ack ? AN_VP_CLIENT : AN_VP_SERVER;
-	return small >= HS_FLOOR_NS ? AN_VP_BETWEEN : AN_VP_UNKNOWN;
+	return small >= HS_BETWEEN_NS ? AN_VP_BETWEEN : AN_VP_UNKNOWN;
 }
 
 static enum an_vantage vpair_vantage(const struct vpair *p)
