@@ -54,12 +54,11 @@ static int usual_row(const struct an_op *op)
 static uint32_t us_bucket(int64_t ns)
 {
 	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
-	uint32_t b = 0;
+	uint32_t b;
 
 	if (us < 4)
 		return (uint32_t)us;
-	while ((us >> (b + 1)) != 0)
-		b++;
+	b = 63u - (uint32_t)__builtin_clzll(us);	/* us >= 4: b >= 2 */
 	b = b * 4 + (uint32_t)((us >> (b - 2)) & 3);
 	return b < US_BUCKETS ? b : US_BUCKETS - 1;
 }
