@@ -62,6 +62,7 @@
 #define AN_FIND_SUBJECTS 1024
 #define AN_FIND_MAX 512
 #define AN_EVIDENCE_MAX 768
+#define AN_FIND_PAIRS 1024	/* client/server pairs with vantage evidence */
 
 enum an_find_kind {
 	AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
@@ -218,6 +219,9 @@ struct an_vantage_info {
 /* Handshakes per pair from capture/ (struct cap_handshake). */
 void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 			size_t n);
+/* The handshakes fed to f (for the store), at most max into out. */
+size_t an_find_handshake_list(const struct an_find *f,
+			      struct cap_handshake *out, size_t max);
 /* The vantage point of a pair and its evidence; false if it is unknown
  * and the pair has no retransmitted op (nothing to show). */
 bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,

@@ -139,13 +139,11 @@ struct subj {
 /* A client/server pair's vantage evidence (vantage.c): its handshakes and
  * its retransmitted ops per fact, [1]: the client's first resend came
  * sooner than the server's usual latency. */
-#define AN_FIND_PAIRS 1024
-
 struct vpair {
 	struct cap_addr client, server;
 	bool used;
 	uint32_t hs_n;
-	int64_t hs_syn_min_ns, hs_ack_min_ns, hs_syn_avg_ns, hs_ack_avg_ns;
+	int64_t hs_syn_min_ns, hs_ack_min_ns, hs_syn_sum_ns, hs_ack_sum_ns;
 	uint64_t fact[RX_F_N][2];
 };
 

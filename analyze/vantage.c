@@ -252,9 +252,32 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 		p->hs_n = hs[k].n;
 		p->hs_syn_min_ns = hs[k].syn_min_ns;
 		p->hs_ack_min_ns = hs[k].ack_min_ns;
-		p->hs_syn_avg_ns = hs[k].syn_sum_ns / hs[k].n;
-		p->hs_ack_avg_ns = hs[k].ack_sum_ns / hs[k].n;
+		p->hs_syn_sum_ns = hs[k].syn_sum_ns;
+		p->hs_ack_sum_ns = hs[k].ack_sum_ns;
 	}
+}
+
+size_t an_find_handshake_list(const struct an_find *f,
+			      struct cap_handshake *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < AN_FIND_PAIRS && n < max; k++) {
+		const struct vpair *p = &f->vp[k];
+
+		if (!p->used || p->hs_n == 0)
+			continue;
+		out[n].client = p->client;
+		out[n].server = p->server;
+		out[n].n = p->hs_n;
+		out[n].syn_min_ns = p->hs_syn_min_ns;
+		out[n].ack_min_ns = p->hs_ack_min_ns;
+		out[n].syn_sum_ns = p->hs_syn_sum_ns;
+		out[n].ack_sum_ns = p->hs_ack_sum_ns;
+		n++;
+	}
+	return n;
 }
 
 bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
@@ -273,8 +296,8 @@ bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
 	out->handshakes = p->hs_n;
 	out->syn_min_ns = p->hs_syn_min_ns;
 	out->ack_min_ns = p->hs_ack_min_ns;
-	out->syn_avg_ns = p->hs_syn_avg_ns;
-	out->ack_avg_ns = p->hs_ack_avg_ns;
+	out->syn_avg_ns = p->hs_n ? p->hs_syn_sum_ns / p->hs_n : 0;
+	out->ack_avg_ns = p->hs_n ? p->hs_ack_sum_ns / p->hs_n : 0;
 	for (x = 0; x < RX_F_N; x++)
 		for (c = 0; c < 2; c++) {
 			out->cause[fact_cause((enum rx_fact)x, c, out->vp)] +=

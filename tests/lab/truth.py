@@ -47,12 +47,6 @@ def strip_run(report, lagging=False):
     for k in ('ps_recv', 'ps_drop', 'ps_ifdrop'):
         cap.pop(k, None)
     r['capture'] = cap
-    # a vantage point decided by TCP handshakes: the database does not
-    # keep the handshakes (issue 16, not stored yet); by UDP resends it
-    # comes from the stored ops and must agree
-    r['pairs'] = [{k: v for k, v in p.items()
-                   if not (k == 'vantage' and v.get('by') == 'tcp_handshakes')}
-                  for p in r.get('pairs', [])]
     return r
 
 
