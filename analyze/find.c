@@ -149,7 +149,8 @@ struct an_find *an_find_new(const struct an_find_config *cfg)
 	f->reval = calloc(REVAL_SLOTS, sizeof(*f->reval));
 	f->noent = calloc(NOENT_SLOTS, sizeof(*f->noent));
 	f->out = calloc(AN_FIND_MAX, sizeof(*f->out));
-	if (!f->reval || !f->noent || !f->out) {
+	f->vp = calloc(AN_FIND_PAIRS, sizeof(*f->vp));
+	if (!f->reval || !f->noent || !f->out || !f->vp) {
 		an_find_free(f);
 		return NULL;
 	}
@@ -165,7 +166,9 @@ void an_find_free(struct an_find *f)
 	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
 		free(f->subj[k].st);
 		an_slow_free(&f->subj[k]);
+		an_usual_free(&f->subj[k]);
 	}
+	free(f->vp);
 	free(f->reval);
 	free(f->noent);
 	free(f->out);
@@ -272,6 +275,26 @@ static struct subj *subj_get(struct an_find *f, const struct cap_addr *a,
 	m->is_server = server;
 	m->slot1 = i + 1;
 	return &f->subj[i];
+}
+
+struct subj *an_find_subj(struct an_find *f, const struct cap_addr *a,
+			  bool server, bool make)
+{
+	uint64_t h;
+	uint32_t i, k;
+
+	if (make)
+		return subj_get(f, a, server);
+	h = addr_hash(a, server ? 3 : 5);
+	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+		i = (uint32_t)(h + k) % AN_FIND_SUBJECTS;
+		if (!f->subj[i].used)
+			return NULL;
+		if (f->subj[i].is_server == server &&
+		    cap_addr_eq(&f->subj[i].addr, a))
+			return &f->subj[i];
+	}
+	return NULL;
 }
 
 const char *an_find_meaning(enum an_find_kind k)
@@ -494,22 +517,8 @@ static void noent_add(struct an_find *f, const struct an_op *op)
 	e->last_ns = op->first_call_ns;
 }
 
-enum an_rx_cause an_retrans_cause(const struct an_op *op)
-{
-	if (!(op->flags & AN_OP_ANSWERED))
-		return AN_RX_NOREPLY;
-	if (op->dup_replies > 0)
-		return AN_RX_SLOW;	/* the server answered twice: slow */
-	if (op->transport == CAP_TCP)
-		return AN_RX_TCP;	/* RPC-level resend on TCP: reconnect */
-	if (op->flags & AN_OP_IPFRAG)
-		return AN_RX_FRAG;	/* fragmented call: a fragment lost */
-	if (op->lat_last_ns * 4 < op->retrans_ivl_max_ns)
-		return AN_RX_LOST;	/* quick answer to the resend */
-	return AN_RX_SLOW;		/* reply after the resend: slow */
-}
-
-static void retrans_add(struct subj *s, const struct an_op *op)
+static void retrans_add(struct an_find *f, struct subj *s,
+			const struct an_op *op)
 {
 	int64_t ivl = op->retrans_ivl_first_ns;
 
@@ -524,14 +533,7 @@ static void retrans_add(struct subj *s, const struct an_op *op)
 	s->ivl_sum += (double)ivl;
 	s->rx_ops++;
 	s->rx += op->retrans;
-	switch (an_retrans_cause(op)) {
-	case AN_RX_NOREPLY: s->noreply++; break;
-	case AN_RX_SLOW: s->slow++; break;
-	case AN_RX_TCP: s->tcp++; break;
-	case AN_RX_FRAG: s->frag++; break;
-	case AN_RX_LOST: s->lost++; break;
-	default: break;
-	}
+	an_vantage_retrans(f, op);
 }
 
 /* The storm count of an NFS op (C_*), or -1. */
@@ -561,7 +563,7 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 		c->ops++;
 		an_storm_count(f, c, op->first_call_ns, d);
 		if (op->retrans)
-			retrans_add(c, op);
+			retrans_add(f, c, op);
 	}
 	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
@@ -570,8 +572,10 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 		return;
 	/* an op known from its reply alone has no latency (decode/shape.c) */
 	if ((s = subj_get(f, &op->server, true)) != NULL &&
-	    !(op->flags & AN_OP_CALL_NOT_SEEN))
+	    !(op->flags & AN_OP_CALL_NOT_SEEN)) {
 		an_slow_add(f, s, c, op);
+		an_usual_add(s, op);
+	}
 	if (!(op->have & AN_HAVE_STATUS) || op->status == 0)
 		return;
 	if (d == C_LOOKUP && op->status == NFS3ERR_NOENT &&

@@ -61,7 +61,8 @@
 
 #define AN_FIND_SUBJECTS 1024
 #define AN_FIND_MAX 512
-#define AN_EVIDENCE_MAX 512
+#define AN_EVIDENCE_MAX 768
+#define AN_FIND_PAIRS 1024	/* client/server pairs with vantage evidence */
 
 enum an_find_kind {
 	AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
@@ -148,16 +149,89 @@ const char *an_find_kind_name(enum an_find_kind k);
 size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
 		       size_t max);
 
-/* The likely cause of a retransmitted op (the retransmit finding's
- * classification): no reply at all; the server answered twice or only
- * after the resend (slow); a quick answer to the resend (the first call or
- * its reply was lost); a fragmented UDP call (a fragment lost); a resend on
- * TCP (reconnect). */
+/*
+ * Vantage point of a client/server pair (where the capture was taken),
+ * from what it shows (analyze/vantage.c):
+ *   - TCP handshakes (capture/, cap_pipe_handshakes, fed by
+ *     an_find_handshakes before an_find_finish): the smallest SYN->SYN/ACK
+ *     and SYN/ACK->ACK gaps.  The larger one at least 22 us and 1.5 x
+ *     the other: SYN->SYN/ACK larger = client side (it is the round trip, the
+ *     other only the client's own response), SYN/ACK->ACK larger = server
+ *     side; else both at least 100 us = in between.  Decides when it
+ *     can.
+ *   - Otherwise UDP retransmissions: a reply seen before a resend of its
+ *     call = the capture is on the server's side of the loss (server
+ *     side); a resend answered at once with no reply seen before = the
+ *     client's side (client side; a server slow by just over the client's
+ *     timeout looks the same); both = in between; neither = unknown.
+ */
+enum an_vantage { AN_VP_UNKNOWN, AN_VP_CLIENT, AN_VP_SERVER, AN_VP_BETWEEN,
+		  AN_VP_N };
+const char *an_vantage_name(enum an_vantage v);
+
+/*
+ * The likely cause of a retransmitted op (the retransmit finding's
+ * classification), at the pair's vantage point:
+ *   - no reply at all: never answered (AN_RX_NOREPLY);
+ *   - TCP: a reconnect resent it (AN_RX_TCP);
+ *   - a reply seen before a resend: the reply passed the capture point
+ *     and was lost on the way to the client (AN_RX_LOST_REPLY);
+ *   - duplicate replies (the server answered both transmissions), or a
+ *     reply long after the resend (more than a quarter of the interval):
+ *     the reply came after the client's timeout: a slow server
+ *     (AN_RX_SLOW), or, when the server's median latency for that
+ *     procedure (5 answers at least) is at or above the client's first
+ *     resend interval, a client timeout shorter than the server's usual
+ *     latency (AN_RX_SHORT_TIMEOUT);
+ *   - a resend answered at once (within a quarter of the interval): the
+ *     first call or its reply was lost beyond the capture point: when a
+ *     message of the op was IP-fragmented, a lost fragment (AN_RX_FRAG),
+ *     else a lost call or reply (AN_RX_LOST; at the client end the two
+ *     cannot be told apart).
+ * At the server side a call lost on the way is never seen (the server
+ * sees only the resend, as a first call), so the last two are the
+ * server's own delay there: slow (or short timeout).
+ */
 enum an_rx_cause {
 	AN_RX_NOREPLY, AN_RX_SLOW, AN_RX_LOST, AN_RX_FRAG, AN_RX_TCP,
-	AN_RX_NCAUSES
+	AN_RX_LOST_REPLY, AN_RX_SHORT_TIMEOUT, AN_RX_NCAUSES
 };
-enum an_rx_cause an_retrans_cause(const struct an_op *op);
+/* f: the pair's vantage point and the server's usual latency so far
+ * (NULL: unknown, no latency). */
+enum an_rx_cause an_retrans_cause(const struct an_find *f,
+				  const struct an_op *op);
+
+/* The facts that decide a cause (counts per rule in the evidence). */
+enum rx_fact {
+	RX_F_NOREPLY, RX_F_TCP, RX_F_REPLY_FIRST, RX_F_DUP, RX_F_FRAG,
+	RX_F_QUICK, RX_F_LATE, RX_F_N
+};
+
+struct an_vantage_info {
+	enum an_vantage vp;
+	bool by_handshake;		/* else by UDP resends */
+	uint32_t handshakes;
+	int64_t syn_min_ns, ack_min_ns, syn_avg_ns, ack_avg_ns;
+	uint64_t reply_first, quick;	/* UDP evidence */
+	uint64_t short_to;		/* DUP + LATE ops resent sooner than
+					   the server's usual latency */
+	uint64_t fact[RX_F_N];		/* retransmitted ops per fact */
+	uint64_t cause[AN_RX_NCAUSES];	/* and per cause at vp */
+};
+
+/* Handshakes per pair from capture/ (struct cap_handshake). */
+void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
+			size_t n);
+/* The handshakes fed to f (for the store), at most max into out. */
+size_t an_find_handshake_list(const struct an_find *f,
+			      struct cap_handshake *out, size_t max);
+/* The vantage point of a pair and its evidence; false if it is unknown
+ * and the pair has no retransmitted op (nothing to show). */
+bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
+		     const struct cap_addr *server, struct an_vantage_info *out);
+/* v as one line of text ("server side (UDP: ...)") into b (n bytes);
+ * returns its length. */
+size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n);
 
 /*
  * The transfer-size verdict for a client<->server pair, e.g.

@@ -134,10 +134,23 @@ struct subj {
 	struct lat_view view[LAT_VIEWS];	/* clients: cheap ops */
 	uint32_t nview, last_view;
 	uint64_t views_dropped;
+	struct usual *usual;		/* servers: owned, latency per
+					   procedure (vantage.c) */
 	/* retransmit causes (clients) */
-	uint64_t ops, rx_ops, rx, slow, lost, frag, tcp, noreply;
+	uint64_t ops, rx_ops, rx;
 	int64_t rx_first, rx_last, ivl_min, ivl_max;
 	double ivl_sum;
+};
+
+/* A client/server pair's vantage evidence (vantage.c): its handshakes and
+ * its retransmitted ops per fact, [1]: the client's first resend came
+ * sooner than the server's usual latency. */
+struct vpair {
+	struct cap_addr client, server;
+	bool used;
+	uint32_t hs_n;
+	int64_t hs_syn_min_ns, hs_ack_min_ns, hs_syn_sum_ns, hs_ack_sum_ns;
+	uint64_t fact[RX_F_N][2];
 };
 
 struct reval {
@@ -175,6 +188,8 @@ struct an_find {
 	struct subj_memo memo[SUBJ_MEMO];
 	struct reval *reval;
 	struct noent *noent;
+	struct vpair *vp;		/* AN_FIND_PAIRS, owned */
+	uint64_t vp_dropped;
 	struct an_finding *out;
 	size_t nout;
 	uint64_t dropped;
@@ -210,6 +225,15 @@ void an_slow_finish(struct an_find *f, const struct an_figs *figs);
 void an_slow_free(struct subj *s);
 /* Address text into b (64 bytes). */
 const char *an_find_astr(const struct cap_addr *a, char *b);
+/* The subject of address a in its role; make: create it if new (NULL
+ * when the table is full or, without make, a is unknown). */
+struct subj *an_find_subj(struct an_find *f, const struct cap_addr *a,
+			  bool server, bool make);
+/* vantage.c: count a retransmitted op in its pair; a server's answered
+ * op in its usual latency; free that. */
+void an_vantage_retrans(struct an_find *f, const struct an_op *op);
+void an_usual_add(struct subj *s, const struct an_op *op);
+void an_usual_free(struct subj *s);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit
  * causes, size caps, sync exports, COMMIT ratio, verifier changes. */
 void an_find_verdicts(struct an_find *f, const struct an_figs *figs,

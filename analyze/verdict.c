@@ -387,6 +387,39 @@ static void find_noent(struct an_find *f)
 	}
 }
 
+/* Client s's retransmitted ops over its pairs: per fact, per cause at
+ * each pair's vantage point; *vp: the pairs' common one (AN_VP_N: they
+ * differ). */
+static void retrans_sum(const struct an_find *f, const struct subj *s,
+			struct an_vantage_info *sum, enum an_vantage *vp)
+{
+	uint32_t k, i;
+	bool any = false;
+
+	memset(sum, 0, sizeof(*sum));
+	*vp = AN_VP_UNKNOWN;
+	for (k = 0; k < AN_FIND_PAIRS; k++) {
+		const struct vpair *p = &f->vp[k];
+		struct an_vantage_info v;
+		uint64_t n = 0;
+
+		if (!p->used || !cap_addr_eq(&p->client, &s->addr) ||
+		    !an_find_vantage(f, &p->client, &p->server, &v))
+			continue;
+		for (i = 0; i < RX_F_N; i++) {
+			sum->fact[i] += v.fact[i];
+			n += v.fact[i];
+		}
+		for (i = 0; i < AN_RX_NCAUSES; i++)
+			sum->cause[i] += v.cause[i];
+		sum->short_to += v.short_to;
+		if (n == 0)
+			continue;
+		*vp = any && *vp != v.vp ? AN_VP_N : v.vp;
+		any = true;
+	}
+}
+
 static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 {
 	uint32_t k;
@@ -395,6 +428,9 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
 		const struct subj *s = &f->subj[k];
 		struct an_finding *o;
+		struct an_vantage_info v;
+		enum an_vantage vp;
+		const uint64_t *c = v.cause, *x = v.fact;
 
 		if (!s->used || s->is_server || s->rx_ops == 0)
 			continue;
@@ -403,6 +439,7 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 			continue;
 		if ((o = emit(f, AN_F_RETRANSMITS)) == NULL)
 			return;
+		retrans_sum(f, s, &v, &vp);
 		o->have_client = true;
 		o->client = s->addr;
 		o->start_ns = s->rx_first;
@@ -411,14 +448,31 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 		snprintf(o->evidence, sizeof(o->evidence),
 			 "%s: %" PRIu64 " of %" PRIu64 " ops retransmitted (%"
 			 PRIu64 " retransmissions, first after %.3f..%.3f ms, "
-			 "avg %.3f ms); causes: slow server %" PRIu64
-			 ", lost call or reply %" PRIu64 ", lost IP fragments %"
-			 PRIu64 " (%" PRIu64 " incomplete trains), TCP "
-			 "reconnect %" PRIu64 ", never answered %" PRIu64,
+			 "avg %.3f ms); seen from %s; causes: lost reply %"
+			 PRIu64 ", lost call or reply %" PRIu64 ", slow server %"
+			 PRIu64 ", client timeout under the server's usual "
+			 "latency %" PRIu64 ", lost IP fragments %" PRIu64 " (%"
+			 PRIu64 " incomplete trains), TCP reconnect %" PRIu64
+			 ", never answered %" PRIu64 "; decided by: reply seen "
+			 "before the resend %" PRIu64 ", duplicate replies %"
+			 PRIu64 ", reply long after the resend %" PRIu64 " (%"
+			 PRIu64 " of these two resent sooner than the usual "
+			 "latency), answer at once to the resend %" PRIu64
+			 ", fragmented %" PRIu64 ", TCP %" PRIu64 ", no reply %"
+			 PRIu64 "%s",
 			 astr(&s->addr, a), s->rx_ops, s->ops, s->rx,
 			 (double)s->ivl_min / 1e6, (double)s->ivl_max / 1e6,
-			 s->ivl_sum / (double)s->rx_ops / 1e6, s->slow, s->lost,
-			 s->frag, ipfrag_incomplete, s->tcp, s->noreply);
+			 s->ivl_sum / (double)s->rx_ops / 1e6,
+			 vp == AN_VP_N ? "several points (see the vantage "
+			 "lines)" : an_vantage_name(vp),
+			 c[AN_RX_LOST_REPLY], c[AN_RX_LOST], c[AN_RX_SLOW],
+			 c[AN_RX_SHORT_TIMEOUT], c[AN_RX_FRAG],
+			 ipfrag_incomplete, c[AN_RX_TCP], c[AN_RX_NOREPLY],
+			 x[RX_F_REPLY_FIRST], x[RX_F_DUP], x[RX_F_LATE],
+			 v.short_to, x[RX_F_QUICK], x[RX_F_FRAG], x[RX_F_TCP],
+			 x[RX_F_NOREPLY], vp == AN_VP_SERVER ?
+			 "; a call lost on the way here is not seen at the "
+			 "server side (only its resend, as a first call)" : "");
 	}
 }
 

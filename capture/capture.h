@@ -220,6 +220,24 @@ struct cap_drop_span {
 void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
 			uint32_t max, const struct cap_drop_span *sp);
 
+/*
+ * TCP handshakes per address pair (issue 16: where was this captured?).
+ * A handshake is a SYN, the SYN/ACK that answers it and the first ACK
+ * after it on the same connection, none of them sent twice.  At the
+ * client end SYN->SYN/ACK is the round trip and SYN/ACK->ACK about 0; at
+ * the server end the reverse; in between both are part of it.  Kept for
+ * at most CAP_HANDSHAKE_PAIRS (client, server) pairs; more are counted in
+ * cap_pipe_handshakes' dropped.  client is the SYN's sender.
+ */
+#define CAP_HANDSHAKE_PAIRS 256
+
+struct cap_handshake {
+	struct cap_addr client, server;
+	uint32_t n;			/* handshakes; 0: slot unused */
+	int64_t syn_min_ns, syn_sum_ns;	/* SYN -> SYN/ACK */
+	int64_t ack_min_ns, ack_sum_ns;	/* SYN/ACK -> ACK */
+};
+
 /* ---- the pipe ---- */
 
 struct cap_pipe;
@@ -244,6 +262,10 @@ void cap_pipe_feed(struct cap_pipe *p, const struct cap_pkt *pkt);
 /* End of input: expire everything (incomplete trains are counted). */
 void cap_pipe_flush(struct cap_pipe *p);
 const struct cap_stats *cap_pipe_stats(const struct cap_pipe *p);
+/* The handshake table (CAP_HANDSHAKE_PAIRS slots, unused ones n = 0);
+ * *dropped: handshakes of pairs that found no slot. */
+const struct cap_handshake *cap_pipe_handshakes(const struct cap_pipe *p,
+						uint64_t *dropped);
 
 /* ---- the source ---- */
 

@@ -79,6 +79,8 @@ struct cap_pipe {
 	int64_t now_ns;		/* capture clock: latest timestamp seen */
 	struct cap_frag_table *frag;
 	struct cap_tcp_table *tcp;
+	struct cap_handshake hs[CAP_HANDSHAKE_PAIRS];
+	uint64_t hs_dropped;
 };
 
 /* ip.c */

@@ -252,3 +252,11 @@ const struct cap_stats *cap_pipe_stats(const struct cap_pipe *p)
 {
 	return &p->st;
 }
+
+const struct cap_handshake *cap_pipe_handshakes(const struct cap_pipe *p,
+						uint64_t *dropped)
+{
+	if (dropped)
+		*dropped = p->hs_dropped;
+	return p->hs;
+}

@@ -391,6 +391,69 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 	return f;
 }
 
+static uint32_t pair_hash(const struct cap_addr *a, const struct cap_addr *b)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ a->a[i]) * 16777619u;
+	for (i = 0; i < 16; i++)
+		h = (h ^ b->a[i]) * 16777619u;
+	return h;
+}
+
+/* The first ACK after a SYN/ACK on client direction f: add the
+ * handshake's two gaps to its pair's slot (open addressing). */
+static void handshake_done(struct cap_pipe *p, struct tcp_flow *f)
+{
+	int64_t syn = f->synack_ns - f->syn_ns, ack = p->ts_ns - f->synack_ns;
+	uint32_t h = pair_hash(&f->src, &f->dst), k;
+
+	f->syn_ns = f->synack_ns = 0;
+	if (syn < 0 || ack < 0)
+		return;
+	for (k = 0; k < CAP_HANDSHAKE_PAIRS; k++) {
+		struct cap_handshake *e =
+			&p->hs[(h + k) % CAP_HANDSHAKE_PAIRS];
+
+		if (e->n && !(cap_addr_eq(&e->client, &f->src) &&
+			      cap_addr_eq(&e->server, &f->dst)))
+			continue;
+		if (e->n == 0 || syn < e->syn_min_ns)
+			e->syn_min_ns = syn;
+		if (e->n == 0 || ack < e->ack_min_ns)
+			e->ack_min_ns = ack;
+		if (e->n == 0) {
+			e->client = f->src;
+			e->server = f->dst;
+		}
+		e->n++;
+		e->syn_sum_ns += syn;
+		e->ack_sum_ns += ack;
+		return;
+	}
+	p->hs_dropped++;
+}
+
+/* A SYN/ACK from l3->src: time it on the client direction's open SYN; a
+ * second one spoils the timing. */
+static void synack_seen(struct cap_pipe *p, const struct cap_l3 *l3,
+			uint16_t sport, uint16_t dport)
+{
+	struct cap_tcp_table *t = p->tcp;
+	uint32_t rh = flow_hash(&l3->dst, &l3->src, dport, sport);
+	struct tcp_flow *r = flow_find_addr(t, rh, &l3->dst, &l3->src,
+					    dport, sport);
+
+	if (r == NULL || !r->syn_ns)
+		return;
+	if (r->synack_ns)
+		r->syn_ns = r->synack_ns = 0;
+	else
+		r->synack_ns = p->ts_ns;
+}
+
 void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 {
 	struct cap_tcp_table *t = p->tcp;
@@ -435,20 +498,30 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	f = flow_find(t, h, l3, sport, dport);
 
 	if (fl & TH_SYN) {
-		if (f && f->next_seq == seq + 1 && f->state != FS_REJECT)
-			return;		/* retransmitted SYN */
+		if (f && f->next_seq == seq + 1 && f->state != FS_REJECT) {
+			f->syn_ns = 0;	/* retransmitted SYN: no timing */
+			if (fl & TH_ACK)
+				synack_seen(p, l3, sport, dport);
+			return;
+		}
 		if (f) {
 			flow_finish(p, f);
 			flow_unlink_free(t, f);
 		}
+		if (fl & TH_ACK)
+			synack_seen(p, l3, sport, dport);
 		f = flow_new(p, h, l3, sport, dport);
 		if (f) {
 			f->state = FS_PENDING;
 			f->next_seq = seq + 1;
 			f->last_ts_ns = p->ts_ns;
+			if (!(fl & TH_ACK))
+				f->syn_ns = p->ts_ns;
 		}
 		return;
 	}
+	if (f && f->synack_ns && (fl & TH_ACK))
+		handshake_done(p, f);
 	if (!f) {
 		if (len == 0)
 			return;

@@ -58,6 +58,9 @@ struct tcp_flow {
 	uint32_t fin_seq;
 	uint32_t next_seq;
 	int64_t last_ts_ns;
+	/* handshake (client direction): SYN, then SYN/ACK time; 0 when
+	   none is open or it was spoilt by a resent SYN or SYN/ACK */
+	int64_t syn_ns, synack_ns;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */
 	uint8_t mark_have;

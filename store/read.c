@@ -501,6 +501,52 @@ int store_read_drops(struct store *s, int64_t run, store_drop_fn fn,
 	return 0;
 }
 
+int store_read_handshakes(struct store *s, int64_t run,
+			  struct cap_handshake *hs, size_t max, size_t *n,
+			  char *errbuf)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*n = 0;
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_schema WHERE "
+				"type = 'table' AND name = 'handshakes'", -1, &q,
+				NULL);
+	if (rc != SQLITE_OK)
+		return store_err(s, errbuf, "handshakes");
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW ||
+	    sqlite3_prepare_v2(s->db, "SELECT client, server, n, syn_min_ns, "
+			       "syn_sum_ns, ack_min_ns, ack_sum_ns FROM "
+			       "handshakes WHERE run = ?", -1, &q,
+			       NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "handshakes");
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && *n < max) {
+		struct cap_handshake *h = &hs[*n];
+		const char *c = (const char *)sqlite3_column_text(q, 0);
+		const char *v = (const char *)sqlite3_column_text(q, 1);
+
+		memset(h, 0, sizeof(*h));
+		if (c == NULL || v == NULL || store_addr_parse(c, &h->client) < 0 ||
+		    store_addr_parse(v, &h->server) < 0)
+			continue;
+		h->n = (uint32_t)sqlite3_column_int64(q, 2);
+		h->syn_min_ns = sqlite3_column_int64(q, 3);
+		h->syn_sum_ns = sqlite3_column_int64(q, 4);
+		h->ack_min_ns = sqlite3_column_int64(q, 5);
+		h->ack_sum_ns = sqlite3_column_int64(q, 6);
+		(*n)++;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_err(s, errbuf, "handshakes");
+	return 0;
+}
+
 /* ---------------------------------------------------------- intervals -- */
 
 #define PROCS_MAX 256

@@ -191,6 +191,11 @@ int store_read_ops_since(struct store *s, int64_t run, int64_t after_id,
 			 int64_t *last_id, char *errbuf);
 /* The run's rows of table drops, in time order (none in a schema 1
  * database, which had no such table). */
+/* The TCP handshakes per pair of a run (table handshakes; a file
+ * written before it has none: *n = 0), at most max into hs. */
+int store_read_handshakes(struct store *s, int64_t run,
+			  struct cap_handshake *hs, size_t max, size_t *n,
+			  char *errbuf);
 typedef void (*store_drop_fn)(void *user, const struct cap_drop_span *sp);
 int store_read_drops(struct store *s, int64_t run, store_drop_fn fn,
 		     void *user, char *errbuf);

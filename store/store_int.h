@@ -220,4 +220,7 @@ const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 	"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, " \
 	"tsize"
 
+/* schema.c: CREATE TABLE IF NOT EXISTS handshakes (write.c, read.c) */
+extern const char store_handshakes_sql[];
+
 #endif

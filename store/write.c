@@ -1026,6 +1026,53 @@ void store_run_fail(struct store *s)
 	(void)sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 }
 
+/* The run's TCP handshakes per pair (table handshakes, made here if the
+ * file predates it). */
+static int write_handshakes(struct store *s, const struct an_find *find,
+			    char *errbuf)
+{
+	struct cap_handshake *hs = calloc(AN_FIND_PAIRS, sizeof(*hs));
+	size_t n, k;
+	sqlite3_stmt *q;
+	char a[64], b[64];
+	int rc = SQLITE_DONE;
+
+	if (hs == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	n = an_find_handshake_list(find, hs, AN_FIND_PAIRS);
+	if (n == 0) {
+		free(hs);
+		return 0;
+	}
+	if (store_exec(s, store_handshakes_sql, errbuf) < 0 ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO handshakes(run, client, "
+			       "server, n, syn_min_ns, syn_sum_ns, ack_min_ns, "
+			       "ack_sum_ns) VALUES(?,?,?,?,?,?,?,?)", -1, &q,
+			       NULL) != SQLITE_OK) {
+		free(hs);
+		return store_err(s, errbuf, "handshakes");
+	}
+	for (k = 0; k < n && rc == SQLITE_DONE; k++) {
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, s->run);
+		sqlite3_bind_text(q, 2, cap_addr_str(&hs[k].client, a, sizeof(a)),
+				  -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 3, cap_addr_str(&hs[k].server, b, sizeof(b)),
+				  -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(q, 4, hs[k].n);
+		sqlite3_bind_int64(q, 5, hs[k].syn_min_ns);
+		sqlite3_bind_int64(q, 6, hs[k].syn_sum_ns);
+		sqlite3_bind_int64(q, 7, hs[k].ack_min_ns);
+		sqlite3_bind_int64(q, 8, hs[k].ack_sum_ns);
+		rc = sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
+	free(hs);
+	return rc == SQLITE_DONE ? 0 : store_err(s, errbuf, "handshakes");
+}
+
 int store_run_end(struct store *s, struct store_run *run,
 		  const struct an_names *names, const struct an_figs *figs,
 		  const struct an_find *find, char *errbuf)
@@ -1047,6 +1094,8 @@ int store_run_end(struct store *s, struct store_run *run,
 	if (figs && store_write_figs(s, figs, errbuf) < 0)
 		return -1;
 	if (find && store_write_findings(s, find, errbuf) < 0)
+		return -1;
+	if (find && write_handshakes(s, find, errbuf) < 0)
 		return -1;
 	if (commit(s, errbuf) < 0)
 		return -1;

@@ -290,6 +290,9 @@ int ui_record_main(int argc, char **argv)
 		an_flush(r.eng);
 	an_opq_drain(r.q);
 	if (!r.rec.failed) {
+		an_find_handshakes(r.find,
+				   cap_pipe_handshakes(r.rec.pipe, NULL),
+				   CAP_HANDSHAKE_PAIRS);
 		an_find_finish(r.find, r.figs,
 			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
 	}

@@ -512,6 +512,25 @@ static void text_writes(const struct rep *r)
 	}
 }
 
+/* Where the capture was taken, per pair that shows it (find.h). */
+static void text_vantage(const struct rep *r)
+{
+	uint32_t k;
+	char a[64], b[64], e[256];
+
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+		struct an_vantage_info v;
+
+		if (!an_find_vantage(r->find, &p->client, &p->server, &v))
+			continue;
+		an_vantage_evidence(&v, e, sizeof(e));
+		fprintf(r->out, "vantage %s -> %s: %s\n",
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)), e);
+	}
+}
+
 static void text_retrans(const struct rep *r)
 {
 	const struct an_stats *es = r->es;
@@ -530,6 +549,7 @@ static void text_retrans(const struct rep *r)
 		"segments retransmitted %" PRIu64 ", TCP gaps %" PRIu64 " (%"
 		PRIu64 " bytes)\n", r->cs.ipfrag_incomplete, r->cs.tcp_retrans,
 		r->cs.tcp_gaps, r->cs.tcp_gap_bytes);
+	text_vantage(r);
 	if (v == NULL)
 		return;
 	for (k = 0; k < n; k++) {
@@ -1324,6 +1344,8 @@ int ui_report_main(int argc, char **argv)
 		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
+		an_find_handshakes(r.find, cap_pipe_handshakes(pipe, NULL),
+				   CAP_HANDSHAKE_PAIRS);
 		r.ds = dec_get_stats(r.dec);
 		r.es = an_get_stats(r.eng);
 		r.names = an_get_names(r.eng);

@@ -31,6 +31,25 @@ bool rep_is_store(const char *path)
 	return yes;
 }
 
+/* The run's TCP handshakes into find (the vantage point, find.h). */
+static int read_handshakes(struct store *s, int64_t run, struct an_find *find,
+			   char *err)
+{
+	struct cap_handshake *hs = calloc(AN_FIND_PAIRS, sizeof(*hs));
+	size_t n = 0;
+	int rc;
+
+	if (hs == NULL) {
+		snprintf(err, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	rc = store_read_handshakes(s, run, hs, AN_FIND_PAIRS, &n, err);
+	if (rc == 0)
+		an_find_handshakes(find, hs, n);
+	free(hs);
+	return rc;
+}
+
 static void on_drop(void *user, const struct cap_drop_span *sp)
 {
 	struct rep *r = user;
@@ -95,6 +114,8 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 	if (!r->partial &&
 	    store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
 			   run->first_ns, fn, r, err) < 0)
+		goto fail;
+	if (read_handshakes(s, run->id, r->find, err) < 0)
 		goto fail;
 	rc = 0;
 fail:

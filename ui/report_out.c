@@ -123,6 +123,38 @@ static void j_sizes(struct jw *w, const char *key, const struct an_sizes *s)
 	jw_end_obj(w);
 }
 
+static const char *const rx_keys[AN_RX_NCAUSES] = {
+	"never_answered", "slow_server", "lost_call_or_reply",
+	"lost_ip_fragments", "tcp_reconnect", "lost_reply",
+	"client_timeout_under_usual_latency"
+};
+
+/* The pair's vantage point and retransmit causes, when it shows one. */
+static void j_vantage(struct jw *w, const struct rep *r,
+		      const struct an_pair *p)
+{
+	struct an_vantage_info v;
+	uint32_t k;
+
+	if (!an_find_vantage(r->find, &p->client, &p->server, &v))
+		return;
+	jw_obj(w, "vantage");
+	jw_str(w, "point", an_vantage_name(v.vp));
+	jw_str(w, "by", v.by_handshake ? "tcp_handshakes" : "udp_resends");
+	jw_u64(w, "handshakes", v.handshakes);
+	if (v.handshakes) {
+		jw_dbl(w, "syn_synack_min_ms", (double)v.syn_min_ns / 1e6, 3);
+		jw_dbl(w, "synack_ack_min_ms", (double)v.ack_min_ns / 1e6, 3);
+	}
+	jw_u64(w, "replies_before_resend", v.reply_first);
+	jw_u64(w, "resends_answered_at_once", v.quick);
+	jw_obj(w, "retrans_causes");
+	for (k = 0; k < AN_RX_NCAUSES; k++)
+		jw_u64(w, rx_keys[k], v.cause[k]);
+	jw_end_obj(w);
+	jw_end_obj(w);
+}
+
 static void j_pairs(struct jw *w, const struct rep *r)
 {
 	static const char *const sn[4] = { "UNSTABLE", "DATA_SYNC",
@@ -138,6 +170,7 @@ static void j_pairs(struct jw *w, const struct rep *r)
 		jw_obj(w, NULL);
 		jw_str(w, "client", cap_addr_str(&p->client, a, sizeof(a)));
 		jw_str(w, "server", cap_addr_str(&p->server, a, sizeof(a)));
+		j_vantage(w, r, p);
 		jw_u64(w, "reads", p->reads);
 		jw_u64(w, "writes", p->writes);
 		jw_u64(w, "commits", p->commits);
@@ -651,6 +684,36 @@ static void csv_retrans(const struct rep *r)
 	free(v);
 }
 
+static void csv_vantage(const struct rep *r)
+{
+	uint32_t k, i;
+	char a[64], b[64];
+
+	fputs("client,server,vantage,by,handshakes,syn_synack_min_ms,"
+	      "synack_ack_min_ms,replies_before_resend,"
+	      "resends_answered_at_once", r->out);
+	for (i = 0; i < AN_RX_NCAUSES; i++)
+		fprintf(r->out, ",%s", rx_keys[i]);
+	fputc('\n', r->out);
+	for (k = 0; k < an_figs_npairs(r->figs); k++) {
+		const struct an_pair *p = an_figs_pair(r->figs, k);
+		struct an_vantage_info v;
+
+		if (!an_find_vantage(r->find, &p->client, &p->server, &v))
+			continue;
+		fprintf(r->out, "%s,%s,%s,%s,%u,%.3f,%.3f,%" PRIu64 ",%" PRIu64,
+			cap_addr_str(&p->client, a, sizeof(a)),
+			cap_addr_str(&p->server, b, sizeof(b)),
+			an_vantage_name(v.vp), v.by_handshake ?
+			"tcp_handshakes" : "udp_resends", v.handshakes,
+			(double)v.syn_min_ns / 1e6, (double)v.ack_min_ns / 1e6,
+			v.reply_first, v.quick);
+		for (i = 0; i < AN_RX_NCAUSES; i++)
+			fprintf(r->out, ",%" PRIu64, v.cause[i]);
+		fputc('\n', r->out);
+	}
+}
+
 static void csv_findings(const struct rep *r)
 {
 	size_t k;
@@ -730,7 +793,7 @@ int rep_csv(const struct rep *r, const char *table)
 	} tables[] = {
 		{ "ops", csv_ops }, { "sizes", csv_sizes },
 		{ "writes", csv_writes }, { "shortio", csv_shortio },
-		{ "retrans", csv_retrans },
+		{ "retrans", csv_retrans }, { "vantage", csv_vantage },
 		{ "findings", csv_findings }, { "servers", csv_servers },
 		{ "intervals", csv_intervals }, { "drops", csv_drops },
 	};

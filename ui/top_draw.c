@@ -683,7 +683,10 @@ static void draw_retrans(const struct tm_ui *u, const struct tm_view *v,
 	static const char *const cause[AN_RX_NCAUSES] = {
 		"no reply at all", "slow server (reply came after the resend)",
 		"lost call or reply (quick answer to the resend)",
-		"lost IP fragment of a fragmented call", "TCP reconnect" };
+		"lost IP fragment (fragmented call or reply)",
+		"TCP reconnect",
+		"lost reply (a reply seen before the resend)",
+		"client timeout under the server's usual latency" };
 	uint64_t tot = 0;
 	int k, best = -1;
 	char h[5][96];

@@ -178,7 +178,7 @@ void tm_model_add(struct tm_model *m, const struct an_op *op)
 	if ((r->flags & (TM_READ | TM_WRITE)) && (op->have & AN_HAVE_COUNT))
 		r->size = op->count;
 	if (op->retrans)
-		r->cause = (uint8_t)an_retrans_cause(op);
+		r->cause = (uint8_t)an_retrans_cause(m->find, op);
 	m->n++;
 	if (op->first_call_ns > m->delivered_ns)
 		m->delivered_ns = op->first_call_ns;

@@ -236,6 +236,8 @@ static void run_packets(struct tm_worker *w)
 		take_held(w);
 		an_flush(w->eng);
 		publish(w, w->last_ts);
+		an_find_handshakes(w->m->find, cap_pipe_handshakes(w->pipe,
+				   NULL), CAP_HANDSHAKE_PAIRS);
 		an_find_finish(w->m->find, w->m->figs,
 			       w->m->cs.ipfrag_incomplete);
 		w->m->done = true;

@@ -212,6 +212,13 @@ void tcp_flush(void);
  * frame that completes it once the hole is given up).  Cleared by that
  * flush. */
 extern bool net_drop_next;
+/* The next fragmented UDP datagram loses its second fragment. */
+extern bool net_drop_frag_next;
+/* TCP handshakes as seen at one end (0: no delay, 1: the client's, 2: the
+ * server's): the round trip falls between SYN and SYN/ACK at the client,
+ * between SYN/ACK and ACK at the server. */
+extern int64_t net_hs_rtt_ns;
+extern int net_hs_end;
 void tcp_fin(struct flow *f);
 
 /* ------------------------------------------------- rpchdr.c, nfsgen.c -- */
@@ -249,6 +256,7 @@ struct op_rec {
 	bool reply_lost;
 	uint32_t dup_replies;
 	bool xid_reused;
+	const char *cause;	/* vantage: why it was resent, as scripted */
 };
 void ops_truth_open(FILE *out);
 void ops_truth(const struct op_rec *r);
@@ -265,6 +273,8 @@ struct scen_opts {
 	uint32_t sync_client;	/* writes: % of each client's 100 asked FILE_SYNC */
 	bool tail_commit;	/* commit-phase: a COMMIT after the last writes */
 	double verf_change_at;	/* seconds after the start; < 0: never */
+	int end;		/* vantage: 0 the client's end, 1 the server's */
+	uint32_t rtt_us;	/* vantage: round trip (2000) */
 };
 /* Run a scripted scenario; false if the name is unknown. */
 bool scen_run(const char *name, const struct scen_opts *o);

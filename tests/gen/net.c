@@ -318,10 +318,12 @@ void udp_send(struct flow *f, int dir, uint16_t cport, struct gmsg *m,
 		/* fragments of [udp header | payload] */
 		size_t per = f->ipv == 4 ? (MTU - 20) & ~7u : (MTU - 48) & ~7u;
 		size_t nfrag = (total + per - 1) / per;
-		size_t drop = cfg.lost_frags > 0 && chance(cfg.lost_frags) ? rnd((uint32_t)nfrag) : SIZE_MAX;
+		size_t drop = net_drop_frag_next ? 1 :
+			      cfg.lost_frags > 0 && chance(cfg.lost_frags) ? rnd((uint32_t)nfrag) : SIZE_MAX;
 		uint16_t id = src->ipid++;
 		uint32_t id6 = rnd32();
 
+		net_drop_frag_next = false;
 		if (m)
 			m->ipfrag = true;
 		for (size_t i = 0; i < nfrag; i++) {
@@ -447,14 +449,22 @@ static size_t tcp_seg(struct flow *f, int dir, uint8_t flags, const uint8_t *p, 
 	return frame_out(hdr, l + 20, p, n, NULL, 0);
 }
 
+bool net_drop_frag_next;
+int64_t net_hs_rtt_ns;
+int net_hs_end;
+
 static void tcp_open(struct flow *f)
 {
 	f->seq[0] = rnd32();
 	f->seq[1] = rnd32();
 	tcp_seg(f, 0, 0x02, NULL, 0);	/* SYN */
 	f->seq[0]++;
+	if (net_hs_end == 1)	/* client end: the SYN/ACK a round trip later */
+		net_now += net_hs_rtt_ns;
 	tcp_seg(f, 1, 0x12, NULL, 0);	/* SYN-ACK */
 	f->seq[1]++;
+	if (net_hs_end == 2)	/* server end: the ACK a round trip later */
+		net_now += net_hs_rtt_ns;
 	tcp_seg(f, 0, 0x10, NULL, 0);	/* ACK */
 	f->open = true;
 }

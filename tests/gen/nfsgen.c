@@ -456,11 +456,11 @@ static void usage(void)
 	      "  --ops-truth FILE      per-operation ground truth NDJSON\n"
 	      "  --scenario mixed|sizes|writes|getattr-storm|access-storm|lookup-storm|\n"
 	      "             commit-storm|commit-phase|noent|errors|short-io|slow-server|\n"
-	      "             pipeline|late-calls|skew   (scripted; see README.md)\n"
+	      "             pipeline|late-calls|skew|vantage   (scripted; see README.md)\n"
 	      "  --server-rtmax N --server-wtmax N --sync-export --sync-client PCT\n"
 	      "  --verf-change-at S\n"
 	      "  --unanswered P --retrans-ivl-us N --rate R --duration S --repeat N\n"
-	      "  --burst N --error-status N --tail-commit\n", stderr);
+	      "  --burst N --error-status N --tail-commit --end client|server --rtt-us N\n", stderr);
 	exit(2);
 }
 
@@ -474,7 +474,7 @@ int main(int argc, char **argv)
 		O_SERVERS, O_ERRORS, O_RPCERRORS, O_ACKS, O_NFS2, O_MOUNT, O_PMAP,
 		O_NLM, O_ALL, O_MULTIFRAG_HDR, O_OPSTRUTH, O_SCEN, O_RTMAX, O_WTMAX,
 		O_SYNC, O_VERFAT, O_UNANS, O_RIVL, O_RATE, O_DUR, O_REPEAT, O_BURST,
-		O_ERRST, O_SYNCCL, O_TAILC,
+		O_ERRST, O_SYNCCL, O_TAILC, O_END, O_RTT,
 	};
 	static const struct option lo[] = {
 		{ "out", 1, NULL, 'o' }, { "truth", 1, NULL, 't' },
@@ -504,6 +504,7 @@ int main(int argc, char **argv)
 		{ "repeat", 1, NULL, O_REPEAT }, { "burst", 1, NULL, O_BURST },
 		{ "error-status", 1, NULL, O_ERRST }, { "sync-client", 1, NULL, O_SYNCCL },
 		{ "tail-commit", 0, NULL, O_TAILC },
+		{ "end", 1, NULL, O_END }, { "rtt-us", 1, NULL, O_RTT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct net_cfg nc = { .link = LINK_ETH, .snaplen = 262144, .mss = 1448, .csum = true,
@@ -511,7 +512,8 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	int ch;
 	struct scen_opts so = { .verf_change_at = -1, .retrans_ivl_us = 700000, .rate = 100,
-				.duration = 5, .repeat = 10, .burst = 5, .error_status = 10008 };
+				.duration = 5, .repeat = 10, .burst = 5, .error_status = 10008,
+				.rtt_us = 2000 };
 	FILE *opsf = NULL;
 
 	while ((ch = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
@@ -580,6 +582,8 @@ int main(int argc, char **argv)
 		case O_REPEAT: so.repeat = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_BURST: so.burst = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_ERRST: so.error_status = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case O_END: so.end = !strcmp(optarg, "server"); break;
+		case O_RTT: so.rtt_us = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case O_ALL:
 			opt.transport = 2;
 			opt.ip = 0;

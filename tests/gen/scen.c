@@ -67,6 +67,8 @@ void ops_truth(const struct op_rec *r)
 	fprintf(o, ",\"reply_lost\":%s,\"dup_replies\":%u,\"one_way\":%s,\"xid_reused\":%s",
 		r->reply_lost ? "true" : "false", r->dup_replies, op->no_reply ? "true" : "false",
 		r->xid_reused ? "true" : "false");
+	if (r->cause)
+		fprintf(o, ",\"cause\":\"%s\"", r->cause);
 	if (op->rk != RK_OK)
 		fprintf(o, ",\"rpc_error\":%d", (int)op->rk);
 	if (op->prog == PROG_NFS && op->vers == 3 && op->o_have_status && op->rk == RK_OK)
@@ -129,11 +131,11 @@ static void xop_begin(struct xop *x)
 	x->op.udp = !x->tcp;
 }
 
-static void xop_run(struct xop *x)
+static void xop_run_cause(struct xop *x, const char *cause)
 {
 	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, x->tcp, 4);
 	struct op_rec rec = { .op = &x->op, .f = f, .cport = f->cport, .cport_last = f->cport,
-			      .xid_reused = x->xid_reused };
+			      .xid_reused = x->xid_reused, .cause = cause };
 	struct gmsg *m = &xm[0];
 	uint16_t cp = 0;
 	size_t len;
@@ -177,6 +179,11 @@ static void xop_run(struct xop *x)
 	}
 	ops_truth(&rec);
 	scen_ops++;
+}
+
+static void xop_run(struct xop *x)
+{
+	xop_run_cause(x, NULL);
 }
 
 /* ------------------------------------------------------- scenarios -- */
@@ -756,6 +763,186 @@ static void xop_skew(struct xop *x, int64_t skew_ns, bool reply_first)
 	scen_ops++;
 }
 
+/*
+ * vantage: one op as it crossed a link with a one-way delay d, written as
+ * seen at the client's end or at the server's (so->end).  The client sends
+ * ntx transmissions ivl apart from t0; lost[k]: transmission k never
+ * reached the server.  The server answers transmission k (as received) at
+ * rep[k] ns after it (< 0: no answer); rlost[k]: that reply never reached
+ * the client, rfrag[k]: it lost its second IP fragment on the way.
+ */
+struct vop {
+	struct xop x;
+	const char *cause;
+	uint32_t ntx;
+	int64_t t0, ivl;
+	bool lost[4], rlost[4], rfrag[4];
+	int64_t rep[4];
+};
+
+struct vev {
+	int64_t t;
+	int reply;	/* 0: transmission k, 1: the reply to it */
+	uint32_t k;
+	bool frag_lost;
+};
+
+static uint8_t vbuf[2][70000];
+static size_t vlen[2];
+
+static void vop_run(struct vop *v, int64_t d)
+{
+	struct xop *x = &v->x;
+	struct flow *f = gen_flow(x->c, x->s, SVC_NFS, false, 4);
+	struct op_rec rec = { .op = &x->op, .f = f, .cport = f->cport,
+			      .cport_last = f->cport, .cause = v->cause };
+	struct vev ev[8];
+	uint32_t n = 0, i, j, nrep = 0;
+	uint64_t call_frame = 0;
+	size_t len;
+	bool gss;
+
+	x->tcp = false;
+	xop_begin(x);
+	x->op.xid = gen_xid(x->c);
+	for (i = 0; i < v->ntx && i < 4; i++) {
+		int64_t sent = v->t0 + (int64_t)i * v->ivl, got = sent + d;
+
+		if (so->end == 0 || !v->lost[i])
+			ev[n++] = (struct vev){ so->end ? got : sent, 0, i, false };
+		if (v->lost[i] || v->rep[i] < 0 || (so->end == 0 && v->rlost[i]))
+			continue;
+		ev[n++] = (struct vev){ got + v->rep[i] + (so->end ? 0 : d), 1, i,
+					so->end == 0 && v->rfrag[i] };
+	}
+	for (i = 1; i < n; i++)	/* by time */
+		for (j = i; j > 0 && ev[j].t < ev[j - 1].t; j--) {
+			struct vev t = ev[j];
+
+			ev[j] = ev[j - 1];
+			ev[j - 1] = t;
+		}
+	/* one call and one reply, sent again as they are (a resend, a
+	 * replayed reply) */
+	len = enc_call(&x->op, &xm[0], x->c, &gss);
+	if (len > sizeof(vbuf[0]))
+		abort();
+	memcpy(vbuf[0], encbuf, len);
+	vlen[0] = len;
+	vlen[1] = 0;
+	for (i = 0; i < n; i++) {
+		at(ev[i].t);
+		if (!ev[i].reply) {
+			copy_msg(&xm[1], &xm[0]);
+			gen_send(f, 0, 0, &xm[1], vbuf[0], vlen[0]);
+			call_frame = xm[1].frame;
+			if (rec.ntx < 8)
+				rec.tx_ts[rec.ntx++] = xm[1].ts;
+			continue;
+		}
+		if (!vlen[1]) {
+			vlen[1] = enc_reply(&x->op, &xm[8], call_frame, false,
+					    false, gss);
+			if (vlen[1] > sizeof(vbuf[1]))
+				abort();
+			memcpy(vbuf[1], encbuf, vlen[1]);
+		}
+		copy_msg(&xm[9], &xm[8]);
+		net_drop_frag_next = ev[i].frag_lost;
+		gen_send(f, 1, 0, &xm[9], vbuf[1], vlen[1]);
+		net_drop_frag_next = false;
+		if (ev[i].frag_lost)
+			continue;	/* an incomplete train */
+		if (nrep++ == 0)
+			rec.reply_ts = xm[9].ts;
+		else
+			rec.dup_replies++;
+	}
+	ops_truth(&rec);
+	scen_ops++;
+}
+
+/*
+ * vantage: client 1 <-> server 1 over UDP, client 3 <-> server 2 over
+ * TCP, a round trip of --rtt-us, seen from --end.  Before: 30 quick
+ * GETATTRs (0.5 ms) and 8 READs of client 2 answered in 150 ms (the
+ * server's usual READ latency).  Then --repeat rounds of: lost call, lost
+ * reply, slow server (one late reply; a late reply to each transmission),
+ * client timeout shorter than the usual READ latency, a READ reply that
+ * lost an IP fragment, never answered, a TCP resend, 3 quick GETATTRs.
+ * The client resends after 100 ms.  Each op's cause is in its ops-truth
+ * line ("cause").
+ */
+static void s_vantage(void)
+{
+	const int64_t ms = 1000000, d = (int64_t)so->rtt_us * 500, T = 100 * ms;
+	static const struct {
+		const char *cause;
+		uint32_t proc, ntx;
+		bool lost0, rlost0, rfrag0;
+		int64_t rep0, rep1;
+	} script[] = {
+		{ "lost_call", NFS3_GETATTR, 2, true, false, false, -1, ms / 2 },
+		{ "lost_reply", NFS3_GETATTR, 2, false, true, false, ms / 2, ms / 2 },
+		{ "slow_server", NFS3_GETATTR, 2, false, false, false, 160 * ms, -1 },
+		{ "slow_server", NFS3_GETATTR, 2, false, false, false, 160 * ms, 160 * ms },
+		{ "short_timeout", NFS3_READ, 2, false, false, false, 150 * ms, -1 },
+		{ "lost_reply_fragment", NFS3_READ, 2, false, false, true, ms / 2, ms / 2 },
+		{ "never_answered", NFS3_GETATTR, 3, false, false, false, -1, -1 },
+	};
+	struct vop v;
+	struct xop x;
+	uint32_t r, k;
+
+	net_hs_rtt_ns = 2 * d;
+	net_hs_end = so->end ? 2 : 1;
+	for (k = 0; k < 38; k++) {
+		memset(&v, 0, sizeof(v));
+		base(&v.x, k < 30 ? 0 : 1, 0, k < 30 ? NFS3_GETATTR : NFS3_READ);
+		v.x.op.count = 32768;
+		v.t0 = net_now + 10 * ms;
+		v.ntx = 1;
+		v.rep[0] = k < 30 ? ms / 2 : 150 * ms;
+		vop_run(&v, d);
+		at(v.t0 + 200 * ms);
+	}
+	for (r = 0; r < so->repeat; r++) {
+		for (k = 0; k < sizeof(script) / sizeof(script[0]); k++) {
+			memset(&v, 0, sizeof(v));
+			base(&v.x, 0, 0, script[k].proc);
+			v.x.op.count = 32768;
+			v.cause = script[k].cause;
+			v.ntx = script[k].ntx;
+			v.t0 = net_now + 10 * ms;
+			v.ivl = T;
+			v.lost[0] = script[k].lost0;
+			v.rlost[0] = script[k].rlost0;
+			v.rfrag[0] = script[k].rfrag0;
+			v.rep[0] = script[k].rep0;
+			v.rep[1] = script[k].rep1;
+			v.rep[2] = -1;
+			vop_run(&v, d);
+			at(v.t0 + 500 * ms);
+		}
+		base(&x, 2, 1, NFS3_GETATTR);
+		x.tcp = true;
+		x.retrans = 1;
+		x.ivl_ns = T;
+		x.delay_ns = ms / 2;
+		xop_run_cause(&x, "tcp_resend");
+		at(net_now + 10 * ms);
+		for (k = 0; k < 3; k++) {
+			memset(&v, 0, sizeof(v));
+			base(&v.x, 0, 0, NFS3_GETATTR);
+			v.t0 = net_now + 10 * ms;
+			v.ntx = 1;
+			v.rep[0] = ms / 2;
+			vop_run(&v, d);
+			at(v.t0 + 20 * ms);
+		}
+	}
+}
+
 /* skew: --count GETATTRs, replies stamped 1 us to 20 ms before their call
  * (the 5 ms tolerance and either side of it), half written reply first. */
 static void s_skew(void)
@@ -804,6 +991,8 @@ bool scen_run(const char *name, const struct scen_opts *o)
 		s_late_calls();
 	else if (!strcmp(name, "skew"))
 		s_skew();
+	else if (!strcmp(name, "vantage"))
+		s_vantage();
 	else
 		return false;
 	return true;

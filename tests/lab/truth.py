@@ -484,9 +484,10 @@ def twin_cut_matches(full_pcap, twin_pcap, snaplen):
 
 # ------------------------------------------- both ends: UDP, per xid --
 def udp_messages(path):
-    """{xid: {'calls': n, 'replies': n, 'incomplete': n}}: the RPC datagrams
-    (NFS, MOUNT ports) of an Ethernet IPv4 capture, whole after IP
-    reassembly, and those missing a fragment."""
+    """{xid: {'calls': n, 'replies': n, 'incomplete': n, 'fragmented': n}}:
+    the RPC datagrams (NFS, MOUNT ports) of an Ethernet IPv4 capture, whole
+    after IP reassembly, those missing a fragment, and those in more than
+    one IP fragment."""
     trains = {}                  # (src, dst, ipid) -> [first payload, [(off, len, more)]]
     for _, fr, orig in read_pcap(path):
         if len(fr) < 34 or fr[12:14] != b'\x08\x00' or fr[23] != 17:
@@ -508,8 +509,10 @@ def udp_messages(path):
         xid, mtype = struct.unpack('>II', first[8:16])
         last = [o + n for o, n, m in frags if not m]
         whole = bool(last) and sum(n for _, n, _ in frags) == last[0]
-        e = out.setdefault('0x%08x' % xid, {'calls': 0, 'replies': 0, 'incomplete': 0})
+        e = out.setdefault('0x%08x' % xid, {'calls': 0, 'replies': 0, 'incomplete': 0,
+                                            'fragmented': 0})
         e['incomplete' if not whole else 'replies' if mtype else 'calls'] += 1
+        e['fragmented'] += len(frags) > 1
     return out
 
 

@@ -1,0 +1,343 @@
+/*
+ * vantage.c - where a capture was taken, per client/server pair, and why
+ * each retransmitted op was retransmitted, judged from that point (issue
+ * 16).  Rules in find.h (enum an_vantage, an_retrans_cause).
+ *
+ * Per pair: the TCP handshakes (capture/, cap_pipe_handshakes) and the
+ * retransmitted ops by the fact that decides their cause (enum rx_fact).
+ * The cause of a fact may depend on the pair's vantage point, which is
+ * known only at the end: so the facts are counted and the causes derived
+ * from them (an_vantage_causes).  Per server: the latency of each
+ * procedure, in quarter-octave buckets, for the "client timeout shorter
+ * than the server's usual latency" rule.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/find_int.h"
+
+#define US_ROWS 40		/* NFSv3 procedures 0..21, NFSv2 0..17 */
+#define US_BUCKETS 128		/* quarter octaves of microseconds */
+#define US_MIN 5		/* samples before a median is trusted */
+#define HS_FLOOR_NS 22000	/* the larger handshake gap: at least this */
+#define HS_RATIO_NUM 3		/* and 3/2 x the other (the round trip */
+#define HS_RATIO_DEN 2		/* against one host's own response) */
+#define HS_BETWEEN_NS 100000	/* both gaps this long: in between */
+
+struct usual {
+	uint32_t n[US_ROWS];
+	uint32_t b[US_ROWS][US_BUCKETS];
+};
+
+static const char *const vp_names[AN_VP_N] = {
+	"unknown", "client side", "server side", "in between"
+};
+
+const char *an_vantage_name(enum an_vantage v)
+{
+	return (unsigned)v < AN_VP_N ? vp_names[v] : "?";
+}
+
+static int usual_row(const struct an_op *op)
+{
+	if (op->prog != PROG_NFS)
+		return -1;
+	if (op->vers == 3 && op->proc < 22)
+		return (int)op->proc;
+	if (op->vers == 2 && op->proc < 18)
+		return 22 + (int)op->proc;
+	return -1;
+}
+
+static uint32_t us_bucket(int64_t ns)
+{
+	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
+	uint32_t b;
+
+	if (us < 4)
+		return (uint32_t)us;
+	b = 63u - (uint32_t)__builtin_clzll(us);	/* us >= 4: b >= 2 */
+	b = b * 4 + (uint32_t)((us >> (b - 2)) & 3);
+	return b < US_BUCKETS ? b : US_BUCKETS - 1;
+}
+
+static int64_t us_bucket_ns(uint32_t k)
+{
+	uint32_t b = k / 4, q = k % 4;
+
+	if (k < 4)
+		return (int64_t)k * 1000;
+	return (int64_t)((uint64_t)(4 + q) << (b - 2)) * 1000;
+}
+
+/* The server's median latency for op's procedure so far (the lower end of
+ * its bucket), or -1 with fewer than US_MIN samples. */
+static int64_t usual_ns(const struct subj *s, const struct an_op *op)
+{
+	int r = usual_row(op);
+	uint64_t seen = 0;
+	uint32_t k;
+
+	if (s == NULL || s->usual == NULL || r < 0 || s->usual->n[r] < US_MIN)
+		return -1;
+	for (k = 0; k < US_BUCKETS; k++) {
+		seen += s->usual->b[r][k];
+		if (seen * 2 >= s->usual->n[r])
+			return us_bucket_ns(k);
+	}
+	return -1;
+}
+
+void an_usual_add(struct subj *s, const struct an_op *op)
+{
+	int r = usual_row(op);
+
+	if (r < 0 || op->lat_first_ns < 0)
+		return;
+	/* a resend answered at once, or a reply before the resend, says
+	 * nothing of the server's time */
+	if (op->retrans && ((op->flags & AN_OP_LATE_RETRANS) ||
+			    (op->dup_replies == 0 &&
+			     op->lat_last_ns * 4 < op->retrans_ivl_max_ns)))
+		return;
+	if (s->usual == NULL && (s->usual = calloc(1, sizeof(*s->usual))) == NULL)
+		return;
+	s->usual->n[r]++;
+	s->usual->b[r][us_bucket(op->lat_first_ns)]++;
+}
+
+void an_usual_free(struct subj *s)
+{
+	free(s->usual);
+	s->usual = NULL;
+}
+
+static uint64_t pair_hash(const struct cap_addr *c, const struct cap_addr *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ c->a[i]) * 1099511628211ull;
+	for (i = 0; i < 16; i++)
+		h = (h ^ s->a[i]) * 1099511628211ull;
+	return h;
+}
+
+static struct vpair *vpair_get(struct an_find *f, const struct cap_addr *c,
+			       const struct cap_addr *s, bool make)
+{
+	uint64_t h = pair_hash(c, s);
+	uint32_t k;
+
+	for (k = 0; k < AN_FIND_PAIRS; k++) {
+		struct vpair *p = &f->vp[(h + k) % AN_FIND_PAIRS];
+
+		if (p->used && cap_addr_eq(&p->client, c) &&
+		    cap_addr_eq(&p->server, s))
+			return p;
+		if (!p->used) {
+			if (!make)
+				return NULL;
+			p->used = true;
+			p->client = *c;
+			p->server = *s;
+			return p;
+		}
+	}
+	if (make)
+		f->vp_dropped++;
+	return NULL;
+}
+
+/* The fact that decides a retransmitted op's cause; *short_to: the
+ * client's first resend came sooner than the server's usual latency. */
+static enum rx_fact op_fact(const struct an_op *op, int64_t usual,
+			    bool *short_to)
+{
+	*short_to = usual >= 0 && op->retrans_ivl_first_ns > 0 &&
+		    usual >= op->retrans_ivl_first_ns;
+	if (!(op->flags & AN_OP_ANSWERED))
+		return RX_F_NOREPLY;
+	if (op->transport == CAP_TCP)
+		return RX_F_TCP;
+	if (op->flags & AN_OP_LATE_RETRANS)
+		return RX_F_REPLY_FIRST;
+	if (op->dup_replies > 0)
+		return RX_F_DUP;
+	if (op->lat_last_ns * 4 >= op->retrans_ivl_max_ns)
+		return RX_F_LATE;
+	return op->flags & AN_OP_IPFRAG ? RX_F_FRAG : RX_F_QUICK;
+}
+
+static enum an_rx_cause fact_cause(enum rx_fact x, bool short_to,
+				   enum an_vantage v)
+{
+	enum an_rx_cause slow = short_to ? AN_RX_SHORT_TIMEOUT : AN_RX_SLOW;
+
+	switch (x) {
+	case RX_F_NOREPLY: return AN_RX_NOREPLY;
+	case RX_F_TCP: return AN_RX_TCP;
+	case RX_F_REPLY_FIRST: return AN_RX_LOST_REPLY;
+	case RX_F_FRAG: return v == AN_VP_SERVER ? slow : AN_RX_FRAG;
+	case RX_F_QUICK: return v == AN_VP_SERVER ? slow : AN_RX_LOST;
+	default: return slow;
+	}
+}
+
+static enum an_vantage by_handshake(const struct vpair *p)
+{
+	int64_t syn = p->hs_syn_min_ns, ack = p->hs_ack_min_ns;
+	int64_t big = syn > ack ? syn : ack, small = syn > ack ? ack : syn;
+
+	if (p->hs_n == 0 || big < HS_FLOOR_NS)
+		return AN_VP_UNKNOWN;
+	if (small * HS_RATIO_NUM <= big * HS_RATIO_DEN)
+		return syn > ack ? AN_VP_CLIENT : AN_VP_SERVER;
+	return small >= HS_BETWEEN_NS ? AN_VP_BETWEEN : AN_VP_UNKNOWN;
+}
+
+static enum an_vantage vpair_vantage(const struct vpair *p)
+{
+	enum an_vantage v = by_handshake(p);
+	uint64_t first = p->fact[RX_F_REPLY_FIRST][0] +
+			 p->fact[RX_F_REPLY_FIRST][1];
+	uint64_t quick = p->fact[RX_F_QUICK][0] + p->fact[RX_F_QUICK][1];
+
+	if (v != AN_VP_UNKNOWN)
+		return v;
+	if (first && quick)
+		return AN_VP_BETWEEN;
+	return first ? AN_VP_SERVER : quick ? AN_VP_CLIENT : AN_VP_UNKNOWN;
+}
+
+enum an_rx_cause an_retrans_cause(const struct an_find *f,
+				  const struct an_op *op)
+{
+	struct an_find *w = (struct an_find *)f;	/* lookups only */
+	const struct vpair *p = f ? vpair_get(w, &op->client, &op->server,
+					      false) : NULL;
+	const struct subj *s = f ? an_find_subj(w, &op->server, true, false)
+			       : NULL;
+	bool short_to;
+	enum rx_fact x = op_fact(op, usual_ns(s, op), &short_to);
+
+	return fact_cause(x, short_to, p ? vpair_vantage(p) : AN_VP_UNKNOWN);
+}
+
+void an_vantage_retrans(struct an_find *f, const struct an_op *op)
+{
+	struct vpair *p = vpair_get(f, &op->client, &op->server, true);
+	const struct subj *s = an_find_subj(f, &op->server, true, false);
+	bool short_to;
+	enum rx_fact x = op_fact(op, usual_ns(s, op), &short_to);
+
+	if (p != NULL)
+		p->fact[x][short_to]++;
+}
+
+void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
+			size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		struct vpair *p;
+
+		if (hs[k].n == 0 ||
+		    (p = vpair_get(f, &hs[k].client, &hs[k].server, true)) == NULL)
+			continue;
+		p->hs_n = hs[k].n;
+		p->hs_syn_min_ns = hs[k].syn_min_ns;
+		p->hs_ack_min_ns = hs[k].ack_min_ns;
+		p->hs_syn_sum_ns = hs[k].syn_sum_ns;
+		p->hs_ack_sum_ns = hs[k].ack_sum_ns;
+	}
+}
+
+size_t an_find_handshake_list(const struct an_find *f,
+			      struct cap_handshake *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < AN_FIND_PAIRS && n < max; k++) {
+		const struct vpair *p = &f->vp[k];
+
+		if (!p->used || p->hs_n == 0)
+			continue;
+		out[n].client = p->client;
+		out[n].server = p->server;
+		out[n].n = p->hs_n;
+		out[n].syn_min_ns = p->hs_syn_min_ns;
+		out[n].ack_min_ns = p->hs_ack_min_ns;
+		out[n].syn_sum_ns = p->hs_syn_sum_ns;
+		out[n].ack_sum_ns = p->hs_ack_sum_ns;
+		n++;
+	}
+	return n;
+}
+
+bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
+		     const struct cap_addr *server, struct an_vantage_info *out)
+{
+	const struct vpair *p = vpair_get((struct an_find *)f, client, server,
+					  false);
+	uint32_t x, c;
+
+	memset(out, 0, sizeof(*out));
+	out->vp = AN_VP_UNKNOWN;
+	if (p == NULL)
+		return false;
+	out->vp = vpair_vantage(p);
+	out->by_handshake = by_handshake(p) != AN_VP_UNKNOWN;
+	out->handshakes = p->hs_n;
+	out->syn_min_ns = p->hs_syn_min_ns;
+	out->ack_min_ns = p->hs_ack_min_ns;
+	out->syn_avg_ns = p->hs_n ? p->hs_syn_sum_ns / p->hs_n : 0;
+	out->ack_avg_ns = p->hs_n ? p->hs_ack_sum_ns / p->hs_n : 0;
+	for (x = 0; x < RX_F_N; x++)
+		for (c = 0; c < 2; c++) {
+			out->cause[fact_cause((enum rx_fact)x, c, out->vp)] +=
+				p->fact[x][c];
+			out->fact[x] += p->fact[x][c];
+		}
+	out->reply_first = out->fact[RX_F_REPLY_FIRST];
+	out->quick = out->fact[RX_F_QUICK];
+	out->short_to = p->fact[RX_F_DUP][1] + p->fact[RX_F_LATE][1];
+	for (x = 0; x < RX_F_N; x++)
+		if (out->fact[x])
+			return true;
+	return out->vp != AN_VP_UNKNOWN;
+}
+
+/* "server side (12 replies seen before a resend of their call, 0 resends
+ * answered at once with none before)" or the handshake's figures. */
+size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n)
+{
+	int w;
+
+	if (v->by_handshake)
+		w = snprintf(b, n, "%s (%u TCP handshake%s: SYN->SYN/ACK min "
+			     "%.3f ms, SYN/ACK->ACK min %.3f ms)",
+			     an_vantage_name(v->vp), v->handshakes,
+			     v->handshakes == 1 ? "" : "s",
+			     (double)v->syn_min_ns / 1e6,
+			     (double)v->ack_min_ns / 1e6);
+	else
+		w = snprintf(b, n, "%s (UDP: %" PRIu64 " replies seen before "
+			     "a resend of their call, %" PRIu64 " resends "
+			     "answered at once with none before%s)",
+			     an_vantage_name(v->vp), v->reply_first, v->quick,
+			     v->handshakes ? "; TCP handshakes too close to "
+			     "tell" : "");
+	if (w >= 0 && (size_t)w < n && v->vp == AN_VP_SERVER) {
+		int e = snprintf(b + w, n - (size_t)w, "; calls lost before "
+				 "they reached here are not seen");
+
+		w = e < 0 ? w : w + e;
+	}
+	return w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+}
