@@ -1344,13 +1344,14 @@ int ui_report_main(int argc, char **argv)
 		an_feedq_flush(r.fq);	/* the engine is ours again */
 		r.cs = *cap_pipe_stats(pipe);
 		cap_source_stats(src, &r.cs);
-		an_find_handshakes(r.find, cap_pipe_handshakes(pipe, NULL),
-				   CAP_HANDSHAKE_PAIRS);
 		r.ds = dec_get_stats(r.dec);
 		r.es = an_get_stats(r.eng);
 		r.names = an_get_names(r.eng);
 	}
-	an_opq_drain(r.q);
+	an_opq_drain(r.q);	/* the findings are ours again */
+	if (!db)
+		an_find_handshakes(r.find, cap_pipe_handshakes(pipe, NULL),
+				   CAP_HANDSHAKE_PAIRS);
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
