@@ -111,11 +111,13 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 			 run->read_error);
 	}
 	rep_resolve_times(r, run->first_ns);
+	/* before the ops: once they flow, the findings are the op thread's
+	   until the queue is drained (the vantage is judged at the end) */
+	if (read_handshakes(s, run->id, r->find, err) < 0)
+		goto fail;
 	if (!r->partial &&
 	    store_read_ops(s, run->id, r->filtered ? &r->filt : NULL,
 			   run->first_ns, fn, r, err) < 0)
-		goto fail;
-	if (read_handshakes(s, run->id, r->find, err) < 0)
 		goto fail;
 	rc = 0;
 fail:
