@@ -364,6 +364,17 @@ int64_t cap_ts_ns(int64_t sec, int64_t frac_ns);
 /* Format an address ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */
 const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n);
 
+/* FNV-1a (32 bits) of a's 16 address bytes, continuing from h (start
+ * with 2166136261u): the client/server pair tables' hash. */
+static inline uint32_t cap_addr_fnv(uint32_t h, const struct cap_addr *a)
+{
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ a->a[i]) * 16777619u;
+	return h;
+}
+
 /* Same address.  The bytes past an IPv4 address are zero, so the whole
  * 16 bytes compare as two words (inline: every table lookup calls it). */
 static inline bool cap_addr_eq(const struct cap_addr *a,

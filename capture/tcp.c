@@ -393,14 +393,7 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 
 static uint32_t pair_hash(const struct cap_addr *a, const struct cap_addr *b)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 16777619u;
-	for (i = 0; i < 16; i++)
-		h = (h ^ b->a[i]) * 16777619u;
-	return h;
+	return cap_addr_fnv(cap_addr_fnv(2166136261u, a), b);
 }
 
 /* The first ACK after a SYN/ACK on client direction f: add the

@@ -133,13 +133,8 @@ static uint32_t
 pair_hash(const struct cap_addr *cl, const struct cap_addr *sv,
 	  uint16_t port)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
+	uint32_t h = cap_addr_fnv(cap_addr_fnv(2166136261u, cl), sv);
 
-	for (i = 0; i < 16; i++)
-		h = (h ^ cl->a[i]) * 16777619u;
-	for (i = 0; i < 16; i++)
-		h = (h ^ sv->a[i]) * 16777619u;
 	h = (h ^ (port & 0xff)) * 16777619u;
 	h = (h ^ (port >> 8)) * 16777619u;
 	return h;
