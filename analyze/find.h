@@ -152,13 +152,18 @@ size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
 /*
  * Vantage point of a client/server pair (where the capture was taken),
  * from what it shows (analyze/vantage.c):
- *   - TCP handshakes (capture/, cap_pipe_handshakes, fed by
+ *   - TCP ACK timing (struct cap_handshake srv_*, cli_*): the smallest
+ *     wait for a pure ACK of new data, each way, 8 at least.  The capture's
+ *     own host acknowledges in microseconds, the far one a round trip
+ *     later: the larger at least 22 us and 2 x the other = the side of the
+ *     host that answers faster.  Decides first (hundreds of samples, where
+ *     a handshake is one or two).
+ *   - Else TCP handshakes (capture/, cap_pipe_handshakes, fed by
  *     an_find_handshakes before an_find_finish): the smallest SYN->SYN/ACK
  *     and SYN/ACK->ACK gaps.  The larger one at least 22 us and 1.5 x
  *     the other: SYN->SYN/ACK larger = client side (it is the round trip, the
  *     other only the client's own response), SYN/ACK->ACK larger = server
- *     side; else both at least 100 us = in between.  Decides when it
- *     can.
+ *     side; else both at least 100 us = in between.
  *   - Otherwise UDP retransmissions: a reply seen before a resend of its
  *     call = the capture is on the server's side of the loss (server
  *     side); a resend answered at once with no reply seen before = the
@@ -209,9 +214,13 @@ enum rx_fact {
 
 struct an_vantage_info {
 	enum an_vantage vp;
-	bool by_handshake;		/* else by UDP resends */
+	bool by_acks;			/* by TCP ACK timing */
+	bool by_handshake;		/* else by TCP handshakes; neither:
+					   by UDP resends */
 	uint32_t handshakes;
 	int64_t syn_min_ns, ack_min_ns, syn_avg_ns, ack_avg_ns;
+	uint32_t srv_acks, cli_acks;	/* ACK timings and their smallest */
+	int64_t srv_ack_min_ns, cli_ack_min_ns;
 	uint64_t reply_first, quick;	/* UDP evidence */
 	uint64_t short_to;		/* DUP + LATE ops resent sooner than
 					   the server's usual latency */

@@ -150,6 +150,8 @@ struct vpair {
 	bool used;
 	uint32_t hs_n;
 	int64_t hs_syn_min_ns, hs_ack_min_ns, hs_syn_sum_ns, hs_ack_sum_ns;
+	uint32_t srv_n, cli_n;		/* ACK timing (struct cap_handshake) */
+	int64_t srv_min_ns, cli_min_ns;
 	uint64_t fact[RX_F_N][2];
 };
 

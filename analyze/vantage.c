@@ -25,6 +25,8 @@
 #define HS_RATIO_NUM 3		/* and 3/2 x the other (the round trip */
 #define HS_RATIO_DEN 2		/* against one host's own response) */
 #define HS_BETWEEN_NS 100000	/* both gaps this long: in between */
+#define ACK_MIN_N 8		/* ACK timings each way before they count */
+#define ACK_RATIO 2		/* the far host's smallest: 2 x the near one's */
 
 struct usual {
 	uint32_t n[US_ROWS];
@@ -199,9 +201,25 @@ static enum an_vantage by_handshake(const struct vpair *p)
 	return small >= HS_BETWEEN_NS ? AN_VP_BETWEEN : AN_VP_UNKNOWN;
 }
 
+/* The host that acknowledges data sooner is the capture's own. */
+static enum an_vantage by_acks(const struct vpair *p)
+{
+	int64_t s = p->srv_min_ns, c = p->cli_min_ns;
+	int64_t big = s > c ? s : c, small = s > c ? c : s;
+
+	if (p->srv_n < ACK_MIN_N || p->cli_n < ACK_MIN_N || big < HS_FLOOR_NS ||
+	    small * ACK_RATIO > big)
+		return AN_VP_UNKNOWN;
+	return s < c ? AN_VP_SERVER : AN_VP_CLIENT;
+}
+
 static enum an_vantage vpair_vantage(const struct vpair *p)
 {
-	enum an_vantage v = by_handshake(p);
+	enum an_vantage v = by_acks(p);
+
+	if (v != AN_VP_UNKNOWN)
+		return v;
+	v = by_handshake(p);
 	uint64_t first = p->fact[RX_F_REPLY_FIRST][0] +
 			 p->fact[RX_F_REPLY_FIRST][1];
 	uint64_t quick = p->fact[RX_F_QUICK][0] + p->fact[RX_F_QUICK][1];
@@ -246,9 +264,13 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 	for (k = 0; k < n; k++) {
 		struct vpair *p;
 
-		if (hs[k].n == 0 ||
+		if ((hs[k].n == 0 && hs[k].srv_n == 0 && hs[k].cli_n == 0) ||
 		    (p = vpair_get(f, &hs[k].client, &hs[k].server, true)) == NULL)
 			continue;
+		p->srv_n = hs[k].srv_n;
+		p->cli_n = hs[k].cli_n;
+		p->srv_min_ns = hs[k].srv_min_ns;
+		p->cli_min_ns = hs[k].cli_min_ns;
 		p->hs_n = hs[k].n;
 		p->hs_syn_min_ns = hs[k].syn_min_ns;
 		p->hs_ack_min_ns = hs[k].ack_min_ns;
@@ -266,8 +288,13 @@ size_t an_find_handshake_list(const struct an_find *f,
 	for (k = 0; k < AN_FIND_PAIRS && n < max; k++) {
 		const struct vpair *p = &f->vp[k];
 
-		if (!p->used || p->hs_n == 0)
+		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 && p->cli_n == 0))
 			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].srv_n = p->srv_n;
+		out[n].cli_n = p->cli_n;
+		out[n].srv_min_ns = p->srv_min_ns;
+		out[n].cli_min_ns = p->cli_min_ns;
 		out[n].client = p->client;
 		out[n].server = p->server;
 		out[n].n = p->hs_n;
@@ -292,7 +319,13 @@ bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
 	if (p == NULL)
 		return false;
 	out->vp = vpair_vantage(p);
-	out->by_handshake = by_handshake(p) != AN_VP_UNKNOWN;
+	out->by_acks = by_acks(p) != AN_VP_UNKNOWN;
+	out->by_handshake = !out->by_acks &&
+			    by_handshake(p) != AN_VP_UNKNOWN;
+	out->srv_acks = p->srv_n;
+	out->cli_acks = p->cli_n;
+	out->srv_ack_min_ns = p->srv_min_ns;
+	out->cli_ack_min_ns = p->cli_min_ns;
 	out->handshakes = p->hs_n;
 	out->syn_min_ns = p->hs_syn_min_ns;
 	out->ack_min_ns = p->hs_ack_min_ns;
@@ -319,7 +352,14 @@ size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n)
 {
 	int w;
 
-	if (v->by_handshake)
+	if (v->by_acks)
+		w = snprintf(b, n, "%s (TCP ACK timing: the server acknowledged "
+			     "the client's data within %.3f ms at best (%u "
+			     "times), the client the server's within %.3f ms "
+			     "(%u))", an_vantage_name(v->vp),
+			     (double)v->srv_ack_min_ns / 1e6, v->srv_acks,
+			     (double)v->cli_ack_min_ns / 1e6, v->cli_acks);
+	else if (v->by_handshake)
 		w = snprintf(b, n, "%s (%u TCP handshake%s: SYN->SYN/ACK min "
 			     "%.3f ms, SYN/ACK->ACK min %.3f ms)",
 			     an_vantage_name(v->vp), v->handshakes,

@@ -227,15 +227,24 @@ void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
  * client end SYN->SYN/ACK is the round trip and SYN/ACK->ACK about 0; at
  * the server end the reverse; in between both are part of it.  Kept for
  * at most CAP_HANDSHAKE_PAIRS (client, server) pairs; more are counted in
- * cap_pipe_handshakes' dropped.  client is the SYN's sender.
+ * cap_pipe_handshakes' dropped.  client is the SYN's sender (without a
+ * handshake: the sender of RPC calls).
  */
 #define CAP_HANDSHAKE_PAIRS 256
 
 struct cap_handshake {
 	struct cap_addr client, server;
-	uint32_t n;			/* handshakes; 0: slot unused */
+	uint32_t n;			/* handshakes */
 	int64_t syn_min_ns, syn_sum_ns;	/* SYN -> SYN/ACK */
 	int64_t ack_min_ns, ack_sum_ns;	/* SYN/ACK -> ACK */
+	/* ACK timing on the pair's RPC connections, handshake seen or not:
+	   from a new data segment to the first ACK that covers it (none
+	   resent between), the smallest.  srv: the server acknowledging
+	   the client's data; cli: the reverse.  The capture's own host
+	   answers in microseconds, the far one a round trip later.  A slot
+	   with n, srv_n and cli_n all 0 is unused. */
+	uint32_t srv_n, cli_n;
+	int64_t srv_min_ns, cli_min_ns;
 };
 
 /* ---- the pipe ---- */

@@ -102,6 +102,8 @@ static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f)
 	f->ooo_bytes = 0;
 }
 
+static void flow_drop(struct cap_pipe *p, struct tcp_flow *f);
+
 static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
 {
 	struct tcp_flow **pp = &t->bucket[f->hash & (t->nbucket - 1)];
@@ -119,6 +121,8 @@ static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
 	else
 		t->lru_tail = f->lru_prev;
 	t->nflows--;
+	if (f->rev)
+		f->rev->rev = NULL;
 	ooo_free_all(t, f);
 	t->mem -= f->buf_cap;
 	free(f->buf);
@@ -374,7 +378,7 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 	if (t->nflows >= p->cfg.flows_max && t->lru_tail) {
 		p->st.flows_evicted++;
 		cap_rec_end(p, t->lru_tail);
-		flow_unlink_free(t, t->lru_tail);
+		flow_drop(p, t->lru_tail);
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -384,6 +388,10 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 	f->sport = sport;
 	f->dport = dport;
 	f->hash = h;
+	f->rev = flow_find_addr(t, flow_hash(&l3->dst, &l3->src, dport, sport),
+				&l3->dst, &l3->src, dport, sport);
+	if (f->rev)
+		f->rev->rev = f;
 	f->hnext = t->bucket[h & (t->nbucket - 1)];
 	t->bucket[h & (t->nbucket - 1)] = f;
 	t->nflows++;
@@ -396,37 +404,115 @@ static uint32_t pair_hash(const struct cap_addr *a, const struct cap_addr *b)
 	return cap_addr_fnv(cap_addr_fnv(2166136261u, a), b);
 }
 
-/* The first ACK after a SYN/ACK on client direction f: add the
- * handshake's two gaps to its pair's slot (open addressing). */
-static void handshake_done(struct cap_pipe *p, struct tcp_flow *f)
+/* The (client, server) pair's slot of the handshake table, made if new
+ * (open addressing); NULL when full (counted). */
+static struct cap_handshake *hs_slot(struct cap_pipe *p,
+				     const struct cap_addr *client,
+				     const struct cap_addr *server)
 {
-	int64_t syn = f->synack_ns - f->syn_ns, ack = p->ts_ns - f->synack_ns;
-	uint32_t h = pair_hash(&f->src, &f->dst), k;
+	uint32_t h = pair_hash(client, server), k;
 
-	f->syn_ns = f->synack_ns = 0;
-	if (syn < 0 || ack < 0)
-		return;
 	for (k = 0; k < CAP_HANDSHAKE_PAIRS; k++) {
 		struct cap_handshake *e =
 			&p->hs[(h + k) % CAP_HANDSHAKE_PAIRS];
 
-		if (e->n && !(cap_addr_eq(&e->client, &f->src) &&
-			      cap_addr_eq(&e->server, &f->dst)))
-			continue;
-		if (e->n == 0 || syn < e->syn_min_ns)
-			e->syn_min_ns = syn;
-		if (e->n == 0 || ack < e->ack_min_ns)
-			e->ack_min_ns = ack;
-		if (e->n == 0) {
-			e->client = f->src;
-			e->server = f->dst;
+		if (e->n == 0 && e->srv_n == 0 && e->cli_n == 0) {
+			e->client = *client;
+			e->server = *server;
+			return e;
 		}
-		e->n++;
-		e->syn_sum_ns += syn;
-		e->ack_sum_ns += ack;
-		return;
+		if (cap_addr_eq(&e->client, client) &&
+		    cap_addr_eq(&e->server, server))
+			return e;
 	}
 	p->hs_dropped++;
+	return NULL;
+}
+
+/* The first ACK after a SYN/ACK on client direction f: add the
+ * handshake's two gaps to its pair's slot. */
+static void handshake_done(struct cap_pipe *p, struct tcp_flow *f)
+{
+	int64_t syn = f->synack_ns - f->syn_ns, ack = p->ts_ns - f->synack_ns;
+	struct cap_handshake *e;
+
+	f->syn_ns = f->synack_ns = 0;
+	if (syn < 0 || ack < 0 || (e = hs_slot(p, &f->src, &f->dst)) == NULL)
+		return;
+	if (e->n == 0 || syn < e->syn_min_ns)
+		e->syn_min_ns = syn;
+	if (e->n == 0 || ack < e->ack_min_ns)
+		e->ack_min_ns = ack;
+	e->n++;
+	e->syn_sum_ns += syn;
+	e->ack_sum_ns += ack;
+}
+
+/* Flow f ends: its ACK timing goes to its pair's slot, as the server's
+ * (f carries calls) or the client's (f carries replies) response. */
+static void rsp_fold(struct cap_pipe *p, struct tcp_flow *f)
+{
+	struct cap_handshake *e;
+	bool calls = f->n_calls > f->n_replies;
+
+	if (f->rsp_n == 0 || f->n_calls == f->n_replies)
+		return;
+	e = calls ? hs_slot(p, &f->src, &f->dst) : hs_slot(p, &f->dst, &f->src);
+	if (e == NULL)
+		return;
+	if (calls) {
+		if (e->srv_n == 0 || f->rsp_min_ns < e->srv_min_ns)
+			e->srv_min_ns = f->rsp_min_ns;
+		e->srv_n += f->rsp_n;
+	} else {
+		if (e->cli_n == 0 || f->rsp_min_ns < e->cli_min_ns)
+			e->cli_min_ns = f->rsp_min_ns;
+		e->cli_n += f->rsp_n;
+	}
+	f->rsp_n = 0;
+}
+
+static void flow_drop(struct cap_pipe *p, struct tcp_flow *f)
+{
+	rsp_fold(p, f);
+	flow_unlink_free(p->tcp, f);
+}
+
+/* A pure ACK on flow f: does it answer the other direction's data
+ * segment that awaits one? */
+static void ack_timing(struct cap_pipe *p, struct tcp_flow *f, uint32_t ack)
+{
+	struct tcp_flow *r = f->rev;
+	int64_t w;
+
+	if (r == NULL || !r->ack_waiting ||
+	    (int32_t)(ack - r->ack_wait_end) < 0)
+		return;
+	r->ack_waiting = false;
+	w = p->ts_ns - r->ack_wait_ns;
+	if (w < 0)
+		return;
+	if (r->rsp_n == 0 || w < r->rsp_min_ns)
+		r->rsp_min_ns = w;
+	r->rsp_n++;
+}
+
+/* A data segment on f: new data starts a wait for its ACK if none is
+ * open; a resent one ends the wait it overlaps (which copy would the ACK
+ * answer?). */
+static void ack_wait(struct cap_pipe *p, struct tcp_flow *f, uint32_t seq,
+		     uint32_t len)
+{
+	if (seq == f->next_seq) {
+		if (!f->ack_waiting) {
+			f->ack_waiting = true;
+			f->ack_wait_ns = p->ts_ns;
+			f->ack_wait_end = seq + len;
+		}
+	} else if ((int32_t)(seq - f->next_seq) < 0 && f->ack_waiting &&
+		   (int32_t)(seq - f->ack_wait_end) < 0) {
+		f->ack_waiting = false;
+	}
 }
 
 /* A SYN/ACK from l3->src: time it on the client direction's open SYN; a
@@ -499,7 +585,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		}
 		if (f) {
 			flow_finish(p, f);
-			flow_unlink_free(t, f);
+			flow_drop(p, f);
 		}
 		if (fl & TH_ACK)
 			synack_seen(p, l3, sport, dport);
@@ -515,6 +601,8 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	}
 	if (f && f->synack_ns && (fl & TH_ACK))
 		handshake_done(p, f);
+	if (f && (fl & (TH_ACK | TH_FIN | TH_RST)) == TH_ACK && len == 0)
+		ack_timing(p, f, cap_be32(l3->data + 8));
 	if (!f) {
 		if (len == 0)
 			return;
@@ -552,6 +640,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 				p->st.tcp_seg_max = len;
 			if (caplen < len && caplen > p->st.tcp_seg_cut_max)
 				p->st.tcp_seg_cut_max = caplen;
+			ack_wait(p, f, seq, len);
 			if ((int32_t)(seq - f->next_seq) > 0)
 				ooo_insert(p, f, &cx, seq, d, caplen, len);
 			else
@@ -565,7 +654,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	}
 	if (fl & TH_RST) {
 		flow_finish(p, f);
-		flow_unlink_free(t, f);
+		flow_drop(p, f);
 		return;
 	}
 	if (fl & TH_FIN) {
@@ -574,7 +663,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	}
 	if (f->fin && (int32_t)(f->next_seq - f->fin_seq) >= 0) {
 		flow_finish(p, f);
-		flow_unlink_free(t, f);
+		flow_drop(p, f);
 	}
 }
 
@@ -590,6 +679,6 @@ void cap_tcp_expire(struct cap_pipe *p, bool all)
 		flow_finish(p, f);
 		if (!all)
 			p->st.flows_expired++;
-		flow_unlink_free(t, f);
+		flow_drop(p, f);
 	}
 }

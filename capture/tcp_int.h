@@ -61,6 +61,14 @@ struct tcp_flow {
 	/* handshake (client direction): SYN, then SYN/ACK time; 0 when
 	   none is open or it was spoilt by a resent SYN or SYN/ACK */
 	int64_t syn_ns, synack_ns;
+	/* ACK timing (struct cap_handshake srv_*, cli_*): the data segment
+	   awaiting a pure ACK from the other direction (if ack_waiting), the
+	   smallest wait and how many; the other direction's flow (NULL:
+	   none yet), kept both ways */
+	int64_t ack_wait_ns, rsp_min_ns;
+	uint32_t ack_wait_end, rsp_n;
+	bool ack_waiting;
+	struct tcp_flow *rev;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */
 	uint8_t mark_have;

@@ -518,11 +518,17 @@ int store_read_handshakes(struct store *s, int64_t run,
 	sqlite3_finalize(q);
 	if (rc == SQLITE_DONE)
 		return 0;
+	/* a table from before the ACK timing: without it */
 	if (rc != SQLITE_ROW ||
-	    sqlite3_prepare_v2(s->db, "SELECT client, server, n, syn_min_ns, "
-			       "syn_sum_ns, ack_min_ns, ack_sum_ns FROM "
-			       "handshakes WHERE run = ?", -1, &q,
-			       NULL) != SQLITE_OK)
+	    (sqlite3_prepare_v2(s->db, "SELECT client, server, n, syn_min_ns, "
+				"syn_sum_ns, ack_min_ns, ack_sum_ns, srv_acks, "
+				"srv_ack_min_ns, cli_acks, cli_ack_min_ns FROM "
+				"handshakes WHERE run = ?", -1, &q,
+				NULL) != SQLITE_OK &&
+	     sqlite3_prepare_v2(s->db, "SELECT client, server, n, syn_min_ns, "
+				"syn_sum_ns, ack_min_ns, ack_sum_ns, 0, 0, 0, 0 "
+				"FROM handshakes WHERE run = ?", -1, &q,
+				NULL) != SQLITE_OK))
 		return store_err(s, errbuf, "handshakes");
 	sqlite3_bind_int64(q, 1, run);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW && *n < max) {
@@ -539,6 +545,10 @@ int store_read_handshakes(struct store *s, int64_t run,
 		h->syn_sum_ns = sqlite3_column_int64(q, 4);
 		h->ack_min_ns = sqlite3_column_int64(q, 5);
 		h->ack_sum_ns = sqlite3_column_int64(q, 6);
+		h->srv_n = (uint32_t)sqlite3_column_int64(q, 7);
+		h->srv_min_ns = sqlite3_column_int64(q, 8);
+		h->cli_n = (uint32_t)sqlite3_column_int64(q, 9);
+		h->cli_min_ns = sqlite3_column_int64(q, 10);
 		(*n)++;
 	}
 	sqlite3_finalize(q);

@@ -85,13 +85,21 @@ const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]
 	"CREATE INDEX IF NOT EXISTS sizes_from_replies_run ON " \
 	"  sizes_from_replies(run, client);\n"
 
-/* Issue 16: TCP handshakes per client/server pair (capture.h struct
- * cap_handshake), for the vantage point.  Made when a run ends (also in
- * older files, which only lack it). */
+/* Issue 16: TCP handshakes and ACK timing per client/server pair
+ * (capture.h struct cap_handshake), for the vantage point.  Made when a
+ * run ends (also in older files, which only lack it); a table made
+ * before the ACK timing gains its columns then (store_ack_cols_sql). */
 const char store_handshakes_sql[] =
 	"CREATE TABLE IF NOT EXISTS handshakes(run INTEGER NOT NULL, "
 	"  client TEXT, server TEXT, n INTEGER, syn_min_ns INTEGER, "
-	"  syn_sum_ns INTEGER, ack_min_ns INTEGER, ack_sum_ns INTEGER);\n";
+	"  syn_sum_ns INTEGER, ack_min_ns INTEGER, ack_sum_ns INTEGER, "
+	"  srv_acks INTEGER, srv_ack_min_ns INTEGER, cli_acks INTEGER, "
+	"  cli_ack_min_ns INTEGER);\n";
+const char store_ack_cols_sql[] =
+	"ALTER TABLE handshakes ADD COLUMN srv_acks INTEGER;\n"
+	"ALTER TABLE handshakes ADD COLUMN srv_ack_min_ns INTEGER;\n"
+	"ALTER TABLE handshakes ADD COLUMN cli_acks INTEGER;\n"
+	"ALTER TABLE handshakes ADD COLUMN cli_ack_min_ns INTEGER;\n";
 
 static const char schema_sql[] =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL, "

@@ -222,5 +222,6 @@ const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 
 /* schema.c: CREATE TABLE IF NOT EXISTS handshakes (write.c, read.c) */
 extern const char store_handshakes_sql[];
+extern const char store_ack_cols_sql[];
 
 #endif

@@ -1046,11 +1046,22 @@ static int write_handshakes(struct store *s, const struct an_find *find,
 		free(hs);
 		return 0;
 	}
-	if (store_exec(s, store_handshakes_sql, errbuf) < 0 ||
-	    sqlite3_prepare_v2(s->db, "INSERT INTO handshakes(run, client, "
+	if (store_exec(s, store_handshakes_sql, errbuf) < 0) {
+		free(hs);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT srv_acks FROM handshakes "
+			       "LIMIT 0", -1, &q, NULL) == SQLITE_OK)
+		sqlite3_finalize(q);
+	else if (store_exec(s, store_ack_cols_sql, errbuf) < 0) {
+		free(hs);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO handshakes(run, client, "
 			       "server, n, syn_min_ns, syn_sum_ns, ack_min_ns, "
-			       "ack_sum_ns) VALUES(?,?,?,?,?,?,?,?)", -1, &q,
-			       NULL) != SQLITE_OK) {
+			       "ack_sum_ns, srv_acks, srv_ack_min_ns, cli_acks, "
+			       "cli_ack_min_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &q, NULL) != SQLITE_OK) {
 		free(hs);
 		return store_err(s, errbuf, "handshakes");
 	}
@@ -1066,6 +1077,10 @@ static int write_handshakes(struct store *s, const struct an_find *find,
 		sqlite3_bind_int64(q, 6, hs[k].syn_sum_ns);
 		sqlite3_bind_int64(q, 7, hs[k].ack_min_ns);
 		sqlite3_bind_int64(q, 8, hs[k].ack_sum_ns);
+		sqlite3_bind_int64(q, 9, hs[k].srv_n);
+		sqlite3_bind_int64(q, 10, hs[k].srv_min_ns);
+		sqlite3_bind_int64(q, 11, hs[k].cli_n);
+		sqlite3_bind_int64(q, 12, hs[k].cli_min_ns);
 		rc = sqlite3_step(q);
 	}
 	sqlite3_finalize(q);

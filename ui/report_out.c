@@ -140,12 +140,21 @@ static void j_vantage(struct jw *w, const struct rep *r,
 		return;
 	jw_obj(w, "vantage");
 	jw_str(w, "point", an_vantage_name(v.vp));
-	jw_str(w, "by", v.by_handshake ? "tcp_handshakes" : "udp_resends");
+	jw_str(w, "by", v.by_acks ? "tcp_acks" : v.by_handshake ?
+	       "tcp_handshakes" : "udp_resends");
 	jw_u64(w, "handshakes", v.handshakes);
 	if (v.handshakes) {
 		jw_dbl(w, "syn_synack_min_ms", (double)v.syn_min_ns / 1e6, 3);
 		jw_dbl(w, "synack_ack_min_ms", (double)v.ack_min_ns / 1e6, 3);
 	}
+	jw_u64(w, "server_acks", v.srv_acks);
+	if (v.srv_acks)
+		jw_dbl(w, "server_ack_min_ms", (double)v.srv_ack_min_ns / 1e6,
+		       3);
+	jw_u64(w, "client_acks", v.cli_acks);
+	if (v.cli_acks)
+		jw_dbl(w, "client_ack_min_ms", (double)v.cli_ack_min_ns / 1e6,
+		       3);
 	jw_u64(w, "replies_before_resend", v.reply_first);
 	jw_u64(w, "resends_answered_at_once", v.quick);
 	jw_obj(w, "retrans_causes");
@@ -690,7 +699,8 @@ static void csv_vantage(const struct rep *r)
 	char a[64], b[64];
 
 	fputs("client,server,vantage,by,handshakes,syn_synack_min_ms,"
-	      "synack_ack_min_ms,replies_before_resend,"
+	      "synack_ack_min_ms,server_acks,server_ack_min_ms,client_acks,"
+	      "client_ack_min_ms,replies_before_resend,"
 	      "resends_answered_at_once", r->out);
 	for (i = 0; i < AN_RX_NCAUSES; i++)
 		fprintf(r->out, ",%s", rx_keys[i]);
@@ -701,13 +711,16 @@ static void csv_vantage(const struct rep *r)
 
 		if (!an_find_vantage(r->find, &p->client, &p->server, &v))
 			continue;
-		fprintf(r->out, "%s,%s,%s,%s,%u,%.3f,%.3f,%" PRIu64 ",%" PRIu64,
+		fprintf(r->out, "%s,%s,%s,%s,%u,%.3f,%.3f,%u,%.3f,%u,%.3f,%"
+			PRIu64 ",%" PRIu64,
 			cap_addr_str(&p->client, a, sizeof(a)),
 			cap_addr_str(&p->server, b, sizeof(b)),
-			an_vantage_name(v.vp), v.by_handshake ?
-			"tcp_handshakes" : "udp_resends", v.handshakes,
-			(double)v.syn_min_ns / 1e6, (double)v.ack_min_ns / 1e6,
-			v.reply_first, v.quick);
+			an_vantage_name(v.vp), v.by_acks ? "tcp_acks" :
+			v.by_handshake ? "tcp_handshakes" : "udp_resends",
+			v.handshakes, (double)v.syn_min_ns / 1e6,
+			(double)v.ack_min_ns / 1e6, v.srv_acks,
+			(double)v.srv_ack_min_ns / 1e6, v.cli_acks,
+			(double)v.cli_ack_min_ns / 1e6, v.reply_first, v.quick);
 		for (i = 0; i < AN_RX_NCAUSES; i++)
 			fprintf(r->out, ",%" PRIu64, v.cause[i]);
 		fputc('\n', r->out);

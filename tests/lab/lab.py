@@ -455,10 +455,13 @@ def check_twins(c, sc, facts, nfscope, work, reports, targets):
         if end == 'server':
             truth.check_client_counts(c, rep, facts['client'])
         if sc['twins'] == 'twins':
-            # issue 16: TCP handshakes say which end each capture is at.  At
+            # issue 16: TCP timing says which end each capture is at.  At
             # the server end the server's own SYN/ACK (14-115 us seen, more
             # on a loaded host) is as long as the link's round trip (25-65
-            # us): there it may stay unknown (no line), never the wrong end
+            # us), and 2 handshakes once said "client side" there (CI): the
+            # ACK timing (hundreds of pure ACKs each way: 3-9 us from the
+            # near host, 35-140 us from the far one) decides first.  It
+            # may stay unknown (no line), never the wrong end
             vp = nf_vantage(rep)
             if end == 'client':
                 c.ok('%s full capture: a vantage point' % end, vp, '(none shown)')
