@@ -11,6 +11,8 @@
 #ifndef NFSCOPE_CAPTURE_INT_H
 #define NFSCOPE_CAPTURE_INT_H
 
+#include <stdio.h>
+
 #include "capture/capture.h"
 
 #define CAP_REC_MAX (16u << 20)	/* largest sane record / fragment */
@@ -117,5 +119,12 @@ struct cap_file *cap_file_new(int fd, const uint8_t hdr[24], int snapshot);
 void cap_file_free(struct cap_file *f);
 int cap_file_next(struct cap_file *f, struct cap_pkt *pkt);
 uint64_t cap_file_pos(const struct cap_file *f);
+
+/* zfile.c: a capture file, through its decoder when it is compressed
+ * (by its magic bytes); "-" is stdin.  NULL with errbuf ("path: what"). */
+enum cap_zkind { CAP_Z_NONE, CAP_Z_GZIP, CAP_Z_ZSTD, CAP_Z_XZ, CAP_Z_BZIP2,
+		 CAP_Z_N };
+FILE *cap_zopen(const char *path, enum cap_zkind *kind, char *errbuf);
+const char *cap_zname(enum cap_zkind k);
 
 #endif

@@ -7,8 +7,8 @@
  * pcap_statustostr + pcap_geterr), then the filter.  Timestamps are asked
  * for in nanoseconds; if the platform cannot, microseconds are scaled.
  *
- * Offline, a file compressed with gzip (found by its magic bytes, not its
- * name) is read through zlib (a stdio stream of fopencookie over gzread: no
+ * Offline, a file compressed with gzip, zstd, xz or bzip2 (found by its
+ * magic bytes, not its name) is read through its library (zfile.c: no
  * temporary file); its offsets are of the uncompressed data.  Several
  * files (a tcpdump -C/-G ring) are one source: read one after another in
  * the order of their first packet, each with the filter; a file that
@@ -28,7 +28,6 @@
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "capture/capture_int.h"
 
@@ -43,7 +42,7 @@ struct cap_source {
 	struct cap_file *ff;	/* fast reader (pcapfile.c) until it hands
 				   the file back to libpcap; owned */
 	bool live;
-	bool gz;		/* the file is read through zlib */
+	enum cap_zkind gz;	/* the file's compression (zfile.c) */
 	bool nano;		/* tv_usec holds nanoseconds */
 	bool nonblock;		/* current pcap_setnonblock state */
 	int linktype;
@@ -150,81 +149,6 @@ static void name_file(char *errbuf, const char *path)
 	errbuf[n + k] = '\0';
 }
 
-/* ---------------------------------------------------------------- gzip -- */
-
-static ssize_t gz_read(void *c, char *buf, size_t n)
-{
-	int k = gzread((gzFile)c, buf, n > (1u << 30) ? 1u << 30 : (unsigned)n);
-
-	if (k < 0)
-		errno = EIO;
-	return k < 0 ? -1 : k;
-}
-
-/* Only where the stream is (ftello): the offset in the uncompressed data. */
-static int gz_seek(void *c, off64_t *off, int whence)
-{
-	if (whence != SEEK_CUR || *off != 0) {
-		errno = ESPIPE;
-		return -1;
-	}
-	*off = (off64_t)gztell((gzFile)c);
-	return 0;
-}
-
-static int gz_close(void *c)
-{
-	return gzclose((gzFile)c) == Z_OK ? 0 : EOF;
-}
-
-/* Does the regular file fd begin with gzip's magic bytes? */
-static bool is_gzip(int fd)
-{
-	uint8_t m[2];
-
-	return pread(fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b;
-}
-
-/* The file at path, through zlib if it is gzip-compressed (*gz set). */
-static FILE *open_input(const char *path, bool *gz, char *errbuf)
-{
-	static const cookie_io_functions_t io = {
-		.read = gz_read, .seek = gz_seek, .close = gz_close };
-	FILE *fp;
-	gzFile z;
-	int fd;
-
-	*gz = false;
-	if (strcmp(path, "-") == 0)
-		return stdin;
-	if ((fp = fopen(path, "rb")) == NULL) {
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	if (!is_gzip(fileno(fp)))
-		return fp;
-	fd = dup(fileno(fp));
-	fclose(fp);
-	z = fd >= 0 ? gzdopen(fd, "rb") : NULL;
-	if (z == NULL) {
-		if (fd >= 0)
-			close(fd);
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: cannot read gzip: %s",
-			 path, strerror(errno ? errno : ENOMEM));
-		return NULL;
-	}
-	(void)gzbuffer(z, 256 * 1024);
-	fp = fopencookie(z, "rb", io);
-	if (fp == NULL) {
-		gzclose(z);
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: out of memory", path);
-		return NULL;
-	}
-	*gz = true;
-	return fp;
-}
-
 /* ------------------------------------------------------------ offline -- */
 
 /*
@@ -238,7 +162,8 @@ static int open_file(struct cap_source *s, const char *path,
 	char pe[PCAP_ERRBUF_SIZE] = "";
 	uint8_t hdr[24];
 	struct stat st;
-	bool fast, gz;
+	enum cap_zkind gz;
+	bool fast;
 	char *buf;
 	FILE *fp;
 	pcap_t *pc;
@@ -254,9 +179,9 @@ static int open_file(struct cap_source *s, const char *path,
 	 * read(2) every few packets (350,000 of them for a 1.4 GB capture).
 	 * "-" is stdin, as for libpcap.  Every message names the file.
 	 */
-	if ((fp = open_input(path, &gz, errbuf)) == NULL)
+	if ((fp = cap_zopen(path, &gz, errbuf)) == NULL)
 		return -1;
-	fast = fp != stdin && !gz && !(cfg && cfg->filter && *cfg->filter) &&
+	fast = fp != stdin && gz == CAP_Z_NONE && !(cfg && cfg->filter && *cfg->filter) &&
 	       fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
 	       pread(fileno(fp), hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
 	       cap_file_header_ok(hdr);
@@ -284,7 +209,7 @@ static int open_file(struct cap_source *s, const char *path,
 	s->good_off = -1;
 	s->seek_fp = NULL;
 	s->file_size = 0;
-	if (fp && gz) {
+	if (fp && gz != CAP_Z_NONE) {
 		s->seek_fp = fp;	/* offsets of the uncompressed data */
 		s->good_off = (int64_t)ftello(fp);
 	} else if (fp && fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
@@ -315,8 +240,8 @@ static int64_t first_time(const char *path)
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	int64_t t = INT64_MAX;
-	bool gz;
-	FILE *fp = open_input(path, &gz, e);
+	enum cap_zkind gz;
+	FILE *fp = cap_zopen(path, &gz, e);
 	pcap_t *pc;
 
 	if (fp == NULL)
@@ -602,8 +527,11 @@ static void set_nonblock(struct cap_source *s, bool on)
 static void fail(struct cap_source *s, const char *what)
 {
 	uint32_t left = s->npaths > s->cur + 1 ? s->npaths - s->cur - 1 : 0;
-	const char *gz = s->gz ? " (gzip: offsets in the uncompressed data)" :
-				 "";
+	char gz[64] = "";
+
+	if (s->gz != CAP_Z_NONE)
+		snprintf(gz, sizeof(gz), " (%s: offsets in the uncompressed "
+			 "data)", cap_zname(s->gz));
 
 	s->failed = true;
 	if (s->npaths > 1)
@@ -622,7 +550,7 @@ static int next_file(struct cap_source *s, char *errbuf)
 
 	close_file(s);
 	s->cur++;
-	s->gz = false;
+	s->gz = CAP_Z_NONE;
 	s->good_off = -1;	/* no byte of the next file is at fault */
 	if (t != INT64_MAX && t < s->max_ts_ns) {
 		snprintf(errbuf, CAP_ERRBUF_SIZE, "it begins at %lld.%09lld, "

@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS="meson ninja-build gcc clang pkg-config libpcap-dev zlib1g-dev gzip libtirpc-dev rpcsvc-proto
+PKGS="meson ninja-build gcc clang pkg-config libpcap-dev zlib1g-dev gzip libzstd-dev zstd
+      liblzma-dev xz-utils libbz2-dev libtirpc-dev rpcsvc-proto
       libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2 groff-base tmux
       nfs-ganesha nfs-ganesha-vfs libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
 

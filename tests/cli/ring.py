@@ -2,7 +2,9 @@
 """Rotated and compressed captures (issue 19): a ring written by tcpdump
 -C itself, read with several -r, a quoted glob and in shuffled order, gives
 the report of the whole capture (TCP flows and pending calls cross the
-file boundaries); gzip-compressed files and rings; a cut or damaged file
+file boundaries); gzip-compressed files and rings; zstd, xz and bzip2
+files as their tools write them (whole, concatenated streams, cut,
+damaged); a cut or damaged file
 in the middle of a ring stops there as a single cut file does (exit 3,
 the file named, the later files counted, record's run 'cut'); files that
 overlap in time are refused with a read error.
@@ -13,6 +15,7 @@ this script counts itself in the pcap (and the gunzipped) bytes.
 
 usage: ring.py NFSCOPE NFSGEN WORKDIR
 """
+import bz2
 import gzip
 import json
 import os
@@ -155,6 +158,56 @@ def test_gzip(ring, whole):
           'damaged gz: exit %d %s' % (p.returncode, p.stderr[:200]))
 
 
+def decompress_cut(tool, path):
+    """What the reference decoder gives from a cut file: zstd's own tool
+    (it stops with an error after writing what it could); bzip2's tool
+    holds back its last output on an error, Python's bz2 module (libbz2)
+    does not."""
+    if tool == 'bzip2':
+        return bz2.BZ2Decompressor().decompress(open(path, 'rb').read())
+    return subprocess.run([tool, '-dc', path], capture_output=True).stdout
+
+
+def test_compressed(whole):
+    """zstd, xz and bzip2 as their own tools write them: whole, as
+    concatenated streams (pzstd, xz -T, pbzip2), cut and damaged."""
+    data = open(w('whole.pcap'), 'rb').read()
+    half = len(data) // 2
+    for tool, ext in (('zstd', 'zst'), ('xz', 'xz'), ('bzip2', 'bz2')):
+        def pack(raw):
+            return subprocess.run([tool, '-1', '-c'], input=raw, check=True,
+                                  capture_output=True).stdout
+        z = pack(data)
+        open(w('whole.pcap.' + ext), 'wb').write(z)
+        rep, p = report('-r', 'whole.pcap.' + ext)
+        check(rep is not None and p.returncode == 0,
+              '%s: %s' % (ext, p.stderr[:200]))
+        if rep:
+            same(whole, rep, 'whole.pcap.' + ext)
+        open(w('two.' + ext), 'wb').write(pack(data[:half]) + pack(data[half:]))
+        rep, p = report('-r', 'two.' + ext)
+        check(rep is not None and p.returncode == 0,
+              'two %s streams: %s' % (ext, p.stderr[:200]))
+        if rep:
+            same(whole, rep, 'two concatenated %s streams' % ext)
+        open(w('cut.' + ext), 'wb').write(z[:len(z) // 2])
+        n, off = whole_records(decompress_cut(tool, w('cut.' + ext)))
+        p = run('dump', '-r', 'cut.' + ext)
+        last = p.stdout.splitlines()[-1] if p.stdout else ''
+        check(p.returncode == 3 and last.startswith(
+            '# INPUT CUT: reading stopped after packet %d at byte %d: ' % (n, off))
+              and '(%s: offsets in the uncompressed data)' % tool in last,
+              'cut.%s: exit %d, %r (want %d packets, byte %d)' %
+              (ext, p.returncode, last, n, off))
+        bad = bytearray(z)
+        for i in range(len(bad) // 2, len(bad) // 2 + 64):
+            bad[i] ^= 0x55
+        open(w('bad.' + ext), 'wb').write(bad)
+        p = run('report', '-r', 'bad.' + ext)
+        check(p.returncode == 3 and 'INCOMPLETE: input cut' in p.stdout,
+              'damaged %s: exit %d %s' % (ext, p.returncode, p.stderr[:200]))
+
+
 def test_cut_in_ring(ring):
     data = open(w(ring[2]), 'rb').read()
     cut = data[:len(data) // 2]
@@ -215,6 +268,7 @@ if __name__ == '__main__':
     check(whole is not None and p.returncode == 0, 'whole capture')
     test_ring(ring, whole)
     test_gzip(ring, whole)
+    test_compressed(whole)
     test_cut_in_ring(ring)
     test_overlap(ring)
     sys.exit(tally.summary('ring'))
