@@ -575,7 +575,7 @@ static void text_retrans(const struct rep *r)
 static void text_findings(const struct rep *r)
 {
 	size_t k, n = an_find_count(r->find);
-	char t0[48], t1[48];
+	char t0[48], t1[48], ev[2 * AN_EVIDENCE_MAX];
 
 	fprintf(r->out, "\n== Findings ==\n");
 	if (n == 0)
@@ -584,7 +584,8 @@ static void text_findings(const struct rep *r)
 		const struct an_finding *f = an_find_get(r->find, k);
 
 		fprintf(r->out, "[%s] ", an_find_kind_name(f->kind));
-		ui_esc_put(r->out, f->evidence, strlen(f->evidence), NULL);
+		ui_time_text(f->evidence, r->tmode, ev, sizeof(ev));
+		ui_esc_put(r->out, ev, strlen(ev), NULL);
 		putc('\n', r->out);
 		if (f->start_ns)
 			fprintf(r->out, "  from %s to %s, count %" PRIu64

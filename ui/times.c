@@ -56,6 +56,59 @@ const char *ui_time_str(int64_t ns, enum ui_time_mode m, int digits,
 	return buf;
 }
 
+/* A capture time as analyze/ writes it in evidence at s: 9 or 10 digits
+ * of seconds, '.', 6 of microseconds, not inside a longer number; its
+ * length, 0 if none, *ns the time. */
+static size_t evidence_time(const char *s, const char *start, int64_t *ns)
+{
+	size_t d = 0, k;
+	int64_t sec = 0, us = 0;
+
+	if (s > start && (isdigit((unsigned char)s[-1]) || s[-1] == '.'))
+		return 0;
+	while (isdigit((unsigned char)s[d]) && d < 11)
+		sec = sec * 10 + (s[d++] - '0');
+	if (d < 9 || d > 10 || s[d] != '.')
+		return 0;
+	for (k = 1; k <= 6; k++) {
+		if (!isdigit((unsigned char)s[d + k]))
+			return 0;
+		us = us * 10 + (s[d + k] - '0');
+	}
+	if (isdigit((unsigned char)s[d + 7]) || s[d + 7] == '.')
+		return 0;
+	*ns = sec * NS + us * 1000;
+	return d + 7;
+}
+
+const char *ui_time_text(const char *s, enum ui_time_mode m, char *buf,
+			 size_t n)
+{
+	size_t o = 0;
+	const char *p = s;
+
+	if (n == 0)
+		return buf;
+	while (*p && o + 1 < n) {
+		int64_t ns;
+		size_t k = m == UI_TIME_EPOCH ? 0 : evidence_time(p, s, &ns);
+		char t[48];
+
+		if (k == 0) {
+			buf[o++] = *p++;
+			continue;
+		}
+		ui_time_str(ns, m, 6, t, sizeof(t));
+		if (o + strlen(t) >= n)
+			break;
+		memcpy(buf + o, t, strlen(t));
+		o += strlen(t);
+		p += k;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 const char *ui_time_zone(int64_t ns, enum ui_time_mode m, char *buf,
 			 size_t n)
 {

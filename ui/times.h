@@ -23,6 +23,11 @@ enum ui_time_mode { UI_TIME_LOCAL, UI_TIME_UTC, UI_TIME_EPOCH };
  * mode's zone, or epoch "SEC.ffffff"; returns buf. */
 const char *ui_time_str(int64_t ns, enum ui_time_mode m, int digits,
 			char *buf, size_t n);
+/* s with the capture times analyze/ writes in finding evidence
+ * ("from 1796033994.319500 to ...": 9-10 digits, '.', 6 digits) in the
+ * mode (as is for epoch); into buf (n bytes, cut to fit); returns buf. */
+const char *ui_time_text(const char *s, enum ui_time_mode m, char *buf,
+			 size_t n);
 /* The zone of the mode at time ns, for a header: "local time, CET,
  * UTC+01:00", "UTC" or "seconds since 1970-01-01 UTC"; returns buf. */
 const char *ui_time_zone(int64_t ns, enum ui_time_mode m, char *buf,

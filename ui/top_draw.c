@@ -5,6 +5,7 @@
  * clipped to the terminal's width; 80x24 shows every panel usefully.
  */
 #include "ui/esc.h"
+#include "ui/times.h"
 #include "ui/top.h"
 
 #include <curses.h>
@@ -801,7 +802,7 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 {
 	int n = (int)v->nfindings, k, h = y1 - y0 - 1;
 	enum tm_panel p = TP_FINDINGS;
-	char t[32], s[128], e[4 * AN_EVIDENCE_MAX];
+	char t[32], s[128], e[4 * AN_EVIDENCE_MAX], t2[2 * AN_EVIDENCE_MAX];
 
 	line_at(y0, A_BOLD | A_UNDERLINE, " %-9s %-16s %-22s %8s  %s", "TIME",
 		"FINDING", "SUBJECT", "COUNT", "EVIDENCE (Enter: details)");
@@ -821,7 +822,9 @@ static void draw_findings(struct tm_ui *u, const struct tm_view *v, int y0,
 			f->start_ns ? fmt_clock(f->start_ns, t, sizeof(t)) :
 			"(all)",
 			an_find_kind_name(f->kind), subject(f, s, sizeof(s)),
-			f->count, ui_esc_str(e, sizeof(e), f->evidence, NULL));
+			f->count, ui_esc_str(e, sizeof(e),
+					     ui_time_text(f->evidence, UI_TIME_LOCAL,
+							  t2, sizeof(t2)), NULL));
 	}
 	u->detail_find = v->findings[u->sel[p]];
 }
@@ -830,6 +833,7 @@ static void draw_evidence(const struct tm_ui *u, int y, int y1)
 {
 	const struct an_finding *f = &u->detail_find;
 	char a[32], b[32], s[128], e[4 * AN_EVIDENCE_MAX];
+	char t[2 * AN_EVIDENCE_MAX];
 
 	line_at(y++, A_BOLD, " %s  %s", an_find_kind_name(f->kind),
 		subject(f, s, sizeof(s)));
@@ -843,8 +847,9 @@ static void draw_evidence(const struct tm_ui *u, int y, int y1)
 			f->count);
 	y++;
 	line_at(y++, A_BOLD, " Evidence");
-	y = wrap(y, y1, A_NORMAL, 2, ui_esc_str(e, sizeof(e), f->evidence,
-						  NULL));
+	y = wrap(y, y1, A_NORMAL, 2, ui_esc_str(e, sizeof(e),
+				ui_time_text(f->evidence, UI_TIME_LOCAL, t,
+					     sizeof(t)), NULL));
 	y++;
 	line_at(y++, A_BOLD, " What it means");
 	wrap(y, y1, A_NORMAL, 2, f->meaning ? f->meaning : "");

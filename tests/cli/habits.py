@@ -3,7 +3,8 @@
 flags (-n, -nn, -v) accepted and bundled (-nr FILE), a trailing filter
 expression as the BPF filter (and with -f: both), --op repeatable and
 comma lists, --csv with --json refused, usage errors in two lines;
-readable times (local with TZ, --utc, --epoch) in dump and report, and
+readable times (local with TZ, --utc, --epoch) in dump and report and in
+the findings' evidence, and
 --from/--to as a time of day, a date and time, ISO 8601 or epoch.
 
 Ground truth: tcpdump's own packet counts for the same filter, tshark's
@@ -222,6 +223,28 @@ def test_times():
                                                    j['first_utc'], first))
 
 
+def test_evidence_times():
+    """Finding evidence in the text report: the capture times analyze/
+    writes (epoch in JSON, as stored) in the zone of the report, formatted
+    here by Python's zoneinfo; --epoch leaves them as JSON has them."""
+    import re
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                        'pcaps', 'lab-demo.pcap')
+    j = json.loads(run('report', '-r', demo, '--json').stdout)
+    ev = ['[%s] %s' % (f['kind'], f['evidence']) for f in j['findings']]
+    stamp = re.compile(r'(?<![\d.])(\d{9,10}\.\d{6})(?![\d.])')
+    check(any(stamp.search(e) for e in ev), 'lab-demo: a finding with times')
+    for tz, flags in (('Asia/Kolkata', []), ('Europe/Berlin', ['--utc']),
+                      ('America/New_York', ['--epoch'])):
+        zone = 'UTC' if flags == ['--utc'] else tz
+        want = [e if flags == ['--epoch'] else
+                stamp.sub(lambda m: fmt(m.group(1), zone), e) for e in ev]
+        out = run('report', '-r', demo, *flags, tz=tz).stdout.splitlines()
+        got = [l for l in out if l.startswith('[')]
+        check(got == want, 'evidence times TZ=%s %s: %s want %s' %
+              (tz, flags, got[:1], want[:1]))
+
+
 def test_from_to():
     """--from/--to in every form select the calls tshark times there."""
     times = tshark_times()
@@ -274,5 +297,6 @@ if __name__ == '__main__':
     test_ops()
     test_usage_errors()
     test_times()
+    test_evidence_times()
     test_from_to()
     sys.exit(tally.summary('habits'))
