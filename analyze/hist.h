@@ -17,13 +17,19 @@
  * interval or per-source histograms can be summed without loss.
  *
  * Ownership: a struct hist is embedded by its owner (zeroed = empty); it
- * owns its bucket chunks (1 KiB per power of two actually used, allocated
- * the first time a value falls into it).  hist_fini frees them.  If a chunk
- * cannot be allocated the value is still counted in count/min/max/sum and
- * `lost` is incremented.
+ * owns its bucket chunks, one per power of two actually used, allocated the
+ * first time a value falls into it: a small chunk (56 bytes: up to
+ * HIST_FEW distinct buckets, bit c of `few` set) that becomes the full 1 KiB
+ * one when a (HIST_FEW + 1)th distinct bucket of that power of two is
+ * counted.  A row that sees a rare latency once pays 56 bytes (64 with
+ * malloc's header), not 1 KiB: a live recorder's long-lived rows grew by
+ * 1 KiB per new power of two, for as long as it ran.  hist_fini frees
+ * them.  If a chunk cannot be allocated the value is still counted in
+ * count/min/max/sum and `lost` is incremented.
  *
- * Load: hist_add is O(1) with no allocation once the used powers of two have
- * been seen (typically 5-10 chunks per histogram).
+ * Load: hist_add is O(1) (a small chunk: a scan of at most HIST_FEW
+ * buckets) with no allocation once the used powers of two have been seen
+ * (typically 5-10 chunks per histogram) and filled past HIST_FEW buckets.
  */
 #ifndef NFSCOPE_HIST_H
 #define NFSCOPE_HIST_H
@@ -35,12 +41,17 @@
 #define HIST_SUB (1u << HIST_SUB_BITS)
 #define HIST_MAX_EXP 45
 #define HIST_NCHUNK (HIST_MAX_EXP - HIST_SUB_BITS + 1)
+#define HIST_FEW 6	/* distinct buckets a small chunk holds */
 
 struct hist {
 	uint64_t count;
 	uint64_t min, max;
 	double sum;		/* ns; double keeps 2^53 ns (104 days) exact */
 	uint64_t lost;
+	uint64_t few;			/* bit c: chunk[c] is a small chunk:
+					   word 0 its size (bits 0-7) and
+					   bucket numbers (bits 8k+8..8k+15),
+					   words 1..HIST_FEW their counts */
 	uint64_t *chunk[HIST_NCHUNK];	/* owned; NULL until used */
 };
 
@@ -68,6 +79,15 @@ bool hist_merge(struct hist *dst, const struct hist *src);
 bool hist_merge_replaced(struct hist *dst, const struct hist *all,
 			 const struct hist *minus, const struct hist *plus,
 			 uint64_t count, double sum, uint64_t min, uint64_t max);
+/* Add n values into bucket i of power-of-two range c (hist_bucket's
+ * numbering: chunk 0 is [0, 128) ns), leaving count, min, max and sum to
+ * the caller (a stored histogram's blob).  False if a chunk could not be
+ * allocated (lost counts them). */
+bool hist_add_bucket(struct hist *h, unsigned c, unsigned i, uint64_t n);
+/* The non-zero buckets of range c in increasing order: their numbers in
+ * idx, counts in cnt (HIST_SUB entries each); returns how many. */
+unsigned hist_range_buckets(const struct hist *h, unsigned c, uint8_t *idx,
+			    uint64_t *cnt);
 /* Nearest-rank percentile, p in [0, 100]; 0 if empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);

@@ -140,22 +140,20 @@ static bool get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
 
 size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n)
 {
-	uint64_t prev = 0;
+	uint8_t bi[HIST_SUB];
+	uint64_t bn[HIST_SUB], prev = 0;
 	size_t off = 0;
-	unsigned c, i;
+	unsigned c, k, m;
 
 	for (c = 0; c < HIST_NCHUNK; c++) {
-		if (h->chunk[c] == NULL)
-			continue;
-		for (i = 0; i < HIST_SUB; i++) {
-			uint64_t idx = (uint64_t)c * HIST_SUB + i;
+		m = hist_range_buckets(h, c, bi, bn);
+		for (k = 0; k < m; k++) {
+			uint64_t idx = (uint64_t)c * HIST_SUB + bi[k];
 
-			if (h->chunk[c][i] == 0)
-				continue;
 			if (n - off < 20)
 				return off;	/* cannot happen: n >= 20/bucket */
 			off += put_varint(buf + off, idx - prev);
-			off += put_varint(buf + off, h->chunk[c][i]);
+			off += put_varint(buf + off, bn[k]);
 			prev = idx;
 		}
 	}
@@ -177,10 +175,8 @@ int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n)
 			return -1;
 		c = (unsigned)(idx / HIST_SUB);
 		i = (unsigned)(idx % HIST_SUB);
-		if (h->chunk[c] == NULL &&
-		    (h->chunk[c] = calloc(HIST_SUB, sizeof(uint64_t))) == NULL)
+		if (!hist_add_bucket(h, c, i, cnt))
 			return -1;
-		h->chunk[c][i] += cnt;
 	}
 	return 0;
 }

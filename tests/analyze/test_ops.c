@@ -5,7 +5,7 @@
  * another procedure, unanswered calls (aged out and at end), a reply that
  * does not fit; exact op records and figures; histogram percentiles within
  * 1% of the exact nearest-rank values; merges bucket for bucket equal to
- * adding the values directly; a GETATTR storm from each of more clients
+ * adding the values directly; small histogram chunks turning full; a GETATTR storm from each of more clients
  * than the findings' subject memo has slots, each found once and for its
  * own client.
  */
@@ -377,6 +377,104 @@ static void test_hist_merges(void)
 }
 
 /*
+ * A histogram's small chunks (hist.h: up to HIST_FEW distinct buckets of a
+ * power of two in 56 bytes, then the full 1 KiB chunk), the bug of a live
+ * recorder's rows growing by 1 KiB for every rare latency: each range
+ * holds 1..10 distinct values (some repeated), added in a scrambled order,
+ * so ranges stay small, turn full and turn full while merged.  Against the
+ * values themselves: every nearest-rank percentile within a bucket
+ * (1/256) of the exact sorted value, each range's count by arithmetic on
+ * its bounds, the buckets a range lists inside those bounds and summing to
+ * it; a small chunk is what the range uses until its seventh bucket; merges
+ * (small into small, small into full, full into small) and a cleared
+ * histogram reused give the same percentiles as adding the values.
+ */
+static void test_hist_small(void)
+{
+	enum { R = 30, MAXV = R * 10 * 3 };
+	uint64_t v[MAXV], lo, hi, seed = 11;
+	struct hist h, a, b, m;
+	uint8_t idx[HIST_SUB];
+	uint64_t cnt[HIST_SUB], sum;
+	unsigned c, k, j, n = 0, nb, distinct[HIST_NCHUNK] = { 0 };
+	size_t i;
+
+	hist_init(&h);
+	hist_init(&a);
+	hist_init(&b);
+	hist_init(&m);
+	for (c = 1; c <= R; c++) {	/* range c: [2^(c+6), 2^(c+7)) */
+		unsigned d = 1 + c % 10;	/* distinct values in it */
+
+		for (k = 0; k < d; k++) {
+			/* spread over the range's 128 buckets: bucket 12k + 3 */
+			uint64_t x = ((uint64_t)128 + 12 * k + 3) << (c - 1);
+
+			for (j = 0; j < 1 + k % 3; j++)
+				v[n++] = x;
+		}
+		distinct[c] = d;
+	}
+	for (i = n - 1; i > 0; i--) {	/* scramble */
+		uint64_t t;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		k = (unsigned)((seed >> 33) % (i + 1));
+		t = v[i];
+		v[i] = v[k];
+		v[k] = t;
+	}
+	for (i = 0; i < n; i++) {
+		hist_add(&h, v[i]);
+		hist_add(i % 3 ? &a : &b, v[i]);
+	}
+	for (c = 1; c <= R; c++) {
+		CHECK(((h.few >> c) & 1) == (distinct[c] <= HIST_FEW));
+		for (i = 0, sum = 0; i < n; i++)
+			sum += v[i] >> (c + 6) == 1;
+		CHECK(hist_range_count(&h, c, &lo, &hi) == sum);
+		nb = hist_range_buckets(&h, c, idx, cnt);
+		CHECK(nb == distinct[c]);
+		for (k = 0; k < nb; k++) {
+			uint64_t w = (hi - lo) / HIST_SUB, at = lo + idx[k] * w;
+
+			CHECK(k == 0 || idx[k] > idx[k - 1]);
+			CHECK(idx[k] == 12 * k + 3 && at >= lo && at + w <= hi);
+			sum -= cnt[k];
+		}
+		CHECK(sum == 0);
+	}
+	CHECK(hist_range_count(&h, R + 1, &lo, &hi) == 0 && h.chunk[R + 1] == NULL);
+	/* merges: b (a third of the values) into a, and a, b into empty m */
+	CHECK(hist_merge(&m, &b));
+	CHECK(hist_merge(&m, &a));
+	CHECK(hist_merge(&a, &b));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (k = 1; k <= n; k++) {
+		double p = 100.0 * (k - 0.5) / n, exact = (double)v[k - 1];
+		double got = (double)hist_percentile(&h, p);
+
+		CHECK(got >= exact * (1 - 1.0 / 256) && got <= exact * (1 + 1.0 / 256));
+		CHECK(hist_percentile(&a, p) == hist_percentile(&h, p));
+		CHECK(hist_percentile(&m, p) == hist_percentile(&h, p));
+	}
+	CHECK(a.few == h.few && m.few == h.few);
+	/* a cleared histogram keeps its chunks, small ones too, and counts
+	   again from nothing */
+	hist_clear(&h);
+	CHECK(h.count == 0 && hist_range_count(&h, 1, &lo, &hi) == 0);
+	hist_add(&h, 200);
+	hist_add(&h, 200);
+	CHECK(hist_range_count(&h, 1, &lo, &hi) == 2 &&
+	      hist_range_buckets(&h, 1, idx, cnt) == 1 && cnt[0] == 2);
+	CHECK(hist_percentile(&h, 50) == 200 && h.count == 2);
+	hist_fini(&h);
+	hist_fini(&a);
+	hist_fini(&b);
+	hist_fini(&m);
+}
+
+/*
  * CLIENTS clients (more than the findings' 256-slot subject memo, so memo
  * slots collide and are taken over) each send 600 GETATTR/s for 4 s, all
  * interleaved, with the default 500/s threshold: each client gets exactly
@@ -512,6 +610,7 @@ int main(void)
 	test_scenario();
 	test_hist();
 	test_hist_merges();
+	test_hist_small();
 	test_find_many_clients();
 	test_find_storm_late();
 	if (failures)
