@@ -459,7 +459,7 @@ static void hist_lines(struct tbuf *t, const char *name, const char *lab,
 
 	for (i = 0; i < nb; i++) {
 		cum += b[i];
-		tb_printf(t, "%s_bucket{%s,le=\"%.17g\"} %llu\n", name, lab,
+		tb_printf(t, "%s_bucket{%s,le=\"%.12g\"} %llu\n", name, lab,
 			  (double)(1ull << (lo_exp + i)) * unit,
 			  (unsigned long long)cum);
 	}
