@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="meson ninja-build gcc clang pkg-config libpcap-dev zlib1g-dev gzip libtirpc-dev rpcsvc-proto
       libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2 groff-base tmux
+      libmicrohttpd-dev prometheus
       nfs-ganesha nfs-ganesha-vfs libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
 
 deps() {

@@ -16,10 +16,14 @@ answers with `nfscope report --json` of the same capture:
     lies in the bucket (2^k ns edges) that holds the report's p99 (whose
     own error is 1/256).
 
+Every query of doc/grafana-dashboard.json (its variables replaced) must
+be accepted by that Prometheus and answer; promtool accepts
+doc/prometheus.yml.
+
 Skipped (exit 77) only when the prometheus binary is absent.  Kills only
 the processes it started.
 
-usage: prom_test.py NFSCOPE CAPTURE WORKDIR
+usage: prom_test.py NFSCOPE CAPTURE WORKDIR DOCDIR
 """
 import json
 import math
@@ -33,7 +37,7 @@ import time
 import urllib.parse
 import urllib.request
 
-NFSCOPE, CAPTURE, WORK = sys.argv[1:4]
+NFSCOPE, CAPTURE, WORK, DOC = sys.argv[1:5]
 failures = []
 
 
@@ -115,8 +119,21 @@ def main():
         serve = subprocess.Popen([NFSCOPE, 'serve', '-r', '-', '--metrics', target],
                                  stdin=subprocess.PIPE,
                                  stderr=open(os.path.join(WORK, 'serve.err'), 'w'))
+        # serve opens its endpoint once it has read the pcap header; the
+        # first scrape waits for service discovery (up to 5 s): feed the
+        # packets once Prometheus scrapes, so the counters rise under it
         with open(CAPTURE, 'rb') as f:
-            feed(serve, f.read())
+            data = f.read()
+        serve.stdin.write(data[:24])
+        serve.stdin.flush()
+        up = None
+        for _ in range(150):
+            up = scalar(prom, 'up{job="nfscope"}')
+            if up == 1:
+                break
+            time.sleep(0.1)
+        check(up == 1, 'Prometheus scrapes serve (up == 1)')
+        feed(serve, data[24:], pieces=4, pause=1.0)
         total = rep['totals']['ops']
         got = None
         for _ in range(150):	# the final values scraped (at most 15 s)
@@ -126,6 +143,7 @@ def main():
             time.sleep(0.1)
         check(got == total, 'sum(nfscope_ops_total) %s == report ops %d' % (got, total))
         compare(prom, rep)
+        dashboard(prom)
         serve.send_signal(signal.SIGTERM)
         check(serve.wait(timeout=10) == 0, 'serve ends with status 0 on SIGTERM')
     finally:
@@ -139,6 +157,31 @@ def main():
                     p.wait()
     print('%d failed' % len(failures))
     return 1 if failures else 0
+
+
+def dashboard(prom):
+    with open(os.path.join(DOC, 'grafana-dashboard.json')) as f:
+        dash = json.load(f)
+    n = 0
+    for panel in dash['panels']:
+        for t in panel['targets']:
+            e = t['expr'].replace('$__rate_interval', '1m').replace('$__range', '1h')
+            for v in ('op', 'client', 'server'):
+                e = e.replace('$' + v, '.*')
+            try:
+                res = query(prom, e)
+            except (OSError, RuntimeError) as x:
+                res = None
+                print(x)
+            check(bool(res), 'dashboard query answers: %s' % e[:90])
+            n += 1
+    check(n >= 8, '%d dashboard queries' % n)
+    promtool = shutil.which('promtool')
+    if promtool:
+        r = subprocess.run([promtool, 'check', 'config',
+                            os.path.join(DOC, 'prometheus.yml')],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0, 'promtool check config doc/prometheus.yml')
 
 
 def compare(prom, rep):
