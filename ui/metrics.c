@@ -62,6 +62,8 @@ struct ui_mx {
 	struct mx_state st;
 	size_t find_seen;		/* findings counted (op thread only) */
 	/* the scrape side (libmicrohttpd's one thread) */
+	int fd;				/* the listening socket, -1 none */
+	bool v6;
 	struct MHD_Daemon *d;
 	struct mx_series *snap;		/* owned copy of s */
 	uint32_t snap_cap;
@@ -76,6 +78,7 @@ struct ui_mx *ui_mx_new(void)
 	if (m == NULL)
 		return NULL;
 	m->ix = calloc(MX_HASH_SLOTS, sizeof(*m->ix));
+	m->fd = -1;
 	if (m->ix == NULL || pthread_mutex_init(&m->mu, NULL) != 0) {
 		free(m->ix);
 		free(m);
@@ -89,7 +92,9 @@ void ui_mx_free(struct ui_mx *m)
 	if (m == NULL)
 		return;
 	if (m->d)
-		MHD_stop_daemon(m->d);
+		MHD_stop_daemon(m->d);	/* closes fd */
+	else if (m->fd >= 0)
+		close(m->fd);
 	pthread_mutex_destroy(&m->mu);
 	free(m->s);
 	free(m->ix);
@@ -701,7 +706,6 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
 	if (parse_addr(addr_port, &ss, &len) < 0) {
 		snprintf(err, n, "bad address '%s' (ADDR:PORT, e.g. "
@@ -718,19 +722,27 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 			close(fd);
 		return -1;
 	}
-	if (ss.ss_family == AF_INET6)
+	m->fd = fd;
+	m->v6 = ss.ss_family == AF_INET6;
+	return 0;
+}
+
+int ui_mx_start(struct ui_mx *m, char *err, size_t n)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	assert(m->fd >= 0 && m->d == NULL);
+	if (m->v6)
 		flags |= MHD_USE_IPv6;
 	/* one thread serves every scrape, one at a time (the snapshot
 	   buffers are its own); a client that stalls is dropped after 10 s */
 	m->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, m,
-				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_LISTEN_SOCKET, m->fd,
 				MHD_OPTION_CONNECTION_LIMIT, 16u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				MHD_OPTION_END);
 	if (m->d == NULL) {
-		close(fd);
-		snprintf(err, n, "cannot start the HTTP server on %s",
-			 addr_port);
+		snprintf(err, n, "cannot start the HTTP server");
 		return -1;
 	}
 	return 0;

@@ -45,11 +45,16 @@ struct ui_mx;
 
 struct ui_mx *ui_mx_new(void);
 void ui_mx_free(struct ui_mx *m);
-/* Serve GET /metrics on ADDR:PORT (IPv4 "127.0.0.1:9464", IPv6
- * "[::1]:9464"); only that address is bound.  Returns 0, or -1 with a
- * message in err. */
+/* Bind and listen on ADDR:PORT (IPv4 "127.0.0.1:9464", IPv6
+ * "[::1]:9464"), only that address: before -Z (a port below 1024 needs
+ * root).  Returns 0, or -1 with a message in err. */
 int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 		 size_t n);
+/* Start serving GET /metrics on the socket ui_mx_listen opened, on a
+ * thread of libmicrohttpd's: after privileges and capabilities are
+ * dropped (capset is per thread: the new thread gets what is left).
+ * Returns 0, or -1 with a message in err. */
+int ui_mx_start(struct ui_mx *m, char *err, size_t n);
 /* An operation the engine delivered. */
 void ui_mx_op(struct ui_mx *m, const struct an_op *op);
 /* Findings f holds that were not counted yet (f only grows). */

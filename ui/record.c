@@ -318,6 +318,13 @@ static int record_main(int argc, char **argv, bool serve)
 		cap_close(src);
 		return 1;
 	}
+	/* its thread after the drop: capabilities are per thread */
+	if (r.mx && ui_mx_start(r.mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
+		ui_mx_free(r.mx);
+		cap_close(src);
+		return 1;
+	}
 	so.dec.no_attrs = true;		/* the store keeps no attribute values */
 	r.dec = dec_new(&so.dec);
 	r.msg = malloc(sizeof(*r.msg));

@@ -251,7 +251,13 @@ static void test_listen(void)
 	CHECK(ui_mx_listen(m, "127.0.0.1", err, sizeof(err)) < 0);
 	CHECK(ui_mx_listen(m, "192.0.2.1:9464", err, sizeof(err)) < 0);
 	CHECK(strstr(err, "cannot listen") != NULL);
-	ui_mx_free(m);
+	CHECK(ui_mx_listen(m, "127.0.0.1:0", err, sizeof(err)) == 0);
+	CHECK(ui_mx_start(m, err, sizeof(err)) == 0);
+	ui_mx_free(m);	/* stops the server */
+	m = ui_mx_new();
+	CHECK(ui_mx_listen(m, "[::1]:0", err, sizeof(err)) == 0 ||
+	      strstr(err, "cannot listen"));	/* a host without IPv6 */
+	ui_mx_free(m);	/* closes the socket, never started */
 }
 
 int main(void)
