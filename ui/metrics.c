@@ -583,8 +583,8 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 	family(t, "nfscope_series", "gauge", "Series (op x client x server) "
 	       "held.");
 	tb_printf(t, "nfscope_series %u\n", nseries);
-	family(t, "nfscope_input_done", "gauge", "1 once the input ended "
-	       "(the figures are final).");
+	family(t, "nfscope_input_done", "gauge", "Whether the input ended "
+	       "(1: the figures are final).");
 	tb_printf(t, "nfscope_input_done %d\n", st->done ? 1 : 0);
 }
 

@@ -397,9 +397,9 @@ static int record_main(int argc, char **argv, bool serve)
 	if (serve)
 		serve_linger();
 	if (out && !r.rec.quiet)
-		fprintf(stderr, "nfscope record: run %" PRId64 " %s: %" PRIu64
+		fprintf(stderr, "nfscope %s: run %" PRId64 " %s: %" PRIu64
 			" packets, %" PRIu64 " operations, %" PRIu64 " stored "
-			"in %s (insert thread %.3f s CPU)\n", r.rec.run.id,
+			"in %s (insert thread %.3f s CPU)\n", who, r.rec.run.id,
 			r.rec.run.state, r.rec.run.cs.packets,
 			r.rec.run.es.ops, store_get_counts(r.rec.st)->ops, out,
 			store_get_counts(r.rec.st)->writer_ns / 1e9);

@@ -23,11 +23,12 @@ doc/prometheus.yml.
 Skipped (exit 77) only when the prometheus binary is absent.  Kills only
 the processes it started.
 
-With `live NFSGEN` (root; 77 without it or without tcpreplay): `record -i
-lo -w DB --metrics` in a network namespace of its own while tcpreplay
-plays a generator capture (whole UDP packets: CAPTURE was cut by its
-snaplen and cannot be replayed) onto its lo: the endpoint's operations by
-op equal the report of the file, and the run's database.
+With `live NFSGEN` (root; 77 without it or without tcpreplay): `serve -i
+lo --duration 10 -w DB --metrics`, then `record -i lo -w DB --metrics`, in
+a network namespace of its own while tcpreplay plays a generator capture
+(whole UDP packets: CAPTURE was cut by its snaplen and cannot be
+replayed) onto its lo: serve's final operations by op equal the report of
+the file and its stored run; what record serves is in the run it stores.
 
 usage: prom_test.py NFSCOPE CAPTURE WORKDIR DOCDIR [live NFSGEN]
 """
@@ -252,6 +253,59 @@ def ops_by_op(text):
     return out
 
 
+def live_run(ns, target, pcap, want, cmd):
+    """serve: --duration ends the capture, every op is delivered and the
+    final figures stay served: they must equal the file's report (unless
+    the kernel dropped packets, which the endpoint must then say), and
+    the stored run.  record: what it serves while running is in the run
+    it stores, operation for operation or fewer."""
+    db = os.path.join(WORK, cmd + '.db')
+    err = open(os.path.join(WORK, cmd + '.err'), 'w')
+    args = ['--duration', '10'] if cmd == 'serve' else []
+    proc = subprocess.Popen(['ip', 'netns', 'exec', ns, NFSCOPE, cmd, '-i', 'lo', '-w', db,
+                             '--metrics', target] + args + ['not port 9464'], stderr=err)
+    try:
+        text = ''
+        for _ in range(100):
+            time.sleep(0.1)
+            text = scrape_in(ns, target)
+            if '\nnfscope_input_done 0\n' in text:
+                break
+        check('\nnfscope_input_done 0\n' in text, '%s -i lo serves its metrics' % cmd)
+        time.sleep(1)	# the capture is active
+        subprocess.run(['ip', 'netns', 'exec', ns, 'tcpreplay', '-q', '-i', 'lo',
+                        '--pps=1500', pcap], check=True, capture_output=True)
+        for _ in range(60 if cmd == 'serve' else 20):
+            time.sleep(0.25)
+            text = scrape_in(ns, target)
+            if '\nnfscope_input_done 1\n' in text:
+                break
+        got = ops_by_op(text)
+        drops = [l for l in text.splitlines() if l.startswith('nfscope_kernel_drops_total ')]
+        print(cmd, drops)
+        if cmd == 'serve':
+            check('\nnfscope_input_done 1\n' in text, 'serve: input done after --duration')
+            check(got == want or drops != ['nfscope_kernel_drops_total 0'],
+                  'serve -i: nfscope_ops_total by op %s == report of the file '
+                  '(or drops said)' % (got if got != want else len(want)))
+        else:
+            check(sum(got.values()) > 0, 'record -i: operations served while it runs')
+        proc.send_signal(signal.SIGTERM)
+        check(proc.wait(timeout=30) == 0, '%s ends with status 0 on SIGTERM' % cmd)
+        r = json.loads(subprocess.run([NFSCOPE, 'report', '--json', db],
+                                      capture_output=True, timeout=60).stdout)
+        stored = {p['procedure']: p['calls'] for p in r['procedures']}
+        # record: calls still waiting for their reply when it was served
+        # are stored at the end
+        check(stored == got if cmd == 'serve' else
+              all(stored.get(k, 0) >= v for k, v in got.items()),
+              '%s: the run stored holds the operations served' % cmd)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait()
+
+
 def live():
     if os.geteuid() != 0 or shutil.which('tcpreplay') is None:
         print('SKIP: needs root and tcpreplay')
@@ -267,57 +321,16 @@ def live():
                                     timeout=60).stdout)
     want = {p['procedure']: p['calls'] for p in rep['procedures']}
     ns = 'nfprom%d' % os.getpid()
-    db = os.path.join(WORK, 'live.db')
     target = '127.0.0.1:9464'	# inside the namespace: no one else there
     if subprocess.run(['ip', 'netns', 'add', ns]).returncode:
         print('SKIP: cannot create a network namespace')
         return 77
-    rec = None
     try:
         subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up'],
                        check=True)
-        err = open(os.path.join(WORK, 'record.err'), 'w')
-        rec = subprocess.Popen(['ip', 'netns', 'exec', ns, NFSCOPE, 'record', '-i', 'lo',
-                                '-w', db, '--metrics', target, 'not port 9464'],
-                               stderr=err)
-        text = ''
-        for _ in range(100):
-            time.sleep(0.1)
-            text = scrape_in(ns, target)
-            if 'nfscope_input_done 0' in text:
-                break
-        check('nfscope_input_done 0' in text, 'record -i lo serves its metrics')
-        time.sleep(1)	# the capture is active
-        subprocess.run(['ip', 'netns', 'exec', ns, 'tcpreplay', '-q', '-i', 'lo',
-                        '--pps=1500', pcap], check=True, capture_output=True)
-        got, text = {}, ''
-        for _ in range(40):	# ops delivered 3 s after their reply
-            time.sleep(0.2)
-            text = scrape_in(ns, target)
-            got = ops_by_op(text)
-            if got == want:
-                break
-        # a loaded machine can drop packets even at this rate: then the
-        # endpoint must say so (and hold what the run stored, below)
-        drops = [l for l in text.splitlines() if l.startswith('nfscope_kernel_drops_total ')]
-        print(drops)
-        check(got == want or drops != ['nfscope_kernel_drops_total 0'],
-              'live: nfscope_ops_total by op %s == report of the file (or drops said)'
-              % (got if got != want else len(want)))
-        rec.send_signal(signal.SIGINT)
-        check(rec.wait(timeout=20) == 0, 'record ends with status 0 on SIGINT')
-        r = json.loads(subprocess.run([NFSCOPE, 'report', '--json', db],
-                                      capture_output=True, timeout=60).stdout)
-        stored = {p['procedure']: p['calls'] for p in r['procedures']}
-        # with drops, calls whose reply was lost wait for their timeout
-        # and are stored unanswered at the end, after the last scrape
-        check(stored == got if drops == ['nfscope_kernel_drops_total 0'] else
-              all(stored.get(k, 0) >= v for k, v in got.items()),
-              'the run stored holds the operations served')
+        live_run(ns, target, pcap, want, 'serve')
+        live_run(ns, target, pcap, want, 'record')
     finally:
-        if rec is not None and rec.poll() is None:
-            rec.terminate()
-            rec.wait()
         subprocess.run(['ip', 'netns', 'del', ns])
     print('%d failed' % len(failures))
     return 1 if failures else 0
