@@ -24,7 +24,6 @@ struct rec {
 	struct an_opq *q;		/* ops to figs and find (opq.h) */
 	const char *out;		/* -w (serve: NULL = store nothing) */
 	struct ui_mx *mx;		/* --metrics (NULL: none) */
-	const char *who;		/* "record" or "serve" */
 };
 
 /* A store failure ends the capture; the message is printed at the end. */
@@ -222,7 +221,6 @@ static int record_main(int argc, char **argv, bool serve)
 	r.rec.run.interval_ns = 10000000000LL;
 	r.rec.batch_rows = 65536;
 	r.rec.who = who;
-	r.who = who;
 	ui_src_opts_init(&so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:qh", longopts,
