@@ -16,6 +16,7 @@ static void usage(FILE *f)
 	      "  dump    one line (or --json object) per RPC message\n"
 	      "  report  operations, latency, sizes, retransmits, findings\n"
 	      "  record  write the analysis into an sqlite database (-w OUT.db)\n"
+	      "  serve   headless: a Prometheus endpoint (--metrics ADDR:PORT)\n"
 	      "  top     the live dashboard (-i IFACE, -r FILE or a database)\n"
 	      "  version print the version\n"
 	      "Run 'nfscope <command> --help' for a command's options.\n"
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "record"))
 		return ui_out_close("record",
 				    ui_record_main(argc - 1, argv + 1));
+	if (!strcmp(cmd, "serve"))
+		return ui_out_close("serve", ui_serve_main(argc - 1, argv + 1));
 	if (!strcmp(cmd, "top"))
 		return ui_out_close("top", ui_top_main(argc - 1, argv + 1));
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -1,7 +1,9 @@
-/* record.c - `nfscope record`; see record.h and doc/store.md. */
+/* record.c - `nfscope record` and `nfscope serve`; see record.h and
+ * doc/store.md. */
 #include "ui/record.h"
 #include "analyze/opq.h"
 #include "ui/cli.h"
+#include "ui/metrics.h"
 #include "ui/recorder.h"
 
 #include <getopt.h>
@@ -20,6 +22,8 @@ struct rec {
 	struct an_figs *figs;
 	struct an_find *find;
 	struct an_opq *q;		/* ops to figs and find (opq.h) */
+	const char *out;		/* -w (serve: NULL = store nothing) */
+	struct ui_mx *mx;		/* --metrics (NULL: none) */
 };
 
 /* A store failure ends the capture; the message is printed at the end. */
@@ -36,6 +40,23 @@ static void on_op_sums(void *user, const struct an_op *op)
 
 	an_figs_add(r->figs, op);
 	an_find_add(r->find, op);
+	if (r->mx) {
+		ui_mx_op(r->mx, op);
+		ui_mx_findings(r->mx, r->find);
+	}
+}
+
+/* Capture health for the metrics (capture thread). */
+static void mx_health(struct rec *r, bool done)
+{
+	struct cap_stats cs;
+
+	if (r->mx == NULL)
+		return;
+	cs = *cap_pipe_stats(r->rec.pipe);
+	cap_source_stats(r->rec.src, &cs);
+	ui_mx_health(r->mx, &cs, dec_get_stats(r->dec), an_get_stats(r->eng),
+		     done);
 }
 
 /* The store's row is queued here, on the capture thread: it reads the
@@ -45,6 +66,8 @@ static void on_op(void *user, const struct an_op *op)
 	struct rec *r = user;
 
 	an_opq_push(r->q, op);
+	if (r->out == NULL)
+		return;
 	ui_rec_op(&r->rec, op);
 	check_failed(r);
 }
@@ -52,8 +75,10 @@ static void on_op(void *user, const struct an_op *op)
 /* One message the decoder is done with (rpc: *r->msg filled). */
 static void store_msg(struct rec *r, const struct cap_msg *m, bool rpc)
 {
-	ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
-	check_failed(r);
+	if (r->out) {
+		ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
+		check_failed(r);
+	}
 	if (rpc)
 		an_feed(r->eng, m, r->msg);
 }
@@ -86,6 +111,9 @@ static void on_tick(void *user, int64_t now_ns)
 	dec_tick(r->dec, now_ns);
 	store_held(r);
 	an_tick(r->eng, now_ns);
+	mx_health(r, false);
+	if (r->out == NULL)
+		return;
 	ui_rec_commit(&r->rec);
 	check_failed(r);
 }
@@ -96,15 +124,28 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 {
 	struct rec *r = user;
 
-	ui_rec_drops(&r->rec, sp);
+	if (r->out)
+		ui_rec_drops(&r->rec, sp);
 }
 
-static void record_usage(FILE *f)
+static void record_usage(FILE *f, bool serve)
 {
-	fputs("usage: nfscope record [-r FILE | -i IFACE] [-f FILTER] "
-	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-	      "                      [--duration S] [budgets]\n"
-	      "                      -w OUT.db [--ops all|slow:MS|none] "
+	if (serve)
+		fputs("usage: nfscope serve [-r FILE | -i IFACE] [-f FILTER] "
+		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
+		      "                     [--duration S] [budgets] "
+		      "--metrics ADDR:PORT\n"
+		      "                     [-w OUT.db and record's options] "
+		      "[EXPRESSION]\n"
+		      "Serves GET /metrics (Prometheus text format 0.0.4) on "
+		      "ADDR:PORT only; after the\nend of the input it serves "
+		      "the final figures until SIGINT/SIGTERM.\n", f);
+	else
+		fputs("usage: nfscope record [-r FILE | -i IFACE] [-f FILTER] "
+		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
+		      "                      [--duration S] [budgets] "
+		      "[--metrics ADDR:PORT]\n", f);
+	fputs("                      -w OUT.db [--ops all|slow:MS|none] "
 	      "[--interval SECONDS]\n"
 	      "                      [--retain DURATION] [--batch ROWS] "
 	      "[--force] [--quiet] [EXPRESSION]\n"
@@ -138,7 +179,18 @@ static int parse_ops(const char *s, struct store_run *run)
 	return -1;
 }
 
-int ui_record_main(int argc, char **argv)
+/* Wait for SIGINT/SIGTERM, serving the final figures. */
+static void serve_linger(void)
+{
+	struct timespec ts = { 0, 100000000 };
+
+	while (!ui_stop) {
+		nanosleep(&ts, NULL);
+		ui_check_hup("serve");
+	}
+}
+
+static int record_main(int argc, char **argv, bool serve)
 {
 	static const struct option longopts[] = {
 		UI_SRC_LONGOPTS,
@@ -148,13 +200,16 @@ int ui_record_main(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'N' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ui_src_opts so;
 	struct rec r;
 	struct cap_source *src = NULL;
-	const char *out = NULL;
+	const char *out = NULL, *metrics = NULL;
+	const char *who = serve ? "serve" : "record";
+	char err[256];
 	bool force = false;
 	const char *state;
 	double secs;
@@ -165,7 +220,7 @@ int ui_record_main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.rec.run.interval_ns = 10000000000LL;
 	r.rec.batch_rows = 65536;
-	r.rec.who = "record";
+	r.rec.who = who;
 	ui_src_opts_init(&so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:qh", longopts,
@@ -174,33 +229,36 @@ int ui_record_main(int argc, char **argv)
 		case 'w':
 			out = optarg;
 			continue;
+		case 'M':
+			metrics = optarg;
+			continue;
 		case 'O':
 			if (parse_ops(optarg, &r.rec.run) < 0) {
-				fprintf(stderr, "nfscope record: bad --ops '%s' "
-					"(all, slow:MS or none)\n", optarg);
+				fprintf(stderr, "nfscope %s: bad --ops '%s' "
+					"(all, slow:MS or none)\n", who, optarg);
 				return 2;
 			}
 			continue;
 		case 'I':
 			secs = strtod(optarg, &end);
 			if (*end || !(secs >= 0.001 && secs <= 86400)) {
-				fprintf(stderr, "nfscope record: bad --interval "
-					"'%s' (0.001..86400 s)\n", optarg);
+				fprintf(stderr, "nfscope %s: bad --interval "
+					"'%s' (0.001..86400 s)\n", who, optarg);
 				return 2;
 			}
 			r.rec.run.interval_ns = (int64_t)llround(secs * 1e9);
 			continue;
 		case 'R':
 			if (store_parse_duration(optarg, &r.rec.run.retain_ns) < 0) {
-				fprintf(stderr, "nfscope record: bad --retain '%s' "
-					"(e.g. 3600, 90m, 12h, 7d)\n", optarg);
+				fprintf(stderr, "nfscope %s: bad --retain '%s' "
+					"(e.g. 3600, 90m, 12h, 7d)\n", who, optarg);
 				return 2;
 			}
 			continue;
 		case 'N':
 			if (!ui_parse_u64(optarg, &v) || v == 0 || v > 100000000) {
-				fprintf(stderr, "nfscope record: bad --batch "
-					"'%s'\n", optarg);
+				fprintf(stderr, "nfscope %s: bad --batch "
+					"'%s'\n", who, optarg);
 				return 2;
 			}
 			r.rec.batch_rows = v;
@@ -212,7 +270,7 @@ int ui_record_main(int argc, char **argv)
 			r.rec.quiet = true;
 			continue;
 		case 'h':
-			record_usage(stdout);
+			record_usage(stdout, serve);
 			return 0;
 		default:
 			break;
@@ -220,12 +278,16 @@ int ui_record_main(int argc, char **argv)
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
-		return rc == 0 ? ui_usage_error("record", NULL) : 2;
+		return rc == 0 ? ui_usage_error(who, NULL) : 2;
 	}
-	if (ui_src_args(&so, "record", argc, argv, optind) < 0)
+	if (ui_src_args(&so, who, argc, argv, optind) < 0)
 		return 2;
-	if (out == NULL)
-		return ui_usage_error("record", "no output: give -w OUT.db");
+	if (out == NULL && !serve)
+		return ui_usage_error(who, "no output: give -w OUT.db");
+	if (metrics == NULL && serve)
+		return ui_usage_error(who, "no endpoint: give --metrics "
+				      "ADDR:PORT");
+	r.out = out;
 	/*
 	 * The capture device first (it needs root), then -Z, then the
 	 * database, as tcpdump does with -w: the file and its -wal/-shm then
@@ -237,7 +299,27 @@ int ui_record_main(int argc, char **argv)
 	src = ui_open_source(&so);
 	if (!src)
 		return 1;
+	/* the endpoint before -Z too: a port below 1024 needs root */
+	if (metrics && ((r.mx = ui_mx_new()) == NULL ||
+			ui_mx_listen(r.mx, metrics, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
+			r.mx ? err : "out of memory");
+		ui_mx_free(r.mx);
+		cap_close(src);
+		return 1;
+	}
+	if (metrics && !r.rec.quiet)
+		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
+			who, metrics);
 	if (ui_after_open(&so) < 0) {
+		ui_mx_free(r.mx);
+		cap_close(src);
+		return 1;
+	}
+	/* its thread after the drop: capabilities are per thread */
+	if (r.mx && ui_mx_start(r.mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
+		ui_mx_free(r.mx);
 		cap_close(src);
 		return 1;
 	}
@@ -267,10 +349,10 @@ int ui_record_main(int argc, char **argv)
 	r.rec.src = src;
 	r.rec.dec = r.dec;
 	r.rec.eng = r.eng;
-	if (ui_rec_begin(&r.rec, out, force, &so, src) < 0)
+	if (out && ui_rec_begin(&r.rec, out, force, &so, src) < 0)
 		goto out;
 	{
-		struct ui_run_hooks h = { .user = &r, .who = "record",
+		struct ui_run_hooks h = { .user = &r, .who = who,
 			.tick = on_tick, .drops = on_drops };
 
 		rc = ui_run(src, r.rec.pipe, &h);
@@ -296,20 +378,33 @@ int ui_record_main(int argc, char **argv)
 		an_find_finish(r.find, r.figs,
 			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
 	}
-	if (ui_rec_end(&r.rec, r.figs, r.find, state) < 0) {
-		fprintf(stderr, "nfscope record: %s: %s\n", out, r.rec.err);
+	if (r.mx) {
+		ui_mx_findings(r.mx, r.find);
+		mx_health(&r, true);
+	}
+	if (out && ui_rec_end(&r.rec, r.figs, r.find, state) < 0) {
+		fprintf(stderr, "nfscope %s: %s: %s\n", who, out, r.rec.err);
 		goto out;
 	}
-	if (!r.rec.quiet)
-		fprintf(stderr, "nfscope record: run %" PRId64 " %s: %" PRIu64
+	if (serve && !r.rec.quiet)
+		fprintf(stderr, "nfscope serve: input %s: %" PRIu64 " packets, "
+			"%" PRIu64 " operations; serving the final figures "
+			"until SIGINT or SIGTERM\n", state,
+			cap_pipe_stats(r.rec.pipe)->packets,
+			an_get_stats(r.eng)->ops);
+	if (serve)
+		serve_linger();
+	if (out && !r.rec.quiet)
+		fprintf(stderr, "nfscope %s: run %" PRId64 " %s: %" PRIu64
 			" packets, %" PRIu64 " operations, %" PRIu64 " stored "
-			"in %s (insert thread %.3f s CPU)\n", r.rec.run.id,
+			"in %s (insert thread %.3f s CPU)\n", who, r.rec.run.id,
 			r.rec.run.state, r.rec.run.cs.packets,
 			r.rec.run.es.ops, store_get_counts(r.rec.st)->ops, out,
 			store_get_counts(r.rec.st)->writer_ns / 1e9);
 	rc = strcmp(state, "cut") == 0 ? UI_EXIT_CUT : 0;
 out:
 	ui_rec_close(&r.rec);
+	ui_mx_free(r.mx);
 	cap_pipe_free(r.rec.pipe);
 	an_opq_free(r.q);
 	an_find_free(r.find);
@@ -319,4 +414,14 @@ out:
 	dec_free(r.dec);
 	cap_close(src);
 	return rc;
+}
+
+int ui_record_main(int argc, char **argv)
+{
+	return record_main(argc, argv, false);
+}
+
+int ui_serve_main(int argc, char **argv)
+{
+	return record_main(argc, argv, true);
 }

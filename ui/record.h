@@ -6,11 +6,16 @@
  * stderr as "nfscope record: batch N committed: ops X intervals Y ..."
  * (cumulative), so a reader knows what a crash could not take away.
  * SIGINT/SIGTERM flush the last batch and close cleanly (exit 0).
+ * --metrics ADDR:PORT serves the figures to Prometheus as well (metrics.h).
  */
 #ifndef NFSCOPE_RECORD_H
 #define NFSCOPE_RECORD_H
 
 /* The `record` subcommand; argv[0] is "record".  Returns the exit status. */
 int ui_record_main(int argc, char **argv);
+/* `nfscope serve`: record with -w optional and --metrics ADDR:PORT
+ * required; after the end of the input the endpoint serves the final
+ * figures until SIGINT/SIGTERM. */
+int ui_serve_main(int argc, char **argv);
 
 #endif

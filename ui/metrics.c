@@ -1,0 +1,749 @@
+/* metrics.c - the Prometheus endpoint; see metrics.h. */
+#include "ui/metrics.h"
+#include "analyze/figs.h"
+#include "ui/cli.h"
+#include "ui/report.h"
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MX_HASH_SLOTS (2 * UI_MX_SERIES_MAX)	/* open addressing */
+#define MX_STATUS_SLOTS 8
+#define MX_ST_DENIED 0xffffffffu		/* RPC MSG_DENIED */
+#define MX_ST_ACCEPT 0xfff00000u		/* | accept_stat */
+
+struct mx_key {
+	struct cap_addr client, server;
+	uint32_t prog, vers, proc;
+};
+
+/* One series: the sums of the operations of one key. */
+struct mx_series {
+	struct mx_key key;
+	bool other;			/* the overflow series */
+	uint64_t calls, answered, unanswered, reply_not_seen, from_replies;
+	uint64_t errors, retrans, dup_replies, wire_bytes, data_bytes;
+	struct an_status_count st[MX_STATUS_SLOTS];
+	uint64_t st_other;
+	uint64_t lat[UI_MX_LAT_N + 1];	/* per bucket (not cumulative) */
+	uint64_t lat_count;
+	double lat_sum_ns;
+	uint64_t size[UI_MX_SIZE_N + 1];
+	uint64_t size_count, size_sum;
+};
+
+/* What a scrape reads besides the series. */
+struct mx_state {
+	uint64_t overflow_ops;
+	uint64_t find_kind[AN_F_NKINDS];
+	uint64_t find_dropped;
+	struct cap_stats cs;
+	struct dec_stats ds;
+	struct an_stats es;
+	bool done;
+};
+
+struct ui_mx {
+	pthread_mutex_t mu;		/* guards s, n, cap, ix, st */
+	struct mx_series *s;		/* owned; n used of cap */
+	uint32_t n, cap;
+	uint32_t *ix;			/* owned: MX_HASH_SLOTS, series + 1 */
+	uint32_t other;			/* the overflow series + 1, 0 none */
+	struct mx_state st;
+	size_t find_seen;		/* findings counted (op thread only) */
+	/* the scrape side (libmicrohttpd's one thread) */
+	int fd;				/* the listening socket, -1 none */
+	bool v6;
+	struct MHD_Daemon *d;
+	struct mx_series *snap;		/* owned copy of s */
+	uint32_t snap_cap;
+	char *text;			/* owned */
+	size_t text_cap;
+};
+
+struct ui_mx *ui_mx_new(void)
+{
+	struct ui_mx *m = calloc(1, sizeof(*m));
+
+	if (m == NULL)
+		return NULL;
+	m->ix = calloc(MX_HASH_SLOTS, sizeof(*m->ix));
+	m->fd = -1;
+	if (m->ix == NULL || pthread_mutex_init(&m->mu, NULL) != 0) {
+		free(m->ix);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void ui_mx_free(struct ui_mx *m)
+{
+	if (m == NULL)
+		return;
+	if (m->d)
+		MHD_stop_daemon(m->d);	/* closes fd */
+	else if (m->fd >= 0)
+		close(m->fd);
+	pthread_mutex_destroy(&m->mu);
+	free(m->s);
+	free(m->ix);
+	free(m->snap);
+	free(m->text);
+	free(m);
+}
+
+/* ------------------------------------------------------- the table -- */
+
+static uint32_t key_hash(const struct mx_key *k)
+{
+	uint32_t h = 2166136261u;
+
+	h = cap_addr_fnv(h, &k->client);
+	h = cap_addr_fnv(h, &k->server);
+	h = (h ^ k->prog) * 16777619u;
+	h = (h ^ k->vers) * 16777619u;
+	h = (h ^ k->proc) * 16777619u;
+	return h;
+}
+
+static bool key_eq(const struct mx_key *a, const struct mx_key *b)
+{
+	return a->prog == b->prog && a->vers == b->vers &&
+	       a->proc == b->proc && cap_addr_eq(&a->client, &b->client) &&
+	       cap_addr_eq(&a->server, &b->server);
+}
+
+/* A new series at the end of the table (grown by doubling); NULL when
+ * the table holds max or out of memory. */
+static struct mx_series *series_append(struct ui_mx *m, uint32_t max)
+{
+	struct mx_series *s;
+	uint32_t cap;
+
+	if (m->n >= max)
+		return NULL;
+	if (m->n == m->cap) {
+		cap = m->cap ? 2 * m->cap : 64;
+		if (cap > UI_MX_SERIES_MAX)
+			cap = UI_MX_SERIES_MAX;
+		s = realloc(m->s, cap * sizeof(*s));
+		if (s == NULL)
+			return NULL;
+		m->s = s;
+		m->cap = cap;
+	}
+	s = &m->s[m->n++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+/* The series of key k: found, created, or (past the budget, whose last
+ * place is kept for it) the overflow series; NULL out of memory. */
+static struct mx_series *series_get(struct ui_mx *m, const struct mx_key *k)
+{
+	uint32_t i = key_hash(k) % MX_HASH_SLOTS;
+	struct mx_series *s;
+
+	/* at most half the slots are used: a free one comes */
+	for (; m->ix[i]; i = (i + 1) % MX_HASH_SLOTS) {
+		s = &m->s[m->ix[i] - 1];
+		if (key_eq(&s->key, k))
+			return s;
+	}
+	s = series_append(m, UI_MX_SERIES_MAX - 1);
+	if (s) {
+		s->key = *k;
+		m->ix[i] = m->n;
+		return s;
+	}
+	m->st.overflow_ops++;
+	if (m->other == 0) {
+		s = series_append(m, UI_MX_SERIES_MAX);
+		if (s == NULL)
+			return NULL;
+		s->other = true;
+		m->other = m->n;
+	}
+	return &m->s[m->other - 1];
+}
+
+/* The bucket of v among bounds 2^lo_exp .. 2^(lo_exp + n - 1), v <= bound
+ * (n: above every bound, +Inf). */
+static unsigned pow2_bucket(uint64_t v, unsigned lo_exp, unsigned n)
+{
+	unsigned e;
+
+	if (v <= (1ull << lo_exp))
+		return 0;
+	e = 64 - (unsigned)__builtin_clzll(v - 1);	/* 2^e >= v > 2^(e-1) */
+	return e - lo_exp >= n ? n : e - lo_exp;
+}
+
+static uint32_t error_code(const struct an_op *op)
+{
+	if (op->reply_stat != RPC_MSG_ACCEPTED)
+		return MX_ST_DENIED;
+	if (op->accept_stat != RPC_SUCCESS)
+		return MX_ST_ACCEPT | (op->accept_stat & 0xffff);
+	return op->status;
+}
+
+static void count_status(struct mx_series *s, uint32_t code)
+{
+	unsigned k;
+
+	for (k = 0; k < MX_STATUS_SLOTS; k++) {
+		if (s->st[k].n == 0)
+			s->st[k].status = code;
+		if (s->st[k].status == code) {
+			s->st[k].n++;
+			return;
+		}
+	}
+	s->st_other++;
+}
+
+static bool is_transfer(const struct an_op *op)
+{
+	return op->prog == PROG_NFS && (op->have & AN_HAVE_COUNT) &&
+	       (op->proc == NFS3_READ ||
+		op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE));
+}
+
+/* The sums of one op, as analyze/figs.c adds them into a row. */
+static void series_add(struct mx_series *s, const struct an_op *op)
+{
+	if (op->flags & AN_OP_CALL_NOT_SEEN) {
+		s->from_replies++;
+		return;
+	}
+	s->calls++;
+	s->retrans += op->retrans;
+	s->dup_replies += op->dup_replies;
+	s->wire_bytes += (uint64_t)op->call_len + op->reply_len;
+	s->data_bytes += an_op_data_bytes(op);
+	if (is_transfer(op)) {
+		s->size[pow2_bucket(op->count, UI_MX_SIZE_LO_EXP,
+				    UI_MX_SIZE_N)]++;
+		s->size_count++;
+		s->size_sum += op->count;
+	}
+	if (!(op->flags & AN_OP_ANSWERED)) {
+		if (op->flags & AN_OP_REPLY_HIDDEN)
+			s->reply_not_seen++;
+		else
+			s->unanswered++;
+		return;
+	}
+	s->answered++;
+	if (op->lat_first_ns >= 0) {
+		s->lat[pow2_bucket((uint64_t)op->lat_first_ns,
+				   UI_MX_LAT_LO_EXP, UI_MX_LAT_N)]++;
+		s->lat_count++;
+		s->lat_sum_ns += (double)op->lat_first_ns;
+	}
+	if (an_op_is_error(op)) {
+		s->errors++;
+		count_status(s, error_code(op));
+	}
+}
+
+void ui_mx_op(struct ui_mx *m, const struct an_op *op)
+{
+	struct mx_key k;
+	struct mx_series *s;
+
+	memset(&k, 0, sizeof(k));
+	k.client = op->client;
+	k.server = op->server;
+	k.prog = op->prog;
+	k.vers = op->vers;
+	k.proc = op->proc;
+	pthread_mutex_lock(&m->mu);
+	s = series_get(m, &k);
+	if (s)
+		series_add(s, op);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void ui_mx_findings(struct ui_mx *m, const struct an_find *f)
+{
+	size_t n = an_find_count(f), k;
+	uint64_t kinds[AN_F_NKINDS] = { 0 };
+	const struct an_finding *x;
+
+	if (n == m->find_seen && an_find_dropped(f) == m->st.find_dropped)
+		return;
+	for (k = 0; k < n; k++) {
+		x = an_find_get(f, k);
+		if (x && (unsigned)x->kind < AN_F_NKINDS)
+			kinds[x->kind]++;
+	}
+	m->find_seen = n;
+	pthread_mutex_lock(&m->mu);
+	memcpy(m->st.find_kind, kinds, sizeof(kinds));
+	m->st.find_dropped = an_find_dropped(f);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void ui_mx_health(struct ui_mx *m, const struct cap_stats *cs,
+		  const struct dec_stats *ds, const struct an_stats *es,
+		  bool done)
+{
+	pthread_mutex_lock(&m->mu);
+	m->st.cs = *cs;
+	m->st.ds = *ds;
+	m->st.es = *es;
+	m->st.done = done;
+	pthread_mutex_unlock(&m->mu);
+}
+
+/* ------------------------------------------------------ the text -- */
+
+void ui_mx_label(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+	unsigned char c;
+
+	if (n == 0)
+		return;
+	for (; (c = (unsigned char)*s) != 0 && o + 3 <= n; s++) {
+		if (c == '\\' || c == '"' || c == '\n') {
+			out[o++] = '\\';
+			out[o++] = c == '\n' ? 'n' : (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			out[o++] = '?';
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+}
+
+struct tbuf {
+	char **buf;
+	size_t *cap, len;
+	bool oom;
+};
+
+static void tb_printf(struct tbuf *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tb_printf(struct tbuf *t, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room;
+	int w;
+	char *nb;
+
+	for (;;) {
+		if (t->oom)
+			return;
+		room = *t->cap - t->len;
+		va_start(ap, fmt);
+		w = vsnprintf(*t->buf ? *t->buf + t->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (w < 0) {
+			t->oom = true;
+			return;
+		}
+		if ((size_t)w < room) {
+			t->len += (size_t)w;
+			return;
+		}
+		nb = realloc(*t->buf, *t->cap * 2 + (size_t)w + 4096);
+		if (nb == NULL) {
+			t->oom = true;
+			return;
+		}
+		*t->buf = nb;
+		*t->cap = *t->cap * 2 + (size_t)w + 4096;
+	}
+}
+
+static void family(struct tbuf *t, const char *name, const char *type,
+		   const char *help)
+{
+	tb_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* op="NFSv3 READ",client="..",server=".." (escaped) */
+static void series_labels(const struct mx_series *s, char *out, size_t n)
+{
+	char p[64], c[64], v[64], ep[160], ec[160], ev[160];
+
+	if (s->other) {
+		snprintf(out, n, "op=\"other\",client=\"other\",server=\"other\"");
+		return;
+	}
+	ui_mx_label(rep_proc_name(s->key.prog, s->key.vers, s->key.proc, p,
+				  sizeof(p)), ep, sizeof(ep));
+	ui_mx_label(cap_addr_str(&s->key.client, c, sizeof(c)), ec, sizeof(ec));
+	ui_mx_label(cap_addr_str(&s->key.server, v, sizeof(v)), ev, sizeof(ev));
+	snprintf(out, n, "op=\"%s\",client=\"%s\",server=\"%s\"", ep, ec, ev);
+}
+
+/* The status label of an error code: the RFC's name, "status_N" when
+ * there is none, the RPC-level reasons by their RFC 5531 names. */
+static const char *status_name(const struct mx_series *s, uint32_t code,
+			       char *buf, size_t n)
+{
+	const char *r = NULL;
+
+	if (code == MX_ST_DENIED)
+		return "MSG_DENIED";
+	if ((code & 0xffff0000u) == MX_ST_ACCEPT)
+		r = rpc_accept_name(code & 0xffff);
+	else if (s->key.prog == PROG_NFS)
+		r = nfs_stat_name(s->key.vers, code);
+	else if (s->key.prog == PROG_MOUNT)
+		r = mnt_stat_name(s->key.vers, code);
+	else if (s->key.prog == PROG_NLM)
+		r = nlm_stat_name(s->key.vers, code);
+	if (r == NULL) {
+		snprintf(buf, n, "status_%u", code);
+		return buf;
+	}
+	return r;
+}
+
+/* One counter family over every series; field: offset of a uint64_t. */
+static void counter_family(struct tbuf *t, const struct mx_series *v,
+			   uint32_t n, char (*lab)[512], const char *name,
+			   const char *help, size_t field)
+{
+	uint32_t k;
+
+	family(t, name, "counter", help);
+	for (k = 0; k < n; k++)
+		tb_printf(t, "%s{%s} %llu\n", name, lab[k],
+			  (unsigned long long)*(const uint64_t *)
+			  ((const char *)&v[k] + field));
+}
+
+static void errors_family(struct tbuf *t, const struct mx_series *v,
+			  uint32_t n, char (*lab)[512])
+{
+	char b[32], e[64];
+	uint32_t k, j;
+
+	family(t, "nfscope_errors_total", "counter",
+	       "Answered operations that failed, by status (RPC or NFS/MOUNT/NLM).");
+	for (k = 0; k < n; k++) {
+		for (j = 0; j < MX_STATUS_SLOTS && v[k].st[j].n; j++) {
+			ui_mx_label(status_name(&v[k], v[k].st[j].status, b,
+						sizeof(b)), e, sizeof(e));
+			tb_printf(t, "nfscope_errors_total{%s,status=\"%s\"} "
+				  "%llu\n", lab[k], e,
+				  (unsigned long long)v[k].st[j].n);
+		}
+		if (v[k].st_other)
+			tb_printf(t, "nfscope_errors_total{%s,status=\"other\"} "
+				  "%llu\n", lab[k],
+				  (unsigned long long)v[k].st_other);
+	}
+}
+
+/* A classic histogram: cumulative buckets at 2^(lo_exp + i) * unit. */
+static void hist_lines(struct tbuf *t, const char *name, const char *lab,
+		       const uint64_t *b, unsigned nb, unsigned lo_exp,
+		       double unit, uint64_t count, double sum)
+{
+	uint64_t cum = 0;
+	unsigned i;
+
+	for (i = 0; i < nb; i++) {
+		cum += b[i];
+		tb_printf(t, "%s_bucket{%s,le=\"%.12g\"} %llu\n", name, lab,
+			  (double)(1ull << (lo_exp + i)) * unit,
+			  (unsigned long long)cum);
+	}
+	cum += b[nb];
+	assert(cum == count);
+	tb_printf(t, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, lab,
+		  (unsigned long long)cum);
+	tb_printf(t, "%s_sum{%s} %.17g\n%s_count{%s} %llu\n", name, lab, sum,
+		  name, lab, (unsigned long long)count);
+}
+
+static void series_text(struct tbuf *t, const struct mx_series *v,
+			uint32_t n, char (*lab)[512])
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} ctr[] = {
+		{ "nfscope_ops_total", "Operations whose call was seen.",
+		  offsetof(struct mx_series, calls) },
+		{ "nfscope_answered_total", "Operations answered.",
+		  offsetof(struct mx_series, answered) },
+		{ "nfscope_unanswered_total", "Operations never answered "
+		  "(not those whose reply may have been hidden).",
+		  offsetof(struct mx_series, unanswered) },
+		{ "nfscope_reply_not_seen_total", "Unanswered operations "
+		  "whose reply may be among records the snaplen hid.",
+		  offsetof(struct mx_series, reply_not_seen) },
+		{ "nfscope_from_replies_total", "Operations known from their "
+		  "reply alone (call not seen); in no other counter.",
+		  offsetof(struct mx_series, from_replies) },
+		{ "nfscope_retransmissions_total", "Call retransmissions.",
+		  offsetof(struct mx_series, retrans) },
+		{ "nfscope_duplicate_replies_total", "Duplicate replies.",
+		  offsetof(struct mx_series, dup_replies) },
+		{ "nfscope_wire_bytes_total", "RPC call and reply bytes on "
+		  "the wire.", offsetof(struct mx_series, wire_bytes) },
+		{ "nfscope_data_bytes_total", "Bytes READ returned and WRITE "
+		  "wrote (successful operations).",
+		  offsetof(struct mx_series, data_bytes) },
+	};
+	uint32_t k;
+	unsigned i;
+
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		counter_family(t, v, n, lab, ctr[i].name, ctr[i].help,
+			       ctr[i].off);
+	errors_family(t, v, n, lab);
+	family(t, "nfscope_latency_seconds", "histogram", "Latency of "
+	       "answered operations from the first transmission of the call.");
+	for (k = 0; k < n; k++)
+		if (v[k].lat_count)
+			hist_lines(t, "nfscope_latency_seconds", lab[k],
+				   v[k].lat, UI_MX_LAT_N, UI_MX_LAT_LO_EXP,
+				   1e-9, v[k].lat_count, v[k].lat_sum_ns / 1e9);
+	family(t, "nfscope_transfer_size_bytes", "histogram",
+	       "Bytes asked by READ and WRITE calls.");
+	for (k = 0; k < n; k++)
+		if (v[k].size_count)
+			hist_lines(t, "nfscope_transfer_size_bytes", lab[k],
+				   v[k].size, UI_MX_SIZE_N, UI_MX_SIZE_LO_EXP,
+				   1, v[k].size_count, (double)v[k].size_sum);
+}
+
+static void health_counter(struct tbuf *t, const char *name,
+			   const char *help, uint64_t v)
+{
+	family(t, name, "counter", help);
+	tb_printf(t, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void health_text(struct tbuf *t, const struct mx_state *st,
+			uint32_t nseries)
+{
+	const struct cap_stats *c = &st->cs;
+	unsigned k;
+	char e[64];
+
+	family(t, "nfscope_findings_total", "counter",
+	       "Findings closed so far, by kind (report's findings).");
+	for (k = 0; k < AN_F_NKINDS; k++) {
+		ui_mx_label(an_find_kind_name((enum an_find_kind)k), e,
+			    sizeof(e));
+		tb_printf(t, "nfscope_findings_total{kind=\"%s\"} %llu\n", e,
+			  (unsigned long long)st->find_kind[k]);
+	}
+	health_counter(t, "nfscope_findings_dropped_total", "Findings past "
+		       "the findings budget.", st->find_dropped);
+	health_counter(t, "nfscope_packets_total", "Packets read.",
+		       c->packets);
+	health_counter(t, "nfscope_packet_bytes_total", "Wire bytes of the "
+		       "packets read.", c->bytes);
+	health_counter(t, "nfscope_kernel_drops_total", "Packets the "
+		       "kernel dropped (pcap_stats ps_drop, live).", c->ps_drop);
+	health_counter(t, "nfscope_interface_drops_total", "Packets the "
+		       "interface dropped (pcap_stats ps_ifdrop, live).",
+		       c->ps_ifdrop);
+	health_counter(t, "nfscope_evictions_total", "Entries dropped for "
+		       "memory budgets (flows, fragments, xids, names, late "
+		       "replies).", ui_evictions(&st->cs, &st->ds, &st->es));
+	family(t, "nfscope_hidden_records_total", "counter", "RPC records "
+	       "the snaplen hid inside TCP segments (estimated).");
+	tb_printf(t, "nfscope_hidden_records_total{type=\"call\"} %llu\n"
+		  "nfscope_hidden_records_total{type=\"reply\"} %llu\n",
+		  (unsigned long long)c->tcp_hidden_calls,
+		  (unsigned long long)c->tcp_hidden_replies);
+	health_counter(t, "nfscope_tcp_gaps_total", "TCP stream holes "
+		       "skipped.", c->tcp_gaps);
+	health_counter(t, "nfscope_ipfrag_incomplete_total", "IP fragment "
+		       "trains never completed.", c->ipfrag_incomplete);
+	health_counter(t, "nfscope_not_rpc_total", "Messages that failed "
+		       "the RPC checks.", st->ds.not_rpc);
+	health_counter(t, "nfscope_series_overflow_ops_total", "Operations "
+		       "of keys past the series budget (in op=\"other\").",
+		       st->overflow_ops);
+	family(t, "nfscope_series", "gauge", "Series (op x client x server) "
+	       "held.");
+	tb_printf(t, "nfscope_series %u\n", nseries);
+	family(t, "nfscope_input_done", "gauge", "Whether the input ended "
+	       "(1: the figures are final).");
+	tb_printf(t, "nfscope_input_done %d\n", st->done ? 1 : 0);
+}
+
+size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap)
+{
+	struct tbuf t = { .buf = buf, .cap = cap };
+	struct mx_state st;
+	char (*lab)[512];
+	struct mx_series *v;
+	uint32_t n, k;
+
+	pthread_mutex_lock(&m->mu);
+	n = m->n;
+	if (n > m->snap_cap) {
+		v = realloc(m->snap, n * sizeof(*v));
+		if (v == NULL) {
+			pthread_mutex_unlock(&m->mu);
+			return 0;
+		}
+		m->snap = v;
+		m->snap_cap = n;
+	}
+	if (n)
+		memcpy(m->snap, m->s, n * sizeof(*m->s));
+	st = m->st;
+	pthread_mutex_unlock(&m->mu);
+	lab = malloc((n ? n : 1) * sizeof(*lab));
+	if (lab == NULL)
+		return 0;
+	for (k = 0; k < n; k++)
+		series_labels(&m->snap[k], lab[k], sizeof(lab[k]));
+	series_text(&t, m->snap, n, lab);
+	health_text(&t, &st, n);
+	free(lab);
+	return t.oom ? 0 : t.len;
+}
+
+/* ---------------------------------------------------- the server -- */
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct ui_mx *m = cls;
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+	size_t len = 0;
+	bool metrics = strcmp(url, "/metrics") == 0;
+	static const char nf[] = "nfscope: GET /metrics\n";
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return MHD_NO;
+	if (metrics)
+		len = ui_mx_render(m, &m->text, &m->text_cap);
+	if (metrics && len == 0)
+		return MHD_NO;
+	r = metrics ? MHD_create_response_from_buffer(len, m->text,
+						      MHD_RESPMEM_MUST_COPY)
+		    : MHD_create_response_from_buffer(sizeof(nf) - 1,
+						      (void *)nf,
+						      MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", metrics ?
+				"text/plain; version=0.0.4; charset=utf-8" :
+				"text/plain; charset=utf-8");
+	rc = MHD_queue_response(c, metrics ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND,
+				r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* "127.0.0.1:9464" or "[::1]:9464" into ss; -1 if malformed. */
+static int parse_addr(const char *s, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	char *end;
+	unsigned long port;
+	size_t hl;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	if (colon == NULL || colon == s)
+		return -1;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end || port > 65535)
+		return -1;
+	hl = (size_t)(colon - s);
+	if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') {
+		s++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*a4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*a6);
+		return 0;
+	}
+	return -1;
+}
+
+int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
+		 size_t n)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	if (parse_addr(addr_port, &ss, &len) < 0) {
+		snprintf(err, n, "bad address '%s' (ADDR:PORT, e.g. "
+			 "127.0.0.1:9464 or [::1]:9464)", addr_port);
+		return -1;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+		snprintf(err, n, "cannot listen on %s: %s", addr_port,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	m->fd = fd;
+	m->v6 = ss.ss_family == AF_INET6;
+	return 0;
+}
+
+int ui_mx_start(struct ui_mx *m, char *err, size_t n)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	assert(m->fd >= 0 && m->d == NULL);
+	if (m->v6)
+		flags |= MHD_USE_IPv6;
+	/* one thread serves every scrape, one at a time (the snapshot
+	   buffers are its own); a client that stalls is dropped after 10 s */
+	m->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, m,
+				MHD_OPTION_LISTEN_SOCKET, m->fd,
+				MHD_OPTION_CONNECTION_LIMIT, 16u,
+				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				MHD_OPTION_END);
+	if (m->d == NULL) {
+		snprintf(err, n, "cannot start the HTTP server");
+		return -1;
+	}
+	return 0;
+}
