@@ -77,10 +77,12 @@ asan)	# cli/cut: every 5th byte offset of the cut packets (the normal
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 CUT_STEP=5 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite build-asan ;;
 tsan)	# the suites that run more than one thread (opq, the store's insert
-	# thread, top's worker, live capture) under ThreadSanitizer
+	# thread, top's worker, live capture, the metrics endpoint) under
+	# ThreadSanitizer
 	deps; setup build-tsan -Db_sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 CUT_STEP=9 \
 	meson test -C build-tsan --print-errorlogs --num-processes 2 \
-		--suite analyze --suite store --suite top --suite cli --suite live ;;
+		--suite analyze --suite store --suite top --suite cli --suite live \
+		--suite prom ;;
 *)	echo "usage: scripts/dev.sh deps|demo|test|asan|tsan" >&2; exit 2 ;;
 esac
