@@ -101,7 +101,8 @@ def rss_summary(path, warmup, margin_kb):
 def control_peak(nfscope, d):
     """Peak RSS (VmHWM, kB) of `record -r` over one pass of the same
     capture, offline: every table touched at full speed (the peak is the
-    same over 1 and 8 passes: 96.4 and 96.9 MB on 2026-12-02)."""
+    same over 1 and 8 passes: 96.4 and 96.9 MB on 2026-12-02, before the
+    histograms' small chunks; one pass 90.4 MB after)."""
     db = os.path.join(d, 'control.db')
     for sfx in ('', '-wal', '-shm'):
         if os.path.exists(db + sfx):
