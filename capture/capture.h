@@ -288,9 +288,9 @@ struct cap_source *cap_open_offline(const char *path,
 				    char *errbuf);
 /*
  * Several files as one capture (a tcpdump -C/-G ring, -r A -r B): read one
- * after another in the order of their first packet; a file compressed
- * with gzip is read through zlib (also by cap_open_offline).  A file that
- * begins before the last packet already read (overlapping captures), or
+ * after another in the order of their first packet; a compressed file is
+ * read through its library (also by cap_open_offline).  Files that overlap
+ * in time are merged by timestamp (cap_source_merge_stats).  A file that
  * fails to open, or is damaged, stops the reading there with a read error
  * (cap_source_read_error: "FILE: what; N later files not read").  The
  * path strings are borrowed until cap_close; cfg is copied (its filter
@@ -351,6 +351,11 @@ void cap_source_stats(struct cap_source *s, struct cap_stats *st);
  * since the previous sample (or the open), 0 if not (always 0 offline). */
 int cap_source_drops(struct cap_source *s, struct cap_drop_span *span);
 /* Has the source stopped for good (end of file, count or duration)? */
+/* Overlapping files merged by timestamp so far: how many files were read
+ * merged, and frames found in two files (the same time and bytes) that
+ * were taken once. */
+void cap_source_merge_stats(const struct cap_source *s, uint32_t *files,
+			    uint64_t *dup_frames);
 bool cap_source_done(const struct cap_source *s);
 int cap_source_linktype(const struct cap_source *s);
 int cap_source_snaplen(const struct cap_source *s);

@@ -11,10 +11,16 @@
  * magic bytes, not its name) is read through its library (zfile.c: no
  * temporary file); its offsets are of the uncompressed data.  Several
  * files (a tcpdump -C/-G ring) are one source: read one after another in
- * the order of their first packet, each with the filter; a file that
- * begins before the packets already read end (overlapping captures) stops
- * the reading with a read error, as does a damaged file: the files after
- * it are not read (the message says how many).
+ * the order of their first packet, each with the filter.  Files that
+ * overlap in time (captures of two mirror ports) are merged by timestamp,
+ * as mergecap does: the first packet that comes after the next file's
+ * first one starts the merge, from where every file that has begun is
+ * open at once and the earliest packet goes first (ties: the file that
+ * sorts first).  A frame found twice (the same time to the nanosecond and
+ * the same bytes, in two files: one capture's files given twice or cut
+ * overlapping) is taken once and counted.  A damaged file stops the
+ * reading with a read error: the files after it are not read (the
+ * message says how many).
  */
 #define _GNU_SOURCE		/* fopencookie */
 #include <arpa/inet.h>
@@ -68,6 +74,19 @@ struct cap_source {
 	uint32_t npaths, cur;
 	struct cap_config cfg;	/* copied: each file gets the filter */
 	int64_t max_ts_ns;	/* latest packet time read so far */
+	int64_t next_first;	/* first_ts of the file after cur (INT64_MAX) */
+	/* overlapping files, merged by timestamp (merge_*) */
+	bool merge_pending;	/* a packet is held: the merge starts */
+	bool merging;
+	uint8_t *held;		/* that packet's bytes, owned */
+	struct cap_pkt held_pkt;
+	struct mfile *mf;	/* files open at once, nmf of them, owned */
+	uint32_t nmf, next_open;	/* next_open: first path not opened */
+	uint32_t merged;	/* files read merged with another */
+	uint64_t dup_frames;	/* frames found twice, taken once */
+	uint64_t last_hash;	/* the last packet taken while merging */
+	int64_t last_ts;
+	uint32_t last_file;
 	/* pcap_stats samples: libpcap's counters are 32 bits and wrap */
 	uint32_t last_recv, last_drop, last_ifdrop;
 	uint64_t recv, drop, ifdrop;
@@ -149,6 +168,20 @@ static void name_file(char *errbuf, const char *path)
 	errbuf[n + k] = '\0';
 }
 
+/* A file open while overlapping files are merged. */
+struct mfile {
+	pcap_t *pc;
+	char *iobuf;
+	FILE *seek_fp;
+	enum cap_zkind gz;
+	bool nano;
+	int linktype;
+	uint32_t idx;		/* in paths */
+	struct cap_pkt head;	/* its next packet: data is libpcap's (valid
+				   until the next read) or the held copy */
+	int64_t next_off;	/* offset after head, -1 */
+};
+
 /* ------------------------------------------------------------ offline -- */
 
 /*
@@ -181,7 +214,8 @@ static int open_file(struct cap_source *s, const char *path,
 	 */
 	if ((fp = cap_zopen(path, &gz, errbuf)) == NULL)
 		return -1;
-	fast = fp != stdin && gz == CAP_Z_NONE && !(cfg && cfg->filter && *cfg->filter) &&
+	fast = fp != stdin && gz == CAP_Z_NONE && !s->merging &&
+	       !(cfg && cfg->filter && *cfg->filter) &&
 	       fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
 	       pread(fileno(fp), hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
 	       cap_file_header_ok(hdr);
@@ -302,6 +336,7 @@ struct cap_source *cap_open_files(const char *const *paths, uint32_t n,
 		s->paths[j] = paths[i];
 		s->first_ts[j] = t;
 	}
+	s->next_first = n > 1 ? s->first_ts[1] : INT64_MAX;
 	if (open_file(s, s->paths[0], cfg, errbuf) < 0) {
 		cap_close(s);
 		return NULL;
@@ -407,20 +442,45 @@ static void close_file(struct cap_source *s)
 	s->iobuf = NULL;
 }
 
+static void merge_close(struct cap_source *s);
+static int fast_hand_back(struct cap_source *s, char *errbuf);
+
 void cap_close(struct cap_source *s)
 {
 	if (!s)
 		return;
 	close_file(s);
+	merge_close(s);
 	free(s->paths);
 	free(s->first_ts);
 	free(s);
 }
 
-/* Take one packet; false (and done) if it is past --duration. */
+/* The packet that comes at or after the next file's first one: kept (copied:
+ * the reader's buffer goes on) for the merge, which starts when the
+ * current read returns.  False without memory (the packet is then read
+ * as if the files did not overlap). */
+static bool hold(struct cap_source *s, const struct cap_pkt *pkt)
+{
+	s->held = malloc(pkt->caplen ? pkt->caplen : 1);
+	if (s->held == NULL) {
+		s->next_first = INT64_MAX;
+		return false;
+	}
+	memcpy(s->held, pkt->data, pkt->caplen);
+	s->held_pkt = *pkt;
+	s->held_pkt.data = s->held;
+	s->merge_pending = true;
+	return true;
+}
+
+/* Take one packet; false if it is past --duration (done) or begins the
+ * merge of overlapping files (held). */
 static bool take(struct cap_source *s, struct cap_pkt *pkt)
 {
 	pkt->linktype = s->linktype;
+	if (pkt->ts_ns >= s->next_first && hold(s, pkt))
+		return false;
 	if (s->duration_ns && !s->live) {
 		if (s->seen == 0)
 			s->first_ts_ns = pkt->ts_ns;
@@ -488,19 +548,8 @@ static int fast_dispatch(struct cap_source *s, int max, char *errbuf)
 
 	while (n < max) {
 		if (cap_file_next(s->ff, &pkt) <= 0) {
-			uint64_t pos = cap_file_pos(s->ff);
-			FILE *fp = pcap_file(s->pc);
-
-			cap_file_free(s->ff);
-			s->ff = NULL;
-			s->good_off = (int64_t)pos;
-			if (fp == NULL || fseeko(fp, (off_t)pos, SEEK_SET) != 0) {
-				snprintf(errbuf, CAP_ERRBUF_SIZE,
-					 "read: cannot seek to offset %llu: %s",
-					 (unsigned long long)pos,
-					 fp ? strerror(errno) : "no file");
+			if (fast_hand_back(s, errbuf) < 0)
 				return -1;
-			}
 			break;
 		}
 		if (!take(s, &pkt))
@@ -526,7 +575,9 @@ static void set_nonblock(struct cap_source *s, bool on)
  * how many were left unread. */
 static void fail(struct cap_source *s, const char *what)
 {
-	uint32_t left = s->npaths > s->cur + 1 ? s->npaths - s->cur - 1 : 0;
+	/* merging, the files after cur may be open already, read in part */
+	uint32_t left = s->merging ? s->npaths - s->next_open :
+			s->npaths > s->cur + 1 ? s->npaths - s->cur - 1 : 0;
 	char gz[64] = "";
 
 	if (s->gz != CAP_Z_NONE)
@@ -542,27 +593,11 @@ static void fail(struct cap_source *s, const char *what)
 		snprintf(s->why, sizeof(s->why), "%.400s%s", what, gz);
 }
 
-/* The current file ended: open the next one.  0, or -1 (s->why). */
-static int next_file(struct cap_source *s, char *errbuf)
+/* Open file cur of the ring.  0, or -1 (s->why). */
+static int open_cur(struct cap_source *s, char *errbuf)
 {
-	const char *prev = s->paths[s->cur];
-	int64_t t = s->first_ts[s->cur + 1];
-
-	close_file(s);
-	s->cur++;
 	s->gz = CAP_Z_NONE;
 	s->good_off = -1;	/* no byte of the next file is at fault */
-	if (t != INT64_MAX && t < s->max_ts_ns) {
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "it begins at %lld.%09lld, "
-			 "before the last packet read from %s (%lld.%09lld): "
-			 "overlapping captures are not merged (mergecap -w "
-			 "merges them)", (long long)(t / 1000000000),
-			 (long long)(t % 1000000000), prev,
-			 (long long)(s->max_ts_ns / 1000000000),
-			 (long long)(s->max_ts_ns % 1000000000));
-		fail(s, errbuf);
-		return -1;
-	}
 	if (open_file(s, s->paths[s->cur], &s->cfg, errbuf) < 0) {
 		char m[CAP_ERRBUF_SIZE];
 		size_t k = strlen(s->paths[s->cur]);
@@ -575,6 +610,248 @@ static int next_file(struct cap_source *s, char *errbuf)
 		return -1;
 	}
 	return 0;
+}
+
+/* The current file ended: open the next one.  0, or -1 (s->why).  It
+ * does not begin before a packet already read: a packet after its first
+ * one would have started the merge (take). */
+static int next_file(struct cap_source *s, char *errbuf)
+{
+	close_file(s);
+	s->cur++;
+	s->next_first = s->cur + 1 < s->npaths ? s->first_ts[s->cur + 1]
+					       : INT64_MAX;
+	return open_cur(s, errbuf);
+}
+
+/* ------------------------------------------------ overlapping files -- */
+
+/* 64-bit FNV-1a of a packet's captured bytes (frames found twice). */
+static uint64_t pkt_hash(const struct cap_pkt *p)
+{
+	uint64_t h = 1469598103934665603ULL ^ p->caplen ^
+		     ((uint64_t)p->len << 32);
+	uint32_t i;
+
+	for (i = 0; i < p->caplen; i++)
+		h = (h ^ p->data[i]) * 1099511628211ULL;
+	return h;
+}
+
+static void mfile_close(struct mfile *f)
+{
+	if (f->pc)
+		pcap_close(f->pc);
+	f->pc = NULL;
+	free(f->iobuf);
+	f->iobuf = NULL;
+}
+
+static void merge_close(struct cap_source *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nmf; i++)
+		mfile_close(&s->mf[i]);
+	free(s->mf);
+	s->mf = NULL;
+	s->nmf = 0;
+	free(s->held);
+	s->held = NULL;
+}
+
+/* Read f's next packet into its head: 1, 0 at its end, -1 on an error
+ * (s->why names the file). */
+static int mfile_next(struct cap_source *s, struct mfile *f)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	int64_t frac;
+	int rc = pcap_next_ex(f->pc, &h, &d);
+
+	if (rc == PCAP_ERROR_BREAK)
+		return 0;
+	if (rc != 1) {
+		char m[CAP_ERRBUF_SIZE];
+
+		snprintf(m, sizeof(m), "%s", pcap_geterr(f->pc));
+		s->cur = f->idx;
+		s->gz = f->gz;
+		s->good_off = f->next_off;
+		s->seek_fp = NULL;
+		fail(s, m);
+		return -1;
+	}
+	frac = h->ts.tv_usec;
+	if (!f->nano && __builtin_mul_overflow(frac, (int64_t)1000, &frac))
+		frac = frac < 0 ? -CAP_TS_MAX : CAP_TS_MAX;
+	f->head.linktype = f->linktype;
+	f->head.ts_ns = cap_ts_ns(h->ts.tv_sec, frac);
+	f->head.caplen = h->caplen;
+	f->head.len = h->len;
+	f->head.data = d;
+	f->next_off = f->seek_fp ? (int64_t)ftello(f->seek_fp) : -1;
+	return 1;
+}
+
+/* The file s holds open (s->pc ...) becomes merged file f. */
+static void mfile_take(struct cap_source *s, struct mfile *f)
+{
+	f->pc = s->pc;
+	f->iobuf = s->iobuf;
+	f->seek_fp = s->seek_fp;
+	f->gz = s->gz;
+	f->nano = s->nano;
+	f->linktype = s->linktype;
+	f->idx = s->cur;
+	s->pc = NULL;
+	s->iobuf = NULL;
+	s->seek_fp = NULL;
+	s->merged++;
+}
+
+/* The fast reader stopped (or was stopped): libpcap goes on at the record
+ * it stopped at.  0, or -1 (errbuf). */
+static int fast_hand_back(struct cap_source *s, char *errbuf)
+{
+	uint64_t pos = cap_file_pos(s->ff);
+	FILE *fp = pcap_file(s->pc);
+
+	cap_file_free(s->ff);
+	s->ff = NULL;
+	s->good_off = (int64_t)pos;
+	if (fp == NULL || fseeko(fp, (off_t)pos, SEEK_SET) != 0) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE,
+			 "read: cannot seek to offset %llu: %s",
+			 (unsigned long long)pos,
+			 fp ? strerror(errno) : "no file");
+		return -1;
+	}
+	return 0;
+}
+
+/* A packet was held (take): the current file, with that packet as its
+ * head, becomes the first merged file.  0, or -1 (s->why). */
+static int merge_start(struct cap_source *s, char *errbuf)
+{
+	struct mfile *f;
+
+	s->merge_pending = false;
+	if (s->ff && fast_hand_back(s, errbuf) < 0) {
+		fail(s, errbuf);
+		return -1;
+	}
+	s->mf = calloc(s->npaths - s->cur, sizeof(*s->mf));
+	if (s->mf == NULL) {
+		fail(s, "out of memory merging overlapping files");
+		return -1;
+	}
+	f = &s->mf[s->nmf++];
+	/* libpcap (or the hand-back) is past the held packet */
+	f->next_off = s->seek_fp ? (int64_t)ftello(s->seek_fp) : -1;
+	mfile_take(s, f);
+	f->head = s->held_pkt;
+	s->next_open = s->cur + 1;
+	s->next_first = INT64_MAX;	/* take() holds no more */
+	s->merging = true;
+	s->last_ts = INT64_MIN;
+	return 0;
+}
+
+/* Open the next file of the ring as a merged file with its first packet
+ * read (an empty one is closed at once).  0, or -1 (s->why). */
+static int merge_open(struct cap_source *s, char *errbuf)
+{
+	struct mfile *f;
+	int rc;
+
+	s->cur = s->next_open++;
+	if (open_cur(s, errbuf) < 0)
+		return -1;
+	f = &s->mf[s->nmf++];
+	f->next_off = s->good_off;
+	mfile_take(s, f);
+	rc = mfile_next(s, f);
+	if (rc <= 0) {
+		mfile_close(f);
+		s->nmf--;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* The merged file whose head comes first (ties: the file sorted first),
+ * or -1 when every file is read. */
+static int merge_first(const struct cap_source *s)
+{
+	int best = -1;
+	uint32_t i;
+
+	for (i = 0; i < s->nmf; i++)
+		if (best < 0 || s->mf[i].head.ts_ns < s->mf[best].head.ts_ns ||
+		    (s->mf[i].head.ts_ns == s->mf[best].head.ts_ns &&
+		     s->mf[i].idx < s->mf[best].idx))
+			best = (int)i;
+	return best;
+}
+
+/* At most max packets of the merged files, in time order: the count
+ * taken, 0 at the end, -1 on an error (s->why). */
+static int merge_dispatch(struct cap_source *s, int max, char *errbuf)
+{
+	int n = 0;
+
+	while (n < max) {
+		struct mfile *f;
+		uint64_t h;
+		int k = merge_first(s), rc;
+
+		/* every file that begins before the earliest head opens */
+		while (s->next_open < s->npaths &&
+		       (k < 0 || s->first_ts[s->next_open] <=
+				 s->mf[k].head.ts_ns)) {
+			if (merge_open(s, errbuf) < 0)
+				return -1;
+			k = merge_first(s);
+		}
+		if (k < 0) {
+			s->done = true;
+			break;
+		}
+		f = &s->mf[k];
+		h = pkt_hash(&f->head);
+		if (f->head.ts_ns == s->last_ts && h == s->last_hash &&
+		    f->idx != s->last_file) {
+			s->dup_frames++;	/* the same frame, twice */
+		} else {
+			s->linktype = f->linktype;
+			s->cur = f->idx;
+			s->gz = f->gz;
+			if (!take(s, &f->head))
+				break;	/* past --duration */
+			s->good_off = f->next_off;
+			s->last_ts = f->head.ts_ns;
+			s->last_hash = h;
+			s->last_file = f->idx;
+			n++;
+		}
+		rc = mfile_next(s, f);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			mfile_close(f);
+			*f = s->mf[--s->nmf];
+		}
+		if (stop_asked(s))
+			break;
+	}
+	return n;
+}
+
+/* Reading stopped on an error (s->why): -1, errbuf saying so. */
+static int read_failed(struct cap_source *s, char *errbuf)
+{
+	snprintf(errbuf, CAP_ERRBUF_SIZE, "read: %.500s", s->why);
+	return -1;
 }
 
 /* One pcap_dispatch of at most max packets: >0 packets read, 0 none (end
@@ -594,15 +871,39 @@ static int dispatch(struct cap_source *s, struct cap_pipe *pipe, int max,
 	}
 	s->pipe = pipe;
 again:
+	if (s->merging) {
+		n = merge_dispatch(s, max, errbuf);
+		return n < 0 ? read_failed(s, errbuf) : n;
+	}
 	if (s->ff) {
 		n = fast_dispatch(s, max, errbuf);
 		if (n < 0)
 			fail(s, errbuf);
+		if (s->merge_pending) {
+			if (merge_start(s, errbuf) < 0)
+				return read_failed(s, errbuf);
+			if (n > 0)
+				return n;
+			goto again;
+		}
 		if (n != 0 || s->done)
 			return n;
 		/* handed back with none taken: libpcap goes on below */
 	}
 	n = pcap_dispatch(s->pc, max, on_packet, (u_char *)s);
+	if (s->merge_pending) {
+		/* pcap_breakloop's flag is still up (a packet was taken in
+		   that dispatch): the next read clears it, reading nothing */
+		struct pcap_pkthdr *h;
+		const u_char *d;
+
+		(void)pcap_next_ex(s->pc, &h, &d);
+		if (merge_start(s, errbuf) < 0)
+			return read_failed(s, errbuf);
+		if (n > 0)
+			return n;
+		goto again;
+	}
 	if (n == PCAP_ERROR && stop_asked(s))
 		return 0;	/* EINTR, or a writer killed by the same signal */
 	if (n == PCAP_ERROR) {
@@ -786,6 +1087,13 @@ void cap_source_set_stop(struct cap_source *s, volatile sig_atomic_t *stop)
 	s->stop = stop;
 }
 
+void cap_source_merge_stats(const struct cap_source *s, uint32_t *files,
+			    uint64_t *dup_frames)
+{
+	*files = s->merged;
+	*dup_frames = s->dup_frames;
+}
+
 bool cap_source_done(const struct cap_source *s)
 {
 	return s->done || (s->count && s->seen >= s->count);
@@ -798,7 +1106,8 @@ int cap_source_linktype(const struct cap_source *s)
 
 int cap_source_snaplen(const struct cap_source *s)
 {
-	return pcap_snapshot(s->pc);
+	return s->pc ? pcap_snapshot(s->pc) : s->nmf ?
+	       pcap_snapshot(s->mf[0].pc) : 0;
 }
 
 int cap_source_fd(const struct cap_source *s)
@@ -811,11 +1120,11 @@ int cap_source_fd(const struct cap_source *s)
 void cap_source_progress(struct cap_source *s, uint64_t *done,
 			 uint64_t *total)
 {
-	FILE *fp = s->live || s->ff ? NULL : pcap_file(s->pc);
+	FILE *fp = s->live || s->ff || !s->pc ? NULL : pcap_file(s->pc);
 	long pos = fp ? ftell(fp) : -1;
 
 	*done = s->ff ? cap_file_pos(s->ff) : pos > 0 ? (uint64_t)pos : 0;
-	*total = s->file_size;
+	*total = s->merging ? 0 : s->file_size;	/* merging: one of many */
 }
 
 const char *cap_addr_str(const struct cap_addr *a, char *buf, size_t n)

@@ -673,6 +673,25 @@ static int drain(struct cap_source *src, struct cap_pipe *pipe, char *err)
 	return rc;
 }
 
+/* Files that overlapped in time: say they were merged, and how many
+ * frames two of them held (taken once). */
+static void merge_notice(const struct cap_source *src, const char *who)
+{
+	uint32_t files;
+	uint64_t dup;
+
+	cap_source_merge_stats(src, &files, &dup);
+	if (files == 0)
+		return;
+	fprintf(stderr, "nfscope %s: %" PRIu32 " files overlapping in time "
+		"were merged by timestamp", who, files);
+	if (dup)
+		fprintf(stderr, "; %" PRIu64 " frame%s found in two of them "
+			"(the same time and bytes) taken once", dup,
+			dup == 1 ? "" : "s");
+	fputc('\n', stderr);
+}
+
 int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	   const struct ui_run_hooks *h)
 {
@@ -730,5 +749,6 @@ int ui_run(struct cap_source *src, struct cap_pipe *pipe,
 	cap_pipe_flush(pipe);
 	if (live)
 		sample_drops(src, h);
+	merge_notice(src, h->who);
 	return rc < 0 ? -1 : rc == 1 && cap_source_read_error(src, &cut);
 }

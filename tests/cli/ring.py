@@ -7,7 +7,10 @@ files as their tools write them (whole, concatenated streams, cut,
 damaged); a cut or damaged file
 in the middle of a ring stops there as a single cut file does (exit 3,
 the file named, the later files counted, record's run 'cut'); files that
-overlap in time are refused with a read error.
+overlap in time (two mirror ports: the capture split by client) are merged
+by timestamp into the report of the whole capture, a frame found in two
+files is taken once, and a cut file among merged ones stops the reading
+after the packets that came before its cut.
 
 Ground truth: the generator's per-operation record, the whole capture
 (the ring's files are tcpdump's split of it), and the packets and offsets
@@ -250,11 +253,88 @@ def test_cut_in_ring(ring):
           'a junk file in a ring: exit %d %s' % (p.returncode, p.stderr))
 
 
-def test_overlap(ring):
-    p = run('report', '-r', 'whole.pcap', '-r', ring[1])
-    check(p.returncode == 3 and 'overlapping captures are not merged'
-          in p.stdout, 'overlapping files: exit %d %s' %
-          (p.returncode, p.stdout[:400]))
+def records(data):
+    """[(time in us, record bytes)] of a little-endian microsecond pcap."""
+    out, off = [], 24
+    while off + 16 <= len(data):
+        sec, usec, incl = struct.unpack('<III', data[off:off + 12])
+        if off + 16 + incl > len(data):
+            break
+        out.append((sec * 1000000 + usec, data[off:off + 16 + incl]))
+        off += 16 + incl
+    return out
+
+
+def client_of(rec):
+    """The client address (10.0.0.K) of an Ethernet/IPv4 frame, else None."""
+    frame = rec[16:]
+    if len(frame) < 34 or frame[12:14] != b'\x08\x00':
+        return None
+    src, dst = frame[26:30], frame[30:34]
+    return src if src[:3] == bytes([10, 0, 0]) else dst
+
+
+def test_overlap(ring, whole):
+    """Two mirror ports: the whole capture split by client into two files
+    that overlap in time all along; merged by timestamp, they give the
+    whole capture's report, in any order, compressed or not."""
+    data = open(w('whole.pcap'), 'rb').read()
+    recs = records(data)
+    clients = sorted({client_of(r) for _, r in recs} - {None})
+    check(len(clients) >= 2, 'the generator used %d clients' % len(clients))
+    half = set(clients[:len(clients) // 2])
+    a = [x for x in recs if client_of(x[1]) in half]
+    b = [x for x in recs if client_of(x[1]) not in half]
+    check(a and b and a[-1][0] > b[0][0] and b[-1][0] > a[0][0],
+          'the two ports overlap in time')
+    for name, part in (('port-a.pcap', a), ('port-b.pcap', b)):
+        open(w(name), 'wb').write(data[:24] + b''.join(r for _, r in part))
+    with open(w('port-b.pcap'), 'rb') as f, gzip.open(w('port-b.pcap.gz'),
+                                                     'wb') as g:
+        g.write(f.read())
+    for args, what in ((['-r', 'port-a.pcap', '-r', 'port-b.pcap'],
+                        'two ports merged'),
+                       (['-r', 'port-b.pcap', '-r', 'port-a.pcap'],
+                        'two ports, given the other way round'),
+                       (['-r', 'port-a.pcap', '-r', 'port-b.pcap.gz'],
+                        'two ports, one gzipped')):
+        rep, p = report(*args)
+        check(p.returncode == 0 and rep is not None, '%s: exit %d %s' %
+              (what, p.returncode, p.stderr[:300]))
+        if rep:
+            same(whole, rep, what)
+        check('2 files overlapping in time were merged by timestamp\n'
+              in p.stderr and 'taken once' not in p.stderr,
+              '%s: the notice %r' % (what, p.stderr[:300]))
+    d1 = run('dump', '-r', 'whole.pcap')
+    d2 = run('dump', '-r', 'port-b.pcap', '-r', 'port-a.pcap')
+    check(d1.stdout == d2.stdout and d2.returncode == 0,
+          'dump of the two ports = dump of the whole capture')
+    # a file of the ring given again with the whole capture: its frames
+    # (the same times and bytes) are taken once
+    n1 = whole_records(open(w(ring[1]), 'rb').read())[0]
+    rep, p = report('-r', 'whole.pcap', '-r', ring[1])
+    check(p.returncode == 0 and rep is not None, 'whole + a ring file')
+    if rep:
+        same(whole, rep, 'whole + a ring file')
+    check('; %d frames found in two of them (the same time and bytes) '
+          'taken once' % n1 in p.stderr, 'duplicates: want %d, %r' %
+          (n1, p.stderr[:300]))
+    # a cut in one of the merged files: the packets before it, merged
+    cut_b = b[:len(b) // 2]
+    open(w('port-bcut.pcap'), 'wb').write(
+        data[:24] + b''.join(r for _, r in cut_b) + b[len(b) // 2][1][:30])
+    t_last = cut_b[-1][0]
+    a_first = a[0][0] <= b[0][0]         # a sorts first: it wins ties
+    n_a = sum(1 for t, _ in a if t < t_last or (a_first and t == t_last))
+    j, p = report('-r', 'port-a.pcap', '-r', 'port-bcut.pcap')
+    e = j['incomplete']['read_error'] if j else {}
+    off = 24 + sum(len(r) for _, r in cut_b)
+    check(p.returncode == 3 and e.get('packets') == n_a + len(cut_b) and
+          e.get('offset') == off and e.get('reason', '').startswith(
+              'port-bcut.pcap: truncated dump file'),
+          'a cut among merged files: exit %d, %s (want %d packets, byte %d)'
+          % (p.returncode, e, n_a + len(cut_b), off))
     p = run('report', '-r', 'no-such-*.pcap')
     check(p.returncode == 2 and 'no file matches' in p.stderr,
           'a glob matching nothing: %d %s' % (p.returncode, p.stderr))
@@ -270,5 +350,5 @@ if __name__ == '__main__':
     test_gzip(ring, whole)
     test_compressed(whole)
     test_cut_in_ring(ring)
-    test_overlap(ring)
+    test_overlap(ring, whole)
     sys.exit(tally.summary('ring'))
