@@ -81,14 +81,33 @@ struct cap_pipe {
 	int64_t now_ns;		/* capture clock: latest timestamp seen */
 	struct cap_frag_table *frag;
 	struct cap_tcp_table *tcp;
+	size_t tcp_mem;		/* bytes TCP holds (tcp_int.h) */
 	struct cap_handshake hs[CAP_HANDSHAKE_PAIRS];
 	uint64_t hs_dropped;
 };
 
+/* IP protocol numbers ip.c and l4.c read (netinet/in.h's, without it) */
+#define IPPROTO_HOPOPTS_ 0
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
+#define IPPROTO_ROUTING_ 43
+#define IPPROTO_FRAGMENT_ 44
+#define IPPROTO_AH_ 51
+#define IPPROTO_DSTOPTS_ 60
+
 /* ip.c */
 void cap_ip_input(struct cap_pipe *p, const uint8_t *d, uint32_t caplen,
 		  uint32_t len);
+
+/* l4.c: a datagram to UDP (a message) or TCP (tcp.c) */
 void cap_l4_input(struct cap_pipe *p, struct cap_l3 *l3);
+/* A header of hlen bytes does not fit: ip_errors if the wire did not have
+ * it either (else the frame was truncated: counted by the pipe). */
+void cap_short_header(struct cap_pipe *p, uint32_t hlen, uint32_t len);
+/* Walk IPv6 extension headers from next header *nh at l3->data (see l4.c);
+ * false if the packet was skipped (and counted). */
+bool cap_ip6_walk(struct cap_pipe *p, struct cap_l3 *l3, uint8_t *nh,
+		  struct cap_frag_in *fr, bool *is_frag);
 
 /* ipfrag.c */
 struct cap_frag_table *cap_frag_new(void);

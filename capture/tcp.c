@@ -51,23 +51,7 @@ struct cap_tcp_table {
 	uint32_t nflows;
 	struct tcp_flow *lru_head, *lru_tail;	/* head: most recent */
 	size_t ooo_segs;		/* queued out of order, all flows */
-	size_t mem;			/* bytes held: out-of-order segments
-					   and record buffers (tcp_mem_max) */
 };
-
-bool cap_tcp_mem_take(struct cap_pipe *p, size_t n)
-{
-	if (n > p->cfg.tcp_mem_max - p->tcp->mem)
-		return false;
-	p->tcp->mem += n;
-	return true;
-}
-
-void cap_tcp_mem_give(struct cap_pipe *p, size_t n)
-{
-	assert(n <= p->tcp->mem);
-	p->tcp->mem -= n;
-}
 
 #define OOO_COST(caplen) (sizeof(struct ooo_seg) + (caplen))
 
@@ -88,13 +72,17 @@ struct cap_tcp_table *cap_tcp_new(uint32_t flows_max)
 	return t;
 }
 
-static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f)
+/* mem: the pipe's tcp_mem to give the bytes back to (NULL: the table
+ * goes) */
+static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f,
+			 size_t *mem)
 {
 	while (f->ooo) {
 		struct ooo_seg *s = f->ooo;
 
 		f->ooo = s->next;
-		t->mem -= OOO_COST(s->caplen);
+		if (mem)
+			*mem -= OOO_COST(s->caplen);
 		free(s);
 		t->ooo_segs--;
 	}
@@ -104,7 +92,8 @@ static void ooo_free_all(struct cap_tcp_table *t, struct tcp_flow *f)
 
 static void flow_drop(struct cap_pipe *p, struct tcp_flow *f);
 
-static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
+static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f,
+			     size_t *mem)
 {
 	struct tcp_flow **pp = &t->bucket[f->hash & (t->nbucket - 1)];
 
@@ -123,8 +112,9 @@ static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f)
 	t->nflows--;
 	if (f->rev)
 		f->rev->rev = NULL;
-	ooo_free_all(t, f);
-	t->mem -= f->buf_cap;
+	ooo_free_all(t, f, mem);
+	if (mem)
+		*mem -= f->buf_cap;
 	free(f->buf);
 	free(f);
 }
@@ -134,7 +124,7 @@ void cap_tcp_free(struct cap_tcp_table *t)
 	if (!t)
 		return;
 	while (t->lru_head)
-		flow_unlink_free(t, t->lru_head);
+		flow_unlink_free(t, t->lru_head, NULL);
 	free(t->bucket);
 	free(t);
 }
@@ -475,7 +465,7 @@ static void rsp_fold(struct cap_pipe *p, struct tcp_flow *f)
 static void flow_drop(struct cap_pipe *p, struct tcp_flow *f)
 {
 	rsp_fold(p, f);
-	flow_unlink_free(p->tcp, f);
+	flow_unlink_free(p->tcp, f, &p->tcp_mem);
 }
 
 /* A pure ACK on flow f: does it answer the other direction's data
@@ -649,7 +639,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		}
 	}
 	if (f->state == FS_REJECT) {
-		ooo_free_all(t, f);
+		ooo_free_all(t, f, &p->tcp_mem);
 		f->rs = RS_SYNC;
 	}
 	if (fl & TH_RST) {

@@ -10,15 +10,29 @@
 #ifndef NFSCOPE_TCP_INT_H
 #define NFSCOPE_TCP_INT_H
 
+#include <assert.h>
+
 #include "capture/capture_int.h"
 
 enum flow_state { FS_PENDING, FS_FOLLOW, FS_REJECT };
 
 /* The one accounting of packet data TCP holds (cfg.tcp_mem_max, all
- * flows): take n bytes (false: over the budget, nothing taken), give them
- * back. */
-bool cap_tcp_mem_take(struct cap_pipe *p, size_t n);
-void cap_tcp_mem_give(struct cap_pipe *p, size_t n);
+ * flows, in p->tcp_mem): take n bytes (false: over the budget, nothing
+ * taken), give them back.  Inline, in the pipe: tcp.c and rpcrec.c both
+ * take and give, and neither calls the other for it. */
+static inline bool cap_tcp_mem_take(struct cap_pipe *p, size_t n)
+{
+	if (n > p->cfg.tcp_mem_max - p->tcp_mem)
+		return false;
+	p->tcp_mem += n;
+	return true;
+}
+
+static inline void cap_tcp_mem_give(struct cap_pipe *p, size_t n)
+{
+	assert(n <= p->tcp_mem);
+	p->tcp_mem -= n;
+}
 enum rec_state { RS_MARK, RS_BODY, RS_SYNC };
 
 /* A segment held out of order; data[] holds its captured bytes. */
