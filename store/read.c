@@ -1,6 +1,7 @@
-/* read.c - reading a store back: runs, ops replay, exports, merged
- * interval cells; filters and parsers shared with ui/; see store.h. */
-#include "store/store_int.h"
+/* read.c - reading a store back: runs, ops replay (through an
+ * analyze/filter.h filter), exports, drops, handshakes, merged interval
+ * cells, end-of-run tables; see store.h.  Calls db.c and schema.c. */
+#include "store/schema.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -11,175 +12,6 @@
 #include <strings.h>
 
 /* ------------------------------------------------------------ helpers -- */
-
-int store_addr_parse(const char *s, struct cap_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (s == NULL)
-		return -1;
-	if (inet_pton(AF_INET, s, a->a) == 1) {
-		a->family = 4;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, a->a) == 1) {
-		a->family = 6;
-		return 0;
-	}
-	return -1;
-}
-
-bool store_filter_proc(const struct store_filter *f, uint32_t prog,
-		       uint32_t vers, uint32_t proc)
-{
-	const char *p;
-	uint32_t k;
-
-	if (f == NULL || f->n_op == 0)
-		return true;
-	p = dec_proc_name(prog, vers, proc);
-	for (k = 0; p && k < f->n_op; k++)
-		if (strcasecmp(p, f->op[k]) == 0)
-			return true;
-	return false;
-}
-
-bool store_filter_match(const struct store_filter *f, const struct an_op *op,
-			int64_t base_ns)
-{
-	int64_t t;
-
-	if (f == NULL)
-		return true;
-	if (f->have_client && !cap_addr_eq(&f->client, &op->client))
-		return false;
-	if (f->have_server && !cap_addr_eq(&f->server, &op->server))
-		return false;
-	if (!store_filter_proc(f, op->prog, op->vers, op->proc))
-		return false;
-	if (f->have_from) {
-		t = f->from_rel ? base_ns + f->from_ns : f->from_ns;
-		if (op->first_call_ns < t)
-			return false;
-	}
-	if (f->have_to) {
-		t = f->to_rel ? base_ns + f->to_ns : f->to_ns;
-		if (op->first_call_ns >= t)
-			return false;
-	}
-	return true;
-}
-
-int store_parse_time(const char *s, int64_t *ns, bool *rel)
-{
-	char *end;
-	double v;
-
-	*rel = s[0] == '+';
-	if (*rel)
-		s++;
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	v = strtod(s, &end);
-	if (*end || !(v >= 0 && v < 9.2e9))
-		return -1;
-	*ns = (int64_t)llround(v * 1e9);
-	return 0;
-}
-
-int store_parse_duration(const char *s, int64_t *ns)
-{
-	char *end;
-	double v, mul = 1;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	v = strtod(s, &end);
-	switch (*end) {
-	case '\0': case 's': mul = 1; break;
-	case 'm': mul = 60; break;
-	case 'h': mul = 3600; break;
-	case 'd': mul = 86400; break;
-	default: return -1;
-	}
-	if (*end && end[1])
-		return -1;
-	v *= mul;
-	if (!(v > 0 && v < 9.2e9))
-		return -1;
-	*ns = (int64_t)llround(v * 1e9);
-	return 0;
-}
-
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-static bool get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*off < len && shift < 64) {
-		uint8_t b = p[(*off)++];
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return true;
-		shift += 7;
-	}
-	return false;
-}
-
-size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n)
-{
-	uint8_t bi[HIST_SUB];
-	uint64_t bn[HIST_SUB], prev = 0;
-	size_t off = 0;
-	unsigned c, k, m;
-
-	for (c = 0; c < HIST_NCHUNK; c++) {
-		m = hist_range_buckets(h, c, bi, bn);
-		for (k = 0; k < m; k++) {
-			uint64_t idx = (uint64_t)c * HIST_SUB + bi[k];
-
-			if (n - off < 20)
-				return off;	/* cannot happen: n >= 20/bucket */
-			off += put_varint(buf + off, idx - prev);
-			off += put_varint(buf + off, bn[k]);
-			prev = idx;
-		}
-	}
-	return off;
-}
-
-int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n)
-{
-	uint64_t idx = 0, d, cnt;
-	size_t off = 0;
-
-	while (off < n) {
-		unsigned c, i;
-
-		if (!get_varint(buf, n, &off, &d) || !get_varint(buf, n, &off, &cnt))
-			return -1;
-		idx += d;
-		if (idx >= (uint64_t)HIST_NCHUNK * HIST_SUB)
-			return -1;
-		c = (unsigned)(idx / HIST_SUB);
-		i = (unsigned)(idx % HIST_SUB);
-		if (!hist_add_bucket(h, c, i, cnt))
-			return -1;
-	}
-	return 0;
-}
 
 /* --------------------------------------------------------------- runs -- */
 
@@ -300,7 +132,7 @@ static void col_blob(sqlite3_stmt *q, int k, uint8_t *dst, size_t max,
 
 static void col_addr(sqlite3_stmt *q, int k, struct cap_addr *a)
 {
-	store_addr_parse((const char *)sqlite3_column_text(q, k), a);
+	an_addr_parse((const char *)sqlite3_column_text(q, k), a);
 }
 
 /* Column order as written by write.c's INSERT INTO ops (run first). */
@@ -373,7 +205,7 @@ static void row_to_op_at(sqlite3_stmt *q, int k0, struct an_op *op)
  * ops.id) that f matches goes to fn.  *last_id gets the last id read.
  */
 static int ops_query(struct store *s, const char *sql, int64_t a, int64_t b,
-		     int64_t c, const struct store_filter *f, int64_t base_ns,
+		     int64_t c, const struct an_filter *f, int64_t base_ns,
 		     an_op_fn fn, void *user, int64_t *last_id, char *errbuf)
 {
 	struct an_op *op = malloc(sizeof(*op));
@@ -394,7 +226,7 @@ static int ops_query(struct store *s, const char *sql, int64_t a, int64_t b,
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		*last_id = sqlite3_column_int64(q, 0);
 		row_to_op_at(q, 1, op);
-		if (store_filter_match(f, op, base_ns))
+		if (an_filter_match(f, op, base_ns))
 			fn(user, op);
 	}
 	sqlite3_finalize(q);
@@ -416,18 +248,15 @@ int store_read_ops_since(struct store *s, int64_t run, int64_t after_id,
 			 NULL, 0, fn, user, last_id, errbuf);
 }
 
-int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
+int store_read_ops(struct store *s, int64_t run, const struct an_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf)
 {
 	static const char sql[] = "SELECT id, " STORE_OPS_COLUMNS
 		" FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
 		"first_call_ns < ?3 ORDER BY id";
-	int64_t from = INT64_MIN, to = INT64_MAX, last;
+	int64_t from, to, last;
 
-	if (f && f->have_from)
-		from = f->from_rel ? base_ns + f->from_ns : f->from_ns;
-	if (f && f->have_to)
-		to = f->to_rel ? base_ns + f->to_ns : f->to_ns;
+	an_filter_bounds(f, base_ns, &from, &to);
 	return ops_query(s, sql, run, from, to, f, base_ns, fn, user, &last,
 			 errbuf);
 }
@@ -533,8 +362,8 @@ int store_read_handshakes(struct store *s, int64_t run,
 		const char *v = (const char *)sqlite3_column_text(q, 1);
 
 		memset(h, 0, sizeof(*h));
-		if (c == NULL || v == NULL || store_addr_parse(c, &h->client) < 0 ||
-		    store_addr_parse(v, &h->server) < 0)
+		if (c == NULL || v == NULL || an_addr_parse(c, &h->client) < 0 ||
+		    an_addr_parse(v, &h->server) < 0)
 			continue;
 		h->n = (uint32_t)sqlite3_column_int64(q, 2);
 		h->syn_min_ns = sqlite3_column_int64(q, 3);
@@ -558,7 +387,7 @@ int store_read_handshakes(struct store *s, int64_t run,
 #define PROCS_MAX 256
 
 int store_read_intervals(struct store *s, int64_t run,
-			 const struct store_filter *f, int64_t from_ns,
+			 const struct an_filter *f, int64_t from_ns,
 			 int64_t to_ns, store_cell_fn fn, void *user,
 			 char *errbuf)
 {
@@ -593,10 +422,9 @@ int store_read_intervals(struct store *s, int64_t run,
 
 		col_addr(q, 3, &cl);
 		col_addr(q, 4, &sv);
-		if (f && ((f->have_client && !cap_addr_eq(&f->client, &cl)) ||
-			  (f->have_server && !cap_addr_eq(&f->server, &sv))))
-			continue;
-		if (f && !store_filter_proc(f, prog, vers, proc))
+		if (f && (!an_filter_addr(f, AN_FK_CLIENT, &cl) ||
+			  !an_filter_addr(f, AN_FK_SERVER, &sv) ||
+			  !an_filter_proc(f, prog, vers, proc)))
 			continue;
 		for (k = 0; k < n; k++)
 			if (v[k].prog == prog && v[k].vers == vers &&

@@ -2,7 +2,7 @@
  * store.h.  The schema is the stable interface for SQL users
  * (doc/store.md): add columns and tables in new versions, never change the
  * meaning of an existing one. */
-#include "store/store_int.h"
+#include "store/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,56 +160,6 @@ static const char schema_sql[] =
 	"  PRIMARY KEY(run, transport, src, sport, dst, dport));\n"
 	DROPS_SQL SIZES_REP_SQL;
 
-int store_err(struct store *s, char *errbuf, const char *what)
-{
-	int rc = s && s->db ? sqlite3_errcode(s->db) : SQLITE_ERROR;
-	int ext = s && s->db ? sqlite3_extended_errcode(s->db) : rc;
-
-	/* sqlite keeps no errno for a full disk (os_unix.c: SQLITE_FULL) */
-	if (s && s->db)
-		s->sys_errno = rc == SQLITE_FULL ? ENOSPC :
-			       sqlite3_system_errno(s->db);
-	if (rc == SQLITE_FULL || ext == SQLITE_IOERR_WRITE ||
-	    ext == SQLITE_IOERR_FSYNC)
-		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: disk full or write "
-			 "error (%s): the last batch was not committed",
-			 what, s->db ? sqlite3_errmsg(s->db) : "");
-	else if (rc == SQLITE_READONLY)
-		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: database is not "
-			 "writable (%s)", what, sqlite3_errmsg(s->db));
-	else
-		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: %s", what,
-			 s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
-	return -1;
-}
-
-int store_exec(struct store *s, const char *sql, char *errbuf)
-{
-	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return store_err(s, errbuf, "sqlite");
-	return 0;
-}
-
-/* Word-at-a-time multiplicative hash (keys are short, fixed-layout). */
-uint64_t store_hash(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint64_t w;
-
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, b, n);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return h ^ (h >> 32);
-}
-
 /* Is the file already an nfscope database, and which schema version? */
 static int check_schema(struct store *s, const char *path, int *version,
 			char *errbuf)
@@ -330,23 +280,6 @@ static int create_schema(struct store *s, char *errbuf)
 		rc = store_exec(s, v, errbuf);
 	}
 	return end_tx(s, rc, errbuf);
-}
-
-bool store_has_column(struct store *s, const char *table, const char *col)
-{
-	sqlite3_stmt *q;
-	char sql[128];
-	bool yes = false;
-
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s')"
-		 " WHERE name = ?", table);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(q, 1, col, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		yes = sqlite3_column_int(q, 0) > 0;
-	sqlite3_finalize(q);
-	return yes;
 }
 
 /* The runs columns added since version 2 (versions 3 and 4) that the
@@ -615,7 +548,7 @@ int store_open(const char *path, unsigned flags, struct store **out,
 			 "open",
 			 e ? strerror(e) : s->db ? sqlite3_errmsg(s->db) :
 			 "out of memory");
-		store_close(s);
+		store_db_free(s);
 		return -1;
 	}
 	s->path = strdup(path);
@@ -657,41 +590,6 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	*out = s;
 	return 0;
 fail:
-	store_close(s);
+	store_db_free(s);
 	return -1;
-}
-
-int64_t store_sqlite_heap(void)
-{
-	sqlite3_int64 cur = 0, hi = 0;
-
-	if (sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0) !=
-	    SQLITE_OK)
-		return -1;
-	return cur;
-}
-
-void store_close(struct store *s)
-{
-	uint32_t k;
-	int i;
-
-	if (s == NULL)
-		return;
-	store_writer_stop(s);
-	if (s->in_txn)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	for (i = 0; i < ST_N; i++)
-		sqlite3_finalize(s->st[i]);
-	sqlite3_finalize(s->upd_run);
-	sqlite3_close(s->db);
-	if (s->cell)
-		for (k = 0; k < s->ncells; k++)
-			hist_fini(&s->cell[k].lat);
-	free(s->cell);
-	free(s->slot);
-	free(s->flow);
-	free(s->name_seen);
-	free(s->path);
-	free(s);
 }

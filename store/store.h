@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "analyze/figs.h"
+#include "analyze/filter.h"
 #include "analyze/find.h"
 #include "analyze/hist.h"
 #include "analyze/names.h"
@@ -109,18 +110,6 @@ struct store_counts {
 	uint64_t writer_ns;	/* CPU time of the thread inserting ops */
 };
 
-/* Which operations a report or a query covers (both sources). */
-#define STORE_FILTER_OPS 32
-struct store_filter {
-	bool have_client, have_server;
-	struct cap_addr client, server;
-	char op[STORE_FILTER_OPS][32];	/* procedure names (e.g. READ), */
-	uint32_t n_op;			/* any of them; none: any procedure */
-	bool have_from, have_to;
-	bool from_rel, to_rel;		/* "+S": seconds after the first message */
-	int64_t from_ns, to_ns;		/* first call in [from, to) */
-};
-
 struct store;
 
 int store_open(const char *path, unsigned flags, struct store **out,
@@ -180,8 +169,9 @@ int store_last_run(struct store *s, int64_t *id, char *errbuf);
 int store_read_run(struct store *s, int64_t id, struct store_run *run,
 		   char *errbuf);
 /* Replay the run's stored operations in delivery order; only those f
- * matches (f may be NULL).  base_ns resolves "+S" times. */
-int store_read_ops(struct store *s, int64_t run, const struct store_filter *f,
+ * matches (f may be NULL; its times of day resolved: an_filter_resolve).
+ * base_ns resolves "+S" times. */
+int store_read_ops(struct store *s, int64_t run, const struct an_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf);
 /* Follow a run being written: its operations with ops.id > after_id, at
  * most limit (0: all), in id order; *last_id gets the last id read
@@ -212,10 +202,11 @@ struct store_cell {
 };
 typedef void (*store_cell_fn)(void *user, const struct store_cell *c);
 /* Merge the run's interval cells in [from_ns, to_ns) (cell start), per
- * procedure, restricted by f's client/server/op; one callback per
+ * procedure, restricted by f's clients, servers and procedures (its path,
+ * word and times are not in table intervals); one callback per
  * procedure.  The hist is owned by the store (valid during the call). */
 int store_read_intervals(struct store *s, int64_t run,
-			 const struct store_filter *f, int64_t from_ns,
+			 const struct an_filter *f, int64_t from_ns,
 			 int64_t to_ns, store_cell_fn fn, void *user,
 			 char *errbuf);
 
@@ -227,20 +218,8 @@ typedef void (*store_row_fn)(void *user, int ncols, const char *const *names,
 int store_read_table(struct store *s, int64_t run, const char *table,
 		     store_row_fn fn, void *user, char *errbuf);
 
-/* ---- helpers shared with ui/ ---- */
+/* ---- the histogram blob of table intervals (db.c) ---- */
 
-/* Does the procedure pass f's procedure names (any case)? */
-bool store_filter_proc(const struct store_filter *f, uint32_t prog,
-		       uint32_t vers, uint32_t proc);
-/* Does op pass f?  base_ns resolves relative times. */
-bool store_filter_match(const struct store_filter *f, const struct an_op *op,
-			int64_t base_ns);
-/* Parse --from/--to: "SEC[.frac]" since the epoch or "+SEC[.frac]". */
-int store_parse_time(const char *s, int64_t *ns, bool *rel);
-/* Parse an IPv4 or IPv6 address. */
-int store_addr_parse(const char *s, struct cap_addr *a);
-/* Parse a duration "90", "30s", "10m", "2h", "7d" into ns. */
-int store_parse_duration(const char *s, int64_t *ns);
 /* Histogram <-> blob (varint pairs of bucket delta and count). */
 size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n);
 int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n);

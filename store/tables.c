@@ -1,7 +1,7 @@
 /* tables.c - the store's per-run tables besides ops and intervals: flows
  * (from every message), exports (with each batch), and at the end of a run
  * sizes, fsinfo and findings (from the analysis' figures); see store.h. */
-#include "store/store_int.h"
+#include "store/tables.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,9 @@
-/* write.c - recording into a store: runs, ops, interval cells, flows,
- * names, and at the end sizes, fsinfo and findings; see store.h. */
-#include "store/store_int.h"
+/* write.c - recording into a store: runs, ops, interval cells, names,
+ * the insert thread, and at the end the run's tables (tables.c) and
+ * handshakes; store_close; see store.h.  Calls db.c, schema.c and
+ * tables.c, none of which calls it. */
+#include "store/schema.h"
+#include "store/tables.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,89 +21,7 @@ static struct batch *batch_cells(struct store *s);
 static int batch_commit(struct store *s, const struct batch *b,
 			char *errbuf);
 static void batch_free(struct batch *b);
-
-static const char *const stmt_sql[ST_N] = {
-	[ST_BEGIN] = "BEGIN",
-	[ST_COMMIT] = "COMMIT",
-	[ST_INS_OP] = "INSERT INTO ops(" STORE_OPS_COLUMNS ")"
-		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
-		"op, client, server, calls, answered, unanswered, errors, retrans, "
-		"dup_replies, bytes, data_bytes, lat_count, lat_sum_ns, lat_min_ns, "
-		"lat_max_ns, lat_hist) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?)",
-	[ST_UPS_FLOW] = "INSERT OR REPLACE INTO flows(run, transport, src, "
-		"sport, dst, dport, first_ns, last_ns, msgs, calls, replies, bytes, "
-		"truncated, ipfrag, multifrag, after_gap, holes) "
-		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_UPS_NAME] = "INSERT OR REPLACE INTO names(run, server, fh, path, "
-		"export_id) VALUES(?,?,?,?,?)",
-	[ST_INS_EXPORT] = "INSERT OR REPLACE INTO exports(run, export_id, "
-		"server, fh, path) VALUES(?,?,?,?,?)",
-	[ST_INS_SIZE] = "INSERT INTO sizes(run, client, server, op, size, "
-		"calls) VALUES(?,?,?,?,?,?)",
-	[ST_INS_SIZE_REP] = "INSERT INTO sizes_from_replies(run, client, "
-		"server, op, size, ops) VALUES(?,?,?,?,?,?)",
-	[ST_INS_FSINFO] = "INSERT INTO fsinfo(run, server, rtmax, rtpref, "
-		"wtmax, wtpref, dtpref, statfs_tsize, write_verifier, "
-		"verifier_changes) VALUES(?,?,?,?,?,?,?,?,?,?)",
-	[ST_INS_FINDING] = "INSERT INTO findings(run, kind, start_ns, end_ns, "
-		"client, server, fh, path, count, peak_rate, evidence, meaning) "
-		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_RETAIN_OPS] = "DELETE FROM ops WHERE run = ?1 AND first_call_ns < ?2",
-	[ST_RETAIN_CELLS] = "DELETE FROM intervals WHERE run = ?1 AND "
-		"start_ns < ?2",
-	[ST_RETAIN_RUNS] = "DELETE FROM runs WHERE id <> ?1 AND last_ns < ?2",
-	[ST_INS_DROP] = "INSERT INTO drops(run, start_ns, end_ns, ps_drop, "
-		"ps_ifdrop) VALUES(?,?,?,?,?)",
-};
-
-sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf)
-{
-	if (s->st[k] == NULL &&
-	    sqlite3_prepare_v3(s->db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT,
-			       &s->st[k], NULL) != SQLITE_OK) {
-		store_err(s, errbuf, "prepare");
-		return NULL;
-	}
-	return s->st[k];
-}
-
-/* Step a statement that returns no rows, then reset it. */
-int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
-		   const char *what)
-{
-	int rc = sqlite3_step(q);
-
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_err(s, errbuf, what);
-	return 0;
-}
-
-const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
-			  char *buf, size_t n)
-{
-	const char *p = dec_proc_name(prog, vers, proc);
-
-	if (p)
-		return p;
-	snprintf(buf, n, "proc%u", proc);
-	return buf;
-}
-
-void store_bind_text(sqlite3_stmt *q, int k, const char *t)
-{
-	sqlite3_bind_text(q, k, t, -1, SQLITE_TRANSIENT);
-}
-
-void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a)
-{
-	char b[64];
-
-	store_bind_text(q, k, cap_addr_str(a, b, sizeof(b)));
-}
+static int writer_start(struct store *s, char *errbuf);
 
 /*
  * The writer's addresses: per column of ops (client, server), a small
@@ -208,7 +129,7 @@ int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
 		return store_err(s, errbuf, "runs");
 	if (begin(s, errbuf) < 0)
 		return -1;
-	return store_writer_start(s, errbuf);
+	return writer_start(s, errbuf);
 }
 
 /* ------------------------------------------------------------- cells -- */
@@ -651,7 +572,7 @@ next:
 	return NULL;
 }
 
-int store_writer_start(struct store *s, char *errbuf)
+static int writer_start(struct store *s, char *errbuf)
 {
 	if (s->thread_up)
 		return 0;
@@ -678,7 +599,7 @@ int store_writer_start(struct store *s, char *errbuf)
 	return 0;
 }
 
-void store_writer_stop(struct store *s)
+static void writer_stop(struct store *s)
 {
 	if (!s->thread_up)
 		return;
@@ -693,6 +614,16 @@ void store_writer_stop(struct store *s)
 	free(s->q);
 	s->q = NULL;
 	s->thread_up = false;
+}
+
+/* The writer thread stopped (what it had queued inserted), then the
+ * connection closed; a store opened read-only has no thread. */
+void store_close(struct store *s)
+{
+	if (s == NULL)
+		return;
+	writer_stop(s);
+	store_db_free(s);
 }
 
 /* Wait until the writer has inserted everything queued; its error, if
@@ -1016,7 +947,7 @@ void store_run_fail(struct store *s)
 
 	if (s == NULL || s->run == 0)
 		return;
-	store_writer_stop(s);
+	writer_stop(s);
 	if (s->in_txn)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	s->in_txn = false;

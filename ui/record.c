@@ -249,7 +249,7 @@ static int record_main(int argc, char **argv, bool serve)
 			r.rec.run.interval_ns = (int64_t)llround(secs * 1e9);
 			continue;
 		case 'R':
-			if (store_parse_duration(optarg, &r.rec.run.retain_ns) < 0) {
+			if (an_duration_parse(optarg, &r.rec.run.retain_ns) < 0) {
 				fprintf(stderr, "nfscope %s: bad --retain '%s' "
 					"(e.g. 3600, 90m, 12h, 7d)\n", who, optarg);
 				return 2;

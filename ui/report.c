@@ -33,10 +33,11 @@ static void on_op(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
-	if (r->from_tod || r->to_tod)
-		rep_resolve_times(r, r->first_ns);
-	if (r->filtered && !store_filter_match(&r->filt, op, r->first_ns))
-		return;
+	if (r->filtered) {
+		an_filter_resolve(&r->filt, r->first_ns);
+		if (!an_filter_match(&r->filt, op, r->first_ns))
+			return;
+	}
 	an_opq_push(r->q, op);
 }
 
@@ -894,181 +895,57 @@ static void report_usage(FILE *f)
 	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
 }
 
-/* Every (program, version, procedure) dec_proc_name knows, in order: calls
- * fn with each name; stops and returns true when fn does. */
-static bool each_proc_name(bool (*fn)(const char *name, void *u), void *u)
+/* --client/--server/--op (analyze/filter.h: comma lists, repeatable). */
+static int parse_filter(struct an_filter *f, int opt, const char *arg)
 {
-	static const uint32_t progs[] = { PROG_NFS, PROG_MOUNT, PROG_PORTMAP,
-		PROG_NLM, PROG_NSM, PROG_NFS_ACL, PROG_NFS4_CB };
-	uint32_t i, vers, proc;
-	const char *p;
+	static const struct {
+		int opt;
+		enum an_filter_key key;
+		const char *name;
+	} keys[] = {
+		{ 'K', AN_FK_CLIENT, "--client" },
+		{ 'V', AN_FK_SERVER, "--server" },
+		{ 'P', AN_FK_OP, "--op" },
+	};
+	char err[4096];
+	size_t k;
 
-	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		for (vers = 1; vers <= 4; vers++)
-			for (proc = 0; proc < 64; proc++)
-				if ((p = dec_proc_name(progs[i], vers, proc)) &&
-				    fn(p, u))
-					return true;
-	return false;
-}
-
-/* The first name dec_proc_name gives that equals f->name (any case), and
- * its position in each_proc_name's order. */
-struct proc_first {
-	const char *name;
-	const char *found;
-	unsigned pos;
-};
-
-static bool proc_first(const char *name, void *u)
-{
-	struct proc_first *f = u;
-
-	if (strcasecmp(name, f->name) != 0) {
-		f->pos++;
-		return false;
-	}
-	f->found = name;
-	return true;
-}
-
-struct proc_list {
-	FILE *out;
-	unsigned pos;
-};
-
-/* Print each name once: where it occurs first. */
-static bool print_new_name(const char *name, void *u)
-{
-	struct proc_list *l = u;
-	struct proc_first f = { name, NULL, 0 };
-
-	(void)each_proc_name(proc_first, &f);
-	if (f.pos == l->pos++)
-		fprintf(l->out, " %s", name);
-	return false;
-}
-
-/* --op NAME: one of the procedure names nfscope decodes. */
-static int check_op(const char *arg)
-{
-	struct proc_first f = { arg, NULL, 0 };
-	struct proc_list l = { stderr, 0 };
-
-	if (each_proc_name(proc_first, &f))
+	for (k = 0; keys[k].opt != opt; k++)
+		;
+	if (an_filter_add(f, keys[k].key, arg, err, sizeof(err)) == 0)
 		return 0;
-	fprintf(stderr, "nfscope report: unknown procedure '%s' for --op; "
-		"valid names (any case):", arg);
-	(void)each_proc_name(print_new_name, &l);
-	fputc('\n', stderr);
+	fprintf(stderr, "nfscope report: %s: %s\n", keys[k].name, err);
 	return -1;
 }
 
-/* --op NAME[,NAME...], repeatable: every name is kept. */
-static int add_ops(struct store_filter *f, const char *arg)
-{
-	char name[sizeof(f->op[0])];
-	const char *p = arg, *comma;
-	size_t n;
-
-	do {
-		comma = strchr(p, ',');
-		n = comma ? (size_t)(comma - p) : strlen(p);
-		if (n == 0 || n >= sizeof(name)) {
-			fprintf(stderr, "nfscope report: bad --op '%s' (NAME "
-				"or NAME,NAME,...)\n", arg);
-			return -1;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		if (check_op(name) < 0)
-			return -1;
-		if (f->n_op == STORE_FILTER_OPS) {
-			fprintf(stderr, "nfscope report: more than %d --op "
-				"names\n", STORE_FILTER_OPS);
-			return -1;
-		}
-		memcpy(f->op[f->n_op++], name, n + 1);
-		p = comma + 1;
-	} while (comma);
-	return 0;
-}
-
-/* --from/--to (time of the first call), --client/--server, --op. */
-static int parse_filter(struct store_filter *f, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'K':
-		f->have_client = store_addr_parse(arg, &f->client) == 0;
-		if (f->have_client)
-			return 0;
-		break;
-	case 'V':
-		f->have_server = store_addr_parse(arg, &f->server) == 0;
-		if (f->have_server)
-			return 0;
-		break;
-	default:
-		return add_ops(f, arg);
-	}
-	fprintf(stderr, "nfscope report: bad filter value '%s' (--client/"
-		"--server: an address)\n", arg);
-	return -1;
-}
-
-/* --from/--to T (times.h), once --utc is known; a time of day waits for
- * the first packet (rep_resolve_times). */
+/* --from/--to T (filter.h), once --utc is known; a time of day waits for
+ * the first packet (an_filter_resolve). */
 static int parse_span(struct rep *r, const char *from, const char *to)
 {
-	const char *bad = NULL;
+	char err[512];
 
-	if (from && ui_time_parse(from, r->tmode, &r->from) < 0)
-		bad = from;
-	if (to && ui_time_parse(to, r->tmode, &r->to) < 0)
-		bad = to;
-	if (bad) {
-		fprintf(stderr, "nfscope report: bad time '%s' for --from/--to "
-			"(HH:MM[:SS] on the first packet's day, YYYY-MM-DD "
-			"[HH:MM[:SS]], ISO 8601 with T and a zone, epoch "
-			"seconds, or +SECONDS after the first packet)\n", bad);
+	r->filt.utc = r->tmode == UI_TIME_UTC;
+	if ((from && an_filter_add(&r->filt, AN_FK_FROM, from, err,
+				   sizeof(err)) < 0) ||
+	    (to && an_filter_add(&r->filt, AN_FK_TO, to, err,
+				 sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope report: --from/--to: %s\n", err);
 		return -1;
 	}
-	r->filt.have_from = from != NULL;
-	r->filt.have_to = to != NULL;
-	r->from_tod = from && r->from.kind == UI_TS_TOD;
-	r->to_tod = to && r->to.kind == UI_TS_TOD;
-	r->filt.from_rel = from && r->from.kind == UI_TS_REL;
-	r->filt.to_rel = to && r->to.kind == UI_TS_REL;
-	r->filt.from_ns = r->from.ns;
-	r->filt.to_ns = r->to.ns;
 	return 0;
-}
-
-void rep_resolve_times(struct rep *r, int64_t first_ns)
-{
-	if (r->from_tod)
-		r->filt.from_ns = ui_time_resolve(&r->from, first_ns, r->tmode);
-	if (r->to_tod)
-		r->filt.to_ns = ui_time_resolve(&r->to, first_ns, r->tmode);
-	r->from_tod = r->to_tod = false;
 }
 
 /* --from/--to narrow the time span rates are computed over. */
 static void rep_clamp(struct rep *r)
 {
-	int64_t first = r->first_ns, t;
+	int64_t from, to;
 
-	rep_resolve_times(r, first);
-	if (r->filt.have_from) {
-		t = r->filt.from_rel ? first + r->filt.from_ns : r->filt.from_ns;
-		if (t > r->first_ns)
-			r->first_ns = t;
-	}
-	if (r->filt.have_to) {
-		t = r->filt.to_rel ? first + r->filt.to_ns : r->filt.to_ns;
-		if (t < r->last_ns)
-			r->last_ns = t;
-	}
+	an_filter_resolve(&r->filt, r->first_ns);
+	an_filter_bounds(&r->filt, r->first_ns, &from, &to);
+	if (from > r->first_ns)
+		r->first_ns = from;
+	if (to < r->last_ns)
+		r->last_ns = to;
 	if (r->last_ns < r->first_ns)
 		r->last_ns = r->first_ns;
 }

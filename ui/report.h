@@ -44,9 +44,9 @@ struct rep {
 	const struct dec_stats *ds;
 	const struct an_stats *es;
 	const struct an_names *names;
-	struct store_filter filt;	/* --client --server --op --from --to */
-	struct ui_time_spec from, to;	/* --from, --to as typed: a time of */
-	bool from_tod, to_tod;		/* day waits for the first packet */
+	struct an_filter filt;		/* --client --server --op --from --to
+					   (a time of day waits for the
+					   first packet) */
 	enum ui_time_mode tmode;	/* how text prints times */
 	struct rep_every *every;	/* --every: blocks while reading */
 	bool partial;			/* a database run without every op */
@@ -60,8 +60,6 @@ struct rep {
 const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
 				      uint32_t *n);
 double rep_duration_s(const struct rep *r);
-/* --from/--to given as a time of day: on the day of first_ns. */
-void rep_resolve_times(struct rep *r, int64_t first_ns);
 /* A capture time as the text report prints it (--utc, --epoch; times.h). */
 const char *rep_time(const struct rep *r, int64_t ns, char *buf, size_t n);
 /* Entries dropped for a memory budget (flows, fragment trains, pending

@@ -110,7 +110,7 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		snprintf(r->cut_at.why, sizeof(r->cut_at.why), "%s",
 			 run->read_error);
 	}
-	rep_resolve_times(r, run->first_ns);
+	an_filter_resolve(&r->filt, run->first_ns);
 	/* before the ops: once they flow, the findings are the op thread's
 	   until the queue is drained (the vantage is judged at the end) */
 	if (read_handshakes(s, run->id, r->find, err) < 0)

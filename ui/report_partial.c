@@ -143,15 +143,12 @@ int rep_partial_text(struct rep *r, const char *path,
 	char err[STORE_ERRBUF_SIZE];
 	struct partial p = { .r = r };
 	struct store *s = NULL;
-	const struct store_filter *f = r->filtered ? &r->filt : NULL;
-	int64_t from = INT64_MIN, to = INT64_MAX;
+	const struct an_filter *f = r->filtered ? &r->filt : NULL;
+	int64_t from, to;
 	int rc = -1;
 
-	rep_resolve_times(r, run->first_ns);
-	if (f && f->have_from)
-		from = f->from_rel ? run->first_ns + f->from_ns : f->from_ns;
-	if (f && f->have_to)
-		to = f->to_rel ? run->first_ns + f->to_ns : f->to_ns;
+	an_filter_resolve(&r->filt, run->first_ns);
+	an_filter_bounds(f, run->first_ns, &from, &to);
 	if (store_open(path, STORE_RDONLY, &s, err) < 0 ||
 	    store_read_intervals(s, run->id, f, from, to, on_cell, &p,
 				 err) < 0)

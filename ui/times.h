@@ -1,5 +1,6 @@
 /*
- * times.h - capture times as people read them, and as they type them.
+ * times.h - capture times as people read them (typed for --from/--to,
+ * they are parsed by analyze/filter.h).
  *
  * Text outputs print a packet time as tcpdump -tttt does, in local time
  * (the TZ environment variable, as tcpdump and tshark): "2026-12-01
@@ -34,24 +35,5 @@ const char *ui_time_zone(int64_t ns, enum ui_time_mode m, char *buf,
 			 size_t n);
 /* "2026-12-01T10:20:00.123456789Z" (ISO 8601, UTC, nanoseconds). */
 const char *ui_time_iso(int64_t ns, char *buf, size_t n);
-
-/*
- * A time typed for --from/--to, parsed by ui_time_parse:
- *   epoch seconds "1796033994[.5]", "+S[.frac]" after the first packet,
- *   "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS[.frac]]" (or 'T' for the space),
- *   optionally ending in "Z" or "+HH:MM"/"-HHMM", and "HH:MM[:SS[.frac]]"
- *   on the day of the capture's first packet.  Without a zone: the mode's
- *   (local, or UTC with --utc).
- */
-struct ui_time_spec {
-	enum { UI_TS_ABS, UI_TS_REL, UI_TS_TOD } kind;
-	int64_t ns;		/* ABS: epoch ns; REL: ns after the first
-				   packet; TOD: ns after midnight */
-};
-int ui_time_parse(const char *s, enum ui_time_mode m,
-		  struct ui_time_spec *out);
-/* The epoch ns a spec names, given the capture's first packet. */
-int64_t ui_time_resolve(const struct ui_time_spec *t, int64_t first_ns,
-			enum ui_time_mode m);
 
 #endif

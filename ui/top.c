@@ -95,7 +95,7 @@ static void top_usage(FILE *f)
 
 /* --------------------------------------------------------------- keys -- */
 
-static void push(struct top *t, enum tm_panel to, const struct tm_filter *f)
+static void push(struct top *t, enum tm_panel to, const struct an_filter *f)
 {
 	struct tm_ui *u = &t->u;
 
@@ -127,6 +127,15 @@ static void back(struct top *t)
 	}
 }
 
+/* Drill into a client or server: it replaces that side's terms. */
+static void push_addr(struct top *t, struct an_filter *f,
+		      enum an_filter_key side, const char *addr)
+{
+	*(side == AN_FK_CLIENT ? &f->n_client : &f->n_server) = 0;
+	if (an_filter_add(f, side, addr, t->u.msg, sizeof(t->u.msg)) == 0)
+		push(t, TP_OPS, f);
+}
+
 /* The selected row of a row panel, or NULL. */
 static const struct tm_row *selected(const struct top *t)
 {
@@ -142,17 +151,14 @@ static void drill(struct top *t)
 {
 	struct tm_ui *u = &t->u;
 	const struct tm_row *r = selected(t);
-	struct tm_filter f = u->q.filt;
+	struct an_filter f = u->q.filt;
 
 	if (u->panel == TP_OPS && r) {
 		u->detail = TD_HIST;
 		u->detail_key = r->key;
-	} else if (u->panel == TP_CLIENTS && r) {
-		snprintf(f.client, sizeof(f.client), "%s", r->name);
-		push(t, TP_OPS, &f);
-	} else if (u->panel == TP_SERVERS && r) {
-		snprintf(f.server, sizeof(f.server), "%s", r->name);
-		push(t, TP_OPS, &f);
+	} else if ((u->panel == TP_CLIENTS || u->panel == TP_SERVERS) && r) {
+		push_addr(t, &f, u->panel == TP_CLIENTS ? AN_FK_CLIENT :
+			  AN_FK_SERVER, r->name);
 	} else if (u->panel == TP_FINDINGS && t->v.nfindings) {
 		u->detail = TD_EVIDENCE;
 	}
@@ -210,14 +216,14 @@ static void set_speed(struct top *t, double f)
 static void prompt_key(struct top *t, int ch)
 {
 	struct tm_ui *u = &t->u;
-	struct tm_filter f;
+	struct an_filter f = u->q.filt;
 	char err[160];
 
 	if (ch == 27) {
 		u->prompting = false;
 	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		u->prompting = false;
-		if (tm_filter_parse(u->prompt, &f, err, sizeof(err)) < 0) {
+		if (an_filter_parse(u->prompt, &f, err, sizeof(err)) < 0) {
 			snprintf(u->msg, sizeof(u->msg), "%s", err);
 			return;
 		}
@@ -295,7 +301,7 @@ static bool key(struct top *t, int ch)
 		break;
 	case '/':
 		u->prompting = true;
-		tm_filter_str(&u->q.filt, u->prompt, sizeof(u->prompt));
+		an_filter_str(&u->q.filt, u->prompt, sizeof(u->prompt));
 		u->plen = strlen(u->prompt);
 		break;
 	case 'c':

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "analyze/figs.h"
+#include "analyze/filter.h"
 #include "analyze/find.h"
 #include "analyze/ops.h"
 #include "capture/capture.h"
@@ -132,11 +133,6 @@ enum tm_panel {
 	TP_LATENCY, TP_N
 };
 
-/* What the user filters on (strings as typed; empty: not set). */
-struct tm_filter {
-	char client[64], server[64], op[32], path[128], any[128];
-};
-
 /* An aggregate row: per procedure, client or server. */
 struct tm_row {
 	uint32_t key;			/* proc or address index */
@@ -228,7 +224,7 @@ struct tm_view {
 struct tm_query {
 	int64_t width_ns;		/* 0: everything kept */
 	int64_t end_ns;			/* 0: follow the newest data */
-	struct tm_filter filt;
+	struct an_filter filt;		/* the prompt's (analyze/filter.h) */
 	int sel_group;			/* -1 none, 0 proc, 1 client, 2 server */
 	uint32_t sel_key;
 	int buckets;			/* columns of the series */
@@ -240,11 +236,6 @@ void tm_view_fini(struct tm_view *v);
  * the scan of the history (see top_view.c). */
 void tm_view_build(struct tm_view *v, struct tm_model *m,
 		   const struct tm_query *q);
-/* Parse "client=A server=B op=READ path=/x word" into f; -1 and a message
- * in err (n bytes) when a key is unknown. */
-int tm_filter_parse(const char *s, struct tm_filter *f, char *err, size_t n);
-bool tm_filter_empty(const struct tm_filter *f);
-void tm_filter_str(const struct tm_filter *f, char *buf, size_t n);
 
 /* ------------------------------------------------------- the screen -- */
 
@@ -267,7 +258,7 @@ struct tm_ui {
 	uint32_t detail_key;		/* TD_HIST: proc index */
 	struct an_finding detail_find;	/* TD_EVIDENCE */
 	/* drill-down: filters and panels to go back to */
-	struct tm_filter stack_filt[TM_STACK];
+	struct an_filter stack_filt[TM_STACK];
 	enum tm_panel stack_panel[TM_STACK];
 	int depth;
 	bool prompting;

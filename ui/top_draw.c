@@ -364,7 +364,7 @@ static void draw_header(const struct tm_ui *u, const struct tm_view *v)
 		attrset(A_NORMAL);
 		x += (int)strlen(t);
 	}
-	tm_filter_str(&u->q.filt, filt, sizeof(filt));
+	an_filter_str(&u->q.filt, filt, sizeof(filt));
 	if (filt[0] && x + 10 < COLS) {
 		attrset(pair(u, PAIR_WARN, A_BOLD));
 		mvaddnstr(2, x, " filter: ", COLS - x);
@@ -578,7 +578,7 @@ static void draw_rows(struct tm_ui *u, const struct tm_view *v, int y0,
 	line_at(y0, A_BOLD | A_UNDERLINE, "%s", b);
 	if (n == 0) {
 		line_at(y0 + 2, A_NORMAL, "  no operations in this window%s",
-			tm_filter_empty(&u->q.filt) ? "" : " match the filter");
+			an_filter_empty(&u->q.filt) ? "" : " match the filter");
 		return;
 	}
 	for (k = 0; k < h && u->first[p] + k < n; k++) {

@@ -15,147 +15,34 @@
 
 /* ----------------------------------------------------------- filters -- */
 
-bool tm_filter_empty(const struct tm_filter *f)
-{
-	return !f->client[0] && !f->server[0] && !f->op[0] && !f->path[0] &&
-	       !f->any[0];
-}
-
-void tm_filter_str(const struct tm_filter *f, char *buf, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-#define ADD(name, v) do { if ((v)[0] && k < n) \
-	k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? " " : "", name, v); \
-	} while (0)
-	ADD("client=", f->client);
-	ADD("server=", f->server);
-	ADD("op=", f->op);
-	ADD("path=", f->path);
-	ADD("", f->any);
-#undef ADD
-}
-
-static int set_field(char *dst, size_t n, const char *v, size_t len,
-		     char *err, size_t en)
-{
-	if (len == 0 || len >= n) {
-		snprintf(err, en, "filter value %s", len ? "too long" : "empty");
-		return -1;
-	}
-	memcpy(dst, v, len);
-	dst[len] = '\0';
-	return 0;
-}
-
-int tm_filter_parse(const char *s, struct tm_filter *f, char *err, size_t n)
-{
-	struct tm_filter nf;
-
-	memset(&nf, 0, sizeof(nf));
-	while (*s) {
-		const char *w, *eq;
-		size_t len;
-		int rc = 0;
-
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			break;
-		w = s;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-		len = (size_t)(s - w);
-		eq = memchr(w, '=', len);
-		if (eq == NULL) {
-			rc = set_field(nf.any, sizeof(nf.any), w, len, err, n);
-		} else {
-			size_t kl = (size_t)(eq - w), vl = len - kl - 1;
-
-#define IS(k) (kl == strlen(k) && strncmp(w, k, kl) == 0)
-			if (IS("client") || IS("c"))
-				rc = set_field(nf.client, sizeof(nf.client), eq + 1,
-					       vl, err, n);
-			else if (IS("server") || IS("s"))
-				rc = set_field(nf.server, sizeof(nf.server), eq + 1,
-					       vl, err, n);
-			else if (IS("op") || IS("proc"))
-				rc = set_field(nf.op, sizeof(nf.op), eq + 1, vl,
-					       err, n);
-			else if (IS("path") || IS("p"))
-				rc = set_field(nf.path, sizeof(nf.path), eq + 1,
-					       vl, err, n);
-			else {
-				snprintf(err, n, "unknown filter key '%.*s' (client, "
-					 "server, op, path)", (int)kl, w);
-				rc = -1;
-			}
-#undef IS
-		}
-		if (rc < 0)
-			return -1;
-	}
-	*f = nf;
-	return 0;
-}
-
-/* "10.0.0.1" matches itself; "10.0.0.*" any address starting 10.0.0. */
-static bool addr_match(const char *pat, const char *addr)
-{
-	size_t n = strlen(pat);
-
-	if (n && pat[n - 1] == '*')
-		return strncmp(pat, addr, n - 1) == 0;
-	return strcmp(pat, addr) == 0;
-}
-
-/* "READ" matches "NFSv3 READ" and "NFSv2 READ"; the full name matches. */
-static bool proc_match(const char *pat, const char *name)
-{
-	const char *sp = strchr(name, ' ');
-
-	return strcasecmp(pat, name) == 0 || (sp && strcasecmp(pat, sp + 1) == 0);
-}
-
-static bool icontains(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return true;
-	return n == 0;
-}
-
 /* Per-table match marks: addr_ok bit 0 client, 1 server, 2 any;
  * path_ok bit 0 path, bit 1 any; proc_ok bit 0 op, bit 1 any. */
 static void filter_prepare(struct tm_view *v, const struct tm_model *m,
-			   const struct tm_filter *f)
+			   const struct an_filter *f)
 {
 	uint32_t k;
 
 	for (k = 0; k < m->naddrs; k++) {
-		const char *a = m->addr_str[k];
+		const struct cap_addr *a = &m->addrs[k];
 
-		v->addr_ok[k] = (uint8_t)((!f->client[0] || addr_match(f->client, a)) |
-			(!f->server[0] || addr_match(f->server, a)) << 1 |
-			(f->any[0] && icontains(a, f->any)) << 2);
+		v->addr_ok[k] = (uint8_t)(an_filter_addr(f, AN_FK_CLIENT, a) |
+			an_filter_addr(f, AN_FK_SERVER, a) << 1 |
+			an_filter_word(f, m->addr_str[k]) << 2);
 	}
 	for (k = 0; k < m->npaths; k++) {
 		const char *p = m->paths[k] ? m->paths[k] : "";
 
-		v->path_ok[k] = (uint8_t)((!f->path[0] || (p[0] &&
-					    strstr(p, f->path))) |
-			(f->any[0] && p[0] && icontains(p, f->any)) << 1);
+		v->path_ok[k] = (uint8_t)(an_filter_path(f, p) |
+			an_filter_word(f, p) << 1);
 	}
 	for (k = 0; k < m->nprocs; k++)
-		v->proc_ok[k] = (uint8_t)((!f->op[0] ||
-					   proc_match(f->op, m->procs[k].name)) |
-			(f->any[0] && icontains(m->procs[k].name, f->any)) << 1);
+		v->proc_ok[k] = (uint8_t)(an_filter_proc(f, m->procs[k].prog,
+							 m->procs[k].vers,
+							 m->procs[k].proc) |
+			an_filter_word(f, m->procs[k].name) << 1);
 }
 
-static bool rec_match(const struct tm_view *v, const struct tm_filter *f,
+static bool rec_match(const struct tm_view *v, const struct an_filter *f,
 		      const struct tm_rec *r)
 {
 	uint8_t c = v->addr_ok[r->client], s = v->addr_ok[r->server];
@@ -163,7 +50,7 @@ static bool rec_match(const struct tm_view *v, const struct tm_filter *f,
 	if (!(c & 1) || !(s & 2) || !(v->path_ok[r->path] & 1) ||
 	    !(v->proc_ok[r->proc] & 1))
 		return false;
-	if (f->any[0] && !(c & 4) && !(s & 4) && !(v->path_ok[r->path] & 2) &&
+	if (f->word[0] && !(c & 4) && !(s & 4) && !(v->path_ok[r->path] & 2) &&
 	    !(v->proc_ok[r->proc] & 2))
 		return false;
 	return true;
@@ -526,19 +413,17 @@ static void scan(struct tm_view *v, struct tm_model *m,
 
 /* ---------------------------------------------------------- findings -- */
 
-static bool finding_match(const struct tm_filter *f, const struct an_finding *x)
+static bool finding_match(const struct an_filter *f, const struct an_finding *x)
 {
-	char a[48];
-
-	if (f->client[0] && (!x->have_client ||
-	    !addr_match(f->client, cap_addr_str(&x->client, a, sizeof(a)))))
+	if (f->n_client && (!x->have_client ||
+			    !an_filter_addr(f, AN_FK_CLIENT, &x->client)))
 		return false;
-	if (f->server[0] && (!x->have_server ||
-	    !addr_match(f->server, cap_addr_str(&x->server, a, sizeof(a)))))
+	if (f->n_server && (!x->have_server ||
+			    !an_filter_addr(f, AN_FK_SERVER, &x->server)))
 		return false;
-	if (f->path[0] && !strstr(x->path, f->path))
+	if (!an_filter_path(f, x->path))
 		return false;
-	if (f->any[0] && !icontains(x->evidence, f->any))
+	if (f->word[0] && !an_filter_word(f, x->evidence))
 		return false;
 	return true;
 }
@@ -553,7 +438,7 @@ static int finding_cmp(const void *x, const void *y)
 }
 
 static void findings(struct tm_view *v, const struct tm_model *m,
-		     const struct tm_filter *f)
+		     const struct an_filter *f)
 {
 	size_t n = an_find_count(m->find), k, need = n + TM_ONGOING_MAX;
 	uint32_t i;
@@ -600,7 +485,7 @@ static void findings(struct tm_view *v, const struct tm_model *m,
 /* ------------------------------------------------- sizes and servers -- */
 
 static void sizes(struct tm_view *v, const struct tm_model *m,
-		  const struct tm_filter *f)
+		  const struct an_filter *f)
 {
 	uint32_t k, np = an_figs_npairs(m->figs), ns = an_figs_nservers(m->figs);
 	char a[48], b[48];
@@ -614,8 +499,8 @@ static void sizes(struct tm_view *v, const struct tm_model *m,
 
 		cap_addr_str(&p->client, a, sizeof(a));
 		cap_addr_str(&p->server, b, sizeof(b));
-		if ((f->client[0] && !addr_match(f->client, a)) ||
-		    (f->server[0] && !addr_match(f->server, b)))
+		if (!an_filter_addr(f, AN_FK_CLIENT, &p->client) ||
+		    !an_filter_addr(f, AN_FK_SERVER, &p->server))
 			continue;
 		for (w = 0; w < 2 && v->nverdicts < TM_VERDICTS; w++) {
 			if ((w ? p->writes : p->reads) == 0)
@@ -632,7 +517,7 @@ static void sizes(struct tm_view *v, const struct tm_model *m,
 		size_t n = sizeof(v->fsinfo[0]);
 
 		cap_addr_str(&s->addr, b, sizeof(b));
-		if (f->server[0] && !addr_match(f->server, b))
+		if (!an_filter_addr(f, AN_FK_SERVER, &s->addr))
 			continue;
 		if (s->have_fsinfo)
 			snprintf(o, n, "%s FSINFO rtmax %u rtpref %u wtmax %u "

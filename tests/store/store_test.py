@@ -14,6 +14,10 @@ MODE:
                the rows computed from the generator's per-operation truth
   errors       unwritable path, disk full, not an nfscope database, newer
                schema, --ops slow/none, --force, append, SIGTERM
+  filter       --client/--server networks, prefixes and comma lists, --op
+               lists and --from/--to (analyze/filter.h) on the capture, a
+               database with every op and one with none (table intervals):
+               the counts of the generator's per-operation truth
 """
 import atexit
 import json
@@ -623,7 +627,89 @@ def mode_live():
     check(flows[0][0] >= 1 and flows[0][1] >= len(calls), "live: flows %s" % flows)
     print("live: %d calls, run %s, %d batches" % (len(calls), st, len(batches(log))))
 
+# RFC 1813's procedure numbers (the truth names procedures by number)
+NFS3_NAMES = ["NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK",
+              "READ", "WRITE", "CREATE", "MKDIR", "SYMLINK", "MKNOD", "REMOVE",
+              "RMDIR", "RENAME", "LINK", "READDIR", "READDIRPLUS", "FSSTAT",
+              "FSINFO", "PATHCONF", "COMMIT"]
+
+
+def ip4(a):
+    return int.from_bytes(socket.inet_aton(a), "big")
+
+
+def in_net(a, net):
+    if net.endswith("*"):
+        return a.startswith(net[:-1])
+    base, _, bits = net.partition("/")
+    bits = int(bits) if bits else 32
+    mask = (0xffffffff << (32 - bits)) & 0xffffffff
+    return ip4(a) & mask == ip4(base) & mask
+
+
+def mode_filter():
+    pcap, ops = gen("filter", "--count", "3000", "--clients", "6",
+                    "--servers", "2", "--seed", "21", "--mix", "all",
+                    "--transport", "mix")
+    nfs = [o for o in ops if o["prog"] == 100003 and o["vers"] == 3]
+    dball = os.path.join(TMP, "filter-all.db")
+    dbnone = os.path.join(TMP, "filter-none.db")
+    record(pcap, dball)
+    record(pcap, dbnone, "--ops", "none", "--interval", "1")
+    # a span boundary in the middle of a wide gap between two first calls
+    # (epoch seconds with 6 decimals: no operation within 1 ms of it)
+    t = sorted(o["first_call_ns"] for o in nfs)
+    gaps = [(t[k + 1] - t[k], k) for k in range(len(t) // 3, 2 * len(t) // 3)]
+    k = max(gaps)[1]
+    mid = (t[k] + t[k + 1]) // 2
+    frm = "%d.%06d" % (mid // 10**9, mid % 10**9 // 1000)
+    cases = [
+        (["--client", "10.0.0.4/31"], lambda o: in_net(o["client"], "10.0.0.4/31")),
+        (["--client", "10.0.0.2,10.0.0.7", "--client", "10.0.0.3"],
+         lambda o: o["client"] in ("10.0.0.2", "10.0.0.7", "10.0.0.3")),
+        (["--client", "10.0.0.*", "--server", "10.1.0.2"],
+         lambda o: o["server"] == "10.1.0.2"),
+        (["--server", "10.1.0.0/31"], lambda o: in_net(o["server"], "10.1.0.0/31")),
+        (["--client", "10.0.0.0/30", "--op", "READ,write", "--op", "GETATTR"],
+         lambda o: in_net(o["client"], "10.0.0.0/30") and
+         NFS3_NAMES[o["proc"]] in ("READ", "WRITE", "GETATTR")),
+        (["--from", frm], lambda o: o["first_call_ns"] > mid),
+        (["--to", frm, "--client", "10.0.0.3,10.0.0.5"],
+         lambda o: o["first_call_ns"] < mid and o["client"] in ("10.0.0.3", "10.0.0.5")),
+    ]
+    for args, keep in cases:
+        want = sum(1 for o in nfs if keep(o))
+        check(0 < want < len(nfs), "filter %s: a real selection (%d of %d)"
+              % (args, want, len(nfs)))
+        for src in (["-r", pcap], [dball]):
+            r = run([NFSCOPE, "report"] + src + args + ["--json"])
+            got = None
+            if r.returncode == 0:
+                j = json.loads(r.stdout)
+                got = sum(p["calls"] for p in j["procedures"]
+                          if p["prog"] == 100003 and p["vers"] == 3)
+            check(got == want, "filter %s on %s: %s ops, truth %d %s"
+                  % (args, src[-1], got, want, r.stderr[-200:]))
+        if "--from" in args or "--to" in args:
+            continue	# table intervals has whole 1 s cells, not ops
+        r = run([NFSCOPE, "report", dbnone] + args)
+        rows = re.findall(r"^NFSv3 (\w+)\s+(\d+)\s", r.stdout, re.M)
+        got = sum(int(n) for _, n in rows)
+        check(r.returncode == 0 and got == want,
+              "filter %s on table intervals: %d ops, truth %d %s"
+              % (args, got, want, r.stderr[-200:]))
+    # bad values are usage errors, naming the value
+    for args, what in ((["--client", "10.0.0.0/33"], "10.0.0.0/33"),
+                       (["--server", "10.1.0.1,"], "bad address"),
+                       (["--op", "READ,NOPE"], "NOPE"),
+                       (["--from", "25:00"], "bad time")):
+        r = run([NFSCOPE, "report", "-r", pcap] + args)
+        check(r.returncode == 2 and what in r.stderr and r.stdout == "",
+              "filter %s: exit %d %s" % (args, r.returncode, r.stderr[-200:]))
+    print("filter: %d cases, %d NFSv3 ops" % (len(cases), len(nfs)))
+
 
 {"roundtrip": mode_roundtrip, "concurrency": mode_concurrency, "crash": mode_crash,
- "sql": mode_sql, "errors": mode_errors, "live": mode_live}[MODE]()
+ "sql": mode_sql, "errors": mode_errors, "live": mode_live,
+ "filter": mode_filter}[MODE]()
 sys.exit(tally.summary(MODE))

@@ -1,9 +1,13 @@
 /*
- * store_int.h - internal to store/: struct store and what schema.c,
- * write.c and read.c share.  Not a public header.
+ * db.h - internal to store/, its bottom: struct store, the prepared
+ * statements and their binding, errors, the histogram blob (db.c).  Every
+ * other store/ file builds on it; db.c calls none of them.  Layers, each
+ * calling only those below: db.c; schema.c (tables, versions, store_open)
+ * and tables.c (flows, exports, end-of-run tables); read.c and write.c.
+ * Not a public header.
  */
-#ifndef NFSCOPE_STORE_INT_H
-#define NFSCOPE_STORE_INT_H
+#ifndef NFSCOPE_STORE_DB_H
+#define NFSCOPE_STORE_DB_H
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -169,44 +173,20 @@ int store_err(struct store *s, char *errbuf, const char *what);
 /* Prepared statement k (prepared on first use), or NULL (errbuf set). */
 sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf);
 int store_exec(struct store *s, const char *sql, char *errbuf);
-int store_writer_start(struct store *s, char *errbuf);
 /* Step a statement that returns no rows, then reset it. */
 int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
 		   const char *what);
 void store_bind_text(sqlite3_stmt *q, int k, const char *t);
 void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a);
-/* tables.c: the batch's flows (the dirty ones, taken on the producer's
- * side) and new exports, and the end-of-run tables. */
-int store_take_flows(struct store *s, struct batch *b);
-int store_take_exports(struct store *s, const struct an_names *names,
-		       struct batch *b);
-int store_write_flows(struct store *s, const struct batch *b, char *errbuf);
-int store_write_exports(struct store *s, const struct batch *b,
-			char *errbuf);
-int store_write_figs(struct store *s, const struct an_figs *figs,
-		     char *errbuf);
-int store_write_findings(struct store *s, const struct an_find *find,
-			 char *errbuf);
-/* Insert what is queued and end the thread (store_close does it). */
-void store_writer_stop(struct store *s);
-
-/* Column lists of runs' counters: name and offset into struct store_run. */
-struct store_col {
-	const char *name;
-	size_t off;
-	bool u32;
-	int since;		/* schema version that added it (0: first) */
-};
-extern const struct store_col store_run_cols[];
-extern const size_t store_run_ncols;
-
 uint64_t store_hash(uint64_t h, const void *p, size_t n);
 /* Has table a column named col?  (A file of an older schema opened
  * read-only lacks the columns added since.) */
 bool store_has_column(struct store *s, const char *table, const char *col);
 const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 			  char *buf, size_t n);
-
+/* Roll back an open transaction, finalize, close and free s (no writer
+ * thread may run: store_close stops it first); NULL: a no-op. */
+void store_db_free(struct store *s);
 
 /* The ops table's columns in the order the writer binds them and the reader
  * reads them back: one list, so the two cannot drift apart. */
@@ -219,9 +199,5 @@ const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 	"rcount, eof, stable, committed, verf, reply_stat, accept_stat, " \
 	"status, call_len, reply_len, rtmax, rtpref, wtmax, wtpref, dtpref, " \
 	"tsize"
-
-/* schema.c: CREATE TABLE IF NOT EXISTS handshakes (write.c, read.c) */
-extern const char store_handshakes_sql[];
-extern const char store_ack_cols_sql[];
 
 #endif

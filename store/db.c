@@ -1,0 +1,264 @@
+/* db.c - the bottom of store/: the connection's errors, its prepared
+ * statements and binding, the histogram blob, freeing a store; see db.h.
+ * Calls nothing else in store/. */
+#include "store/db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stmt_sql[ST_N] = {
+	[ST_BEGIN] = "BEGIN",
+	[ST_COMMIT] = "COMMIT",
+	[ST_INS_OP] = "INSERT INTO ops(" STORE_OPS_COLUMNS ")"
+		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
+		"op, client, server, calls, answered, unanswered, errors, retrans, "
+		"dup_replies, bytes, data_bytes, lat_count, lat_sum_ns, lat_min_ns, "
+		"lat_max_ns, lat_hist) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?)",
+	[ST_UPS_FLOW] = "INSERT OR REPLACE INTO flows(run, transport, src, "
+		"sport, dst, dport, first_ns, last_ns, msgs, calls, replies, bytes, "
+		"truncated, ipfrag, multifrag, after_gap, holes) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_UPS_NAME] = "INSERT OR REPLACE INTO names(run, server, fh, path, "
+		"export_id) VALUES(?,?,?,?,?)",
+	[ST_INS_EXPORT] = "INSERT OR REPLACE INTO exports(run, export_id, "
+		"server, fh, path) VALUES(?,?,?,?,?)",
+	[ST_INS_SIZE] = "INSERT INTO sizes(run, client, server, op, size, "
+		"calls) VALUES(?,?,?,?,?,?)",
+	[ST_INS_SIZE_REP] = "INSERT INTO sizes_from_replies(run, client, "
+		"server, op, size, ops) VALUES(?,?,?,?,?,?)",
+	[ST_INS_FSINFO] = "INSERT INTO fsinfo(run, server, rtmax, rtpref, "
+		"wtmax, wtpref, dtpref, statfs_tsize, write_verifier, "
+		"verifier_changes) VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_FINDING] = "INSERT INTO findings(run, kind, start_ns, end_ns, "
+		"client, server, fh, path, count, peak_rate, evidence, meaning) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_RETAIN_OPS] = "DELETE FROM ops WHERE run = ?1 AND first_call_ns < ?2",
+	[ST_RETAIN_CELLS] = "DELETE FROM intervals WHERE run = ?1 AND "
+		"start_ns < ?2",
+	[ST_RETAIN_RUNS] = "DELETE FROM runs WHERE id <> ?1 AND last_ns < ?2",
+	[ST_INS_DROP] = "INSERT INTO drops(run, start_ns, end_ns, ps_drop, "
+		"ps_ifdrop) VALUES(?,?,?,?,?)",
+};
+
+sqlite3_stmt *store_stmt(struct store *s, int k, char *errbuf)
+{
+	if (s->st[k] == NULL &&
+	    sqlite3_prepare_v3(s->db, stmt_sql[k], -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->st[k], NULL) != SQLITE_OK) {
+		store_err(s, errbuf, "prepare");
+		return NULL;
+	}
+	return s->st[k];
+}
+
+/* Step a statement that returns no rows, then reset it. */
+int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
+		   const char *what)
+{
+	int rc = sqlite3_step(q);
+
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_err(s, errbuf, what);
+	return 0;
+}
+
+const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			  char *buf, size_t n)
+{
+	const char *p = dec_proc_name(prog, vers, proc);
+
+	if (p)
+		return p;
+	snprintf(buf, n, "proc%u", proc);
+	return buf;
+}
+
+void store_bind_text(sqlite3_stmt *q, int k, const char *t)
+{
+	sqlite3_bind_text(q, k, t, -1, SQLITE_TRANSIENT);
+}
+
+void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a)
+{
+	char b[64];
+
+	store_bind_text(q, k, cap_addr_str(a, b, sizeof(b)));
+}
+
+int store_err(struct store *s, char *errbuf, const char *what)
+{
+	int rc = s && s->db ? sqlite3_errcode(s->db) : SQLITE_ERROR;
+	int ext = s && s->db ? sqlite3_extended_errcode(s->db) : rc;
+
+	/* sqlite keeps no errno for a full disk (os_unix.c: SQLITE_FULL) */
+	if (s && s->db)
+		s->sys_errno = rc == SQLITE_FULL ? ENOSPC :
+			       sqlite3_system_errno(s->db);
+	if (rc == SQLITE_FULL || ext == SQLITE_IOERR_WRITE ||
+	    ext == SQLITE_IOERR_FSYNC)
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: disk full or write "
+			 "error (%s): the last batch was not committed",
+			 what, s->db ? sqlite3_errmsg(s->db) : "");
+	else if (rc == SQLITE_READONLY)
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: database is not "
+			 "writable (%s)", what, sqlite3_errmsg(s->db));
+	else
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: %s", what,
+			 s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	return -1;
+}
+
+int store_exec(struct store *s, const char *sql, char *errbuf)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "sqlite");
+	return 0;
+}
+
+/* Word-at-a-time multiplicative hash (keys are short, fixed-layout). */
+uint64_t store_hash(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, b, n);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return h ^ (h >> 32);
+}
+
+bool store_has_column(struct store *s, const char *table, const char *col)
+{
+	sqlite3_stmt *q;
+	char sql[128];
+	bool yes = false;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('%s')"
+		 " WHERE name = ?", table);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(q, 1, col, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
+}
+
+int64_t store_sqlite_heap(void)
+{
+	sqlite3_int64 cur = 0, hi = 0;
+
+	if (sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0) !=
+	    SQLITE_OK)
+		return -1;
+	return cur;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static bool get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*off < len && shift < 64) {
+		uint8_t b = p[(*off)++];
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+		shift += 7;
+	}
+	return false;
+}
+
+size_t store_hist_encode(const struct hist *h, uint8_t *buf, size_t n)
+{
+	uint8_t bi[HIST_SUB];
+	uint64_t bn[HIST_SUB], prev = 0;
+	size_t off = 0;
+	unsigned c, k, m;
+
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		m = hist_range_buckets(h, c, bi, bn);
+		for (k = 0; k < m; k++) {
+			uint64_t idx = (uint64_t)c * HIST_SUB + bi[k];
+
+			if (n - off < 20)
+				return off;	/* cannot happen: n >= 20/bucket */
+			off += put_varint(buf + off, idx - prev);
+			off += put_varint(buf + off, bn[k]);
+			prev = idx;
+		}
+	}
+	return off;
+}
+
+int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n)
+{
+	uint64_t idx = 0, d, cnt;
+	size_t off = 0;
+
+	while (off < n) {
+		unsigned c, i;
+
+		if (!get_varint(buf, n, &off, &d) || !get_varint(buf, n, &off, &cnt))
+			return -1;
+		idx += d;
+		if (idx >= (uint64_t)HIST_NCHUNK * HIST_SUB)
+			return -1;
+		c = (unsigned)(idx / HIST_SUB);
+		i = (unsigned)(idx % HIST_SUB);
+		if (!hist_add_bucket(h, c, i, cnt))
+			return -1;
+	}
+	return 0;
+}
+
+void store_db_free(struct store *s)
+{
+	uint32_t k;
+	int i;
+
+	if (s == NULL)
+		return;
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (i = 0; i < ST_N; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_finalize(s->upd_run);
+	sqlite3_close(s->db);
+	if (s->cell)
+		for (k = 0; k < s->ncells; k++)
+			hist_fini(&s->cell[k].lat);
+	free(s->cell);
+	free(s->slot);
+	free(s->flow);
+	free(s->name_seen);
+	free(s->path);
+	free(s);
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The layering of the whole tree, from its #includes and calls.
+
+  arch.py SRCROOT
+
+Reads every .c and .h of the stages (capture < decode < analyze < store <
+run < ui; tests/, bench/ and fuzz targets are exempt) and fails when
+
+  - a file includes a header of a folder above its own (ui/ may include
+    everything, capture/ only capture/);
+  - files form an include loop over the .c <-> .h pairing: module X is
+    X.c with X.h, and X -> Y when X.c or X.h includes Y.h; a cycle
+    (A.c includes B.h and B.c includes A.h, or longer) fails;
+  - files form a call loop: A.c -> B.c when A.c names a function or object
+    defined (not static) in B.c; a cycle fails.  A shared header can hide
+    a call loop from the include check; this one sees it.
+
+Loops listed in EXPECTED are in other engineers' files on the day this
+test was written (issue 14 is split among five branches): a loop among
+(some of) the files of an entry is shown as expected and does not fail;
+an entry that no longer occurs is said, so the list can be emptied after
+the merge.
+"""
+import os
+import re
+import sys
+
+STAGES = ['capture', 'decode', 'analyze', 'store', 'run', 'ui']
+RANK = {s: k for k, s in enumerate(STAGES)}
+
+# Found on main at 455ad75 outside store/ (whose loop store/ was: fixed
+# on branch h-store).  Issue 14's other branches rework ui/report*.c
+# (h-run, h-model) and ui/top*.c (h-acc); the others predate the issue.
+# The lead empties this list after the merge, as each loop is fixed.
+EXPECTED = {
+    'call loop: analyze/find.c analyze/slow.c analyze/storm.c '
+    'analyze/vantage.c analyze/verdict.c',
+    'call loop: capture/ip.c capture/ipfrag.c',
+    'call loop: capture/rpcrec.c capture/tcp.c',
+    'call loop: ui/report.c ui/report_db.c ui/report_every.c '
+    'ui/report_out.c ui/report_partial.c',
+    'call loop: ui/top.c ui/top_draw.c',
+    'include loop: analyze/find analyze/find_int',
+    'include loop: ui/top ui/top_src',
+}
+
+
+def strip(text):
+    """C text without comments and string or character literals."""
+    out, k, n = [], 0, len(text)
+    while k < n:
+        c = text[k]
+        if text.startswith('/*', k):
+            e = text.find('*/', k + 2)
+            e = n if e < 0 else e + 2
+            out.append('\n' * text.count('\n', k, e))
+            k = e
+        elif text.startswith('//', k):
+            e = text.find('\n', k)
+            k = n if e < 0 else e
+        elif c in '"\'':
+            e = k + 1
+            while e < n and text[e] != c:
+                e += 2 if text[e] == '\\' else 1
+            out.append(c + c)
+            k = e + 1
+        else:
+            out.append(c)
+            k += 1
+    return ''.join(out)
+
+
+def sources(root):
+    files = {}
+    for stage in STAGES:
+        d = os.path.join(root, stage)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith(('.c', '.h')):
+                rel = stage + '/' + name
+                with open(os.path.join(d, name), encoding='utf-8',
+                          errors='replace') as f:
+                    files[rel] = f.read()
+    return files
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# a definition at the start of a line: type words, a name, its parameters
+# and the opening brace (functions), or "= ..." / "[...] =" (objects)
+DEF = re.compile(r'^(?!static\b|typedef\b|extern\b|struct\s+\w+\s*\{|'
+                 r'enum\b|union\b|return\b|else\b|if\b|for\b|while\b)'
+                 r'[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*'
+                 r'(?:\([^;{}]*\)\s*\{|(?:\[[^\]]*\])?\s*=)', re.M)
+WORD = re.compile(r'\b[A-Za-z_]\w*\b')
+
+
+def sccs(graph):
+    """Strongly connected components with more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check(root):
+    files = sources(root)
+    problems = []
+    text = {p: strip(t) for p, t in files.items()}
+    # layering and the include graph over modules (X.c + X.h)
+    inc = {}
+    for path, t in files.items():
+        stage = path.split('/')[0]
+        mod = path.rsplit('.', 1)[0]
+        for h in INCLUDE.findall(t):
+            top = h.split('/')[0]
+            if top not in RANK:
+                continue
+            if RANK[top] > RANK[stage]:
+                problems.append('layering: %s includes %s (%s is above %s)'
+                                % (path, h, top, stage))
+            hm = h.rsplit('.', 1)[0]
+            if hm != mod:
+                inc.setdefault(mod, set()).add(hm)
+    for comp in sccs(inc):
+        problems.append('include loop: ' + ' '.join(comp))
+    # the call graph over .c files
+    defs = {}
+    for path, t in text.items():
+        if path.endswith('.c'):
+            for name in DEF.findall(t):
+                defs.setdefault(name, path)
+    calls = {}
+    for path, t in text.items():
+        if not path.endswith('.c'):
+            continue
+        for w in set(WORD.findall(t)):
+            d = defs.get(w)
+            if d and d != path:
+                calls.setdefault(path, set()).add(d)
+                stage, dstage = path.split('/')[0], d.split('/')[0]
+                if RANK[dstage] > RANK[stage]:
+                    problems.append('layering: %s uses %s of %s' %
+                                    (path, w, d))
+    for comp in sccs(calls):
+        problems.append('call loop: ' + ' '.join(comp))
+    return files, defs, problems
+
+
+def within(problem, expected):
+    """A loop of the expected kind among (some of) its files: a loop that
+    lost members as files were fixed stays expected."""
+    kind, _, names = problem.partition(': ')
+    ekind, _, enames = expected.partition(': ')
+    return (kind == ekind and kind.endswith('loop') and
+            set(names.split()) <= set(enames.split()))
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else '.'
+    files, defs, problems = check(root)
+    if len(files) < 20 or len(defs) < 100:
+        print('FAIL: read only %d files, %d definitions under %s' %
+              (len(files), len(defs), root))
+        return 1
+    found = sorted(set(problems))
+    bad = [p for p in found if not any(within(p, e) for e in EXPECTED)]
+    for p in found:
+        print('%s %s' % ('FAIL' if p in bad else 'expected', p))
+    for e in sorted(EXPECTED):
+        if not any(within(p, e) for p in found):
+            print('gone (remove it from EXPECTED): %s' % e)
+    print('%d files, %d definitions, %d problems (%d expected)' %
+          (len(files), len(defs), len(set(problems)),
+           len(set(problems)) - len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
