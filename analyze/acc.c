@@ -4,38 +4,56 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
-void an_cell_add(struct an_sums *s, struct hist *lat, const struct an_op *op)
+/* AN_SUMS_MEMBER's named fields are its struct an_sums' */
+struct sums_check {
+	AN_SUMS_MEMBER;
+};
+_Static_assert(sizeof(struct an_sums) == sizeof(struct sums_check) &&
+	       offsetof(struct sums_check, lat_max_ns) ==
+	       offsetof(struct sums_check, s.lat_max_ns),
+	       "AN_SUMS_MEMBER: named fields and sums differ");
+
+void an_sums_add(struct an_sums *s, struct hist *lat,
+		 const struct an_opsum *x)
 {
-	assert(!(op->flags & AN_OP_CALL_NOT_SEEN));
 	s->calls++;
-	if (op->retrans) {
-		s->retrans += op->retrans;
+	if (x->retrans) {
+		s->retrans += x->retrans;
 		s->retrans_ops++;
 	}
-	s->dup_replies += op->dup_replies;
-	s->bytes += (uint64_t)op->call_len + op->reply_len;
-	s->data_bytes += an_op_data_bytes(op);
-	if (!(op->flags & AN_OP_ANSWERED)) {
+	s->dup_replies += x->dup;
+	s->bytes += x->bytes;
+	s->data_bytes += x->data;
+	if (!x->answered) {
 		s->unanswered++;
 		return;
 	}
 	s->answered++;
-	if (an_op_is_error(op))
+	if (x->error)
 		s->errors++;
-	s->lat_sum_ns += (double)op->lat_first_ns;
-	if ((uint64_t)op->lat_first_ns > s->lat_max_ns)
-		s->lat_max_ns = (uint64_t)op->lat_first_ns;
+	s->lat_sum_ns += (double)x->lat_ns;
+	if ((uint64_t)x->lat_ns > s->lat_max_ns)
+		s->lat_max_ns = (uint64_t)x->lat_ns;
 	if (lat)
-		hist_add(lat, (uint64_t)op->lat_first_ns);
+		hist_add(lat, (uint64_t)x->lat_ns);
+}
+
+void an_cell_add(struct an_sums *s, struct hist *lat, const struct an_op *op)
+{
+	struct an_opsum x = an_opsum_of(op);
+
+	assert(!(op->flags & AN_OP_CALL_NOT_SEEN));
+	an_sums_add(s, lat, &x);
 }
 
 double an_rate(uint64_t n, int64_t from_ns, int64_t to_ns)
 {
 	double secs = (double)(to_ns - from_ns) / 1e9;
 
-	return (double)n / (secs < 1 ? 1 : secs);
+	return secs > 0 ? (double)n / secs : 0.0;
 }
 
 void an_sizes_add(struct an_sizes *s, uint32_t size)

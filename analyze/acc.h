@@ -86,15 +86,46 @@ static inline uint64_t an_op_data_bytes(const struct an_op *op)
 
 /* The sums of a cell (an_cell_add).  The lat_* fields are the latency
  * from the first transmission of the answered ops, without a histogram. */
+#define AN_SUMS_FIELDS \
+	uint64_t calls, answered, unanswered, errors, retrans, retrans_ops; \
+	uint64_t dup_replies, bytes, data_bytes; \
+	double lat_sum_ns; \
+	uint64_t lat_max_ns
 struct an_sums {
-	uint64_t calls, answered, unanswered, errors, retrans, retrans_ops;
-	uint64_t dup_replies, bytes, data_bytes;
-	double lat_sum_ns;
-	uint64_t lat_max_ns;
+	AN_SUMS_FIELDS;
+};
+/* A member `s` (struct an_sums) whose fields are also members by their
+ * own names (x->calls is x->s.calls). */
+#define AN_SUMS_MEMBER union { struct an_sums s; struct { AN_SUMS_FIELDS; }; }
+
+/* What the add rule reads of an op: small enough for a history of ops to
+ * keep (the dashboard's records, which may saturate retrans and dup). */
+struct an_opsum {
+	int64_t lat_ns;			/* from the first transmission */
+	uint64_t bytes, data;		/* call + reply wire bytes; data bytes */
+	uint32_t retrans, dup;
+	bool answered, error;
 };
 
-/* Add op (not AN_OP_CALL_NOT_SEEN) to s; lat, if not NULL, gets its
- * latency.  The one rule: everything that adds up ops calls this. */
+static inline struct an_opsum an_opsum_of(const struct an_op *op)
+{
+	struct an_opsum x;
+
+	x.lat_ns = op->lat_first_ns;
+	x.bytes = (uint64_t)op->call_len + op->reply_len;
+	x.data = an_op_data_bytes(op);
+	x.retrans = op->retrans;
+	x.dup = op->dup_replies;
+	x.answered = (op->flags & AN_OP_ANSWERED) != 0;
+	x.error = an_op_is_error(op);
+	return x;
+}
+
+/* The one rule: add an op to s; lat, if not NULL, gets its latency
+ * (answered ops).  Everything that adds up ops calls one of these. */
+void an_sums_add(struct an_sums *s, struct hist *lat,
+		 const struct an_opsum *x);
+/* an_sums_add of an op (not AN_OP_CALL_NOT_SEEN). */
 void an_cell_add(struct an_sums *s, struct hist *lat, const struct an_op *op);
 
 /* Start of the bucket of width w_ns (> 0) that holds t (floor, also for
@@ -104,9 +135,13 @@ static inline int64_t an_bucket_start(int64_t t, int64_t w_ns)
 	return (t >= 0 ? t / w_ns : (t - w_ns + 1) / w_ns) * w_ns;
 }
 
-/* A count per second over the span [from_ns, to_ns) that holds data; a
- * span under a second counts as one second. */
+/* A count per second over the span [from_ns, to_ns) that holds data (0
+ * for an empty span), as report's rates are. */
 double an_rate(uint64_t n, int64_t from_ns, int64_t to_ns);
+
+/* A size verdict's default: the dominant size holds this share of the
+ * calls (percent) for the calls to count as using it (find.h size_share). */
+#define AN_SIZE_SHARE_DEFAULT 90
 
 /* The dominant size of s: the one most calls used (ties: the larger);
  * *n its calls.  0 (and *n 0) when s is empty. */

@@ -5,17 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* struct an_interval's named fields are its sums' (figs.h) */
-_Static_assert(sizeof(((struct an_interval *)0)->s) ==
-	       offsetof(struct an_interval, lat_max_ns) + sizeof(uint64_t) -
-	       offsetof(struct an_interval, calls) &&
-	       offsetof(struct an_interval, s.lat_max_ns) ==
-	       offsetof(struct an_interval, lat_max_ns) &&
-	       offsetof(struct an_interval, s.lat_sum_ns) ==
-	       offsetof(struct an_interval, lat_sum_ns) &&
-	       offsetof(struct an_interval, s.dup_replies) ==
-	       offsetof(struct an_interval, dup_replies),
-	       "an_interval: named fields and sums differ");
 
 #define ROWS_MAX_DEFAULT 16384
 #define FILES_MAX_DEFAULT 2048

@@ -137,15 +137,7 @@ struct an_server {
  * by their field names (v->calls is v->s.calls). */
 struct an_interval {
 	int64_t start_ns;
-	union {
-		struct an_sums s;
-		struct {
-			uint64_t calls, answered, unanswered, errors, retrans;
-			uint64_t retrans_ops, dup_replies, bytes, data_bytes;
-			double lat_sum_ns;
-			uint64_t lat_max_ns;
-		};
-	};
+	AN_SUMS_MEMBER;
 };
 
 struct an_figs_config {
