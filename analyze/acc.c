@@ -1,5 +1,5 @@
-/* acc.c - the one accumulator: cells, their add rule and the dashboard's
- * history; see acc.h. */
+/* acc.c - the one accumulator: the rule that adds an op to a cell and
+ * the rules its readers share; see acc.h. */
 #include "analyze/acc.h"
 
 #include <assert.h>

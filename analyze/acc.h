@@ -3,13 +3,14 @@
  *
  * Purpose: a cell holds the sums of the operations that share one key, a
  * time bucket x procedure x client x server x export (a caller keys its
- * cells by the part it needs), and an_cell_add is the one rule that adds
- * an op to it.  Report's time series (figs.c), the store's interval rows
- * (store/write.c) and the dashboard's history (struct an_history below, read
- * by ui/top_view.c) all add through it, so they count alike.  The rules
- * every reader of cells shares live here too: the bucket a time falls in,
- * the rate over the span that holds data, the dominant transfer size and
- * the window the engine keeps answered ops before delivering them.
+ * cells by the part it needs and owns them), and an_sums_add is the one
+ * rule that adds an op to it.  Report's time series (figs.c), the store's
+ * interval rows (store/write.c) and the dashboard's window rows
+ * (ui/top_view.c, from its compact history records) all add through it,
+ * so they count alike.  The rules every reader of cells shares live here
+ * too: the bucket a time falls in, the rate over the span that holds data,
+ * the dominant transfer size and its verdict share, and how long the
+ * engine keeps answered ops before delivering them.
  *
  * What a cell counts: calls; answered (with latency from the first
  * transmission); unanswered = every op not answered (a hidden reply too,
@@ -20,7 +21,7 @@
  * leave them out of cells.
  *
  * Ownership: plain values; a cell's histogram is its owner's (hist.h).
- * Load: an_cell_add is a few adds and at most one histogram add per op;
+ * Load: an_sums_add is a few adds and at most one histogram add per op;
  * it never allocates (but for a histogram's new chunk).
  */
 #ifndef NFSCOPE_AN_ACC_H
