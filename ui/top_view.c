@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 /* ----------------------------------------------------------- filters -- */
 
 bool tm_filter_empty(const struct tm_filter *f)
