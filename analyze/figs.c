@@ -1,8 +1,10 @@
 /* figs.c - aggregates over operation records; see figs.h. */
 #include "analyze/figs.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 #define ROWS_MAX_DEFAULT 16384
 #define FILES_MAX_DEFAULT 2048
@@ -323,22 +325,6 @@ static struct an_row *row_get_h(struct an_figs *f, const struct row_key *k,
 static struct an_row *row_get(struct an_figs *f, const struct row_key *k)
 {
 	return row_get_h(f, k, 0);
-}
-
-uint64_t an_op_data_bytes(const struct an_op *op)
-{
-	bool nfs = op->prog == PROG_NFS;
-	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
-	bool wr = nfs && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE);
-
-	if (!(op->flags & AN_OP_ANSWERED) || an_op_is_error(op))
-		return 0;
-	if (rd)
-		return (op->have & AN_HAVE_RCOUNT) ? op->rcount : 0;
-	if (wr)
-		return (op->have & AN_HAVE_RCOUNT) ? op->rcount :
-		       (op->have & AN_HAVE_COUNT) ? op->count : 0;
-	return 0;
 }
 
 /* Count an op's NFS/MOUNT status in r's slots (the op is an error). */
@@ -672,27 +658,6 @@ static bool server_is(const void *o, const void *k)
 	return cap_addr_eq(&((const struct an_server *)o)->addr, k);
 }
 
-static void sizes_add(struct an_sizes *s, uint32_t size)
-{
-	uint32_t k;
-
-	s->total++;
-	if (size > s->max)
-		s->max = size;
-	for (k = 0; k < s->nsizes; k++) {
-		if (s->s[k].size == size) {
-			s->s[k].n++;
-			return;
-		}
-	}
-	if (s->nsizes == AN_SIZES_MAX) {
-		s->other++;
-		return;
-	}
-	s->s[s->nsizes].size = size;
-	s->s[s->nsizes++].n = 1;
-}
-
 /* A short transfer: granted less than the count asked. */
 static void pair_short(uint64_t *n, uint32_t *asked_max, uint32_t count)
 {
@@ -732,7 +697,7 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 	if (op->proc == NFS3_READ) {	/* 6 in v2 and v3 */
 		p->reads++;
 		if (op->have & AN_HAVE_COUNT)
-			sizes_add(&p->read, op->count);
+			an_sizes_add(&p->read, op->count);
 		if (ok && (op->have & AN_HAVE_RCOUNT)) {
 			p->bytes_read += op->rcount;
 			if (op->rcount > p->read_granted_max)
@@ -747,7 +712,7 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 	} else if (op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE)) {
 		p->writes++;
 		if (op->have & AN_HAVE_COUNT)
-			sizes_add(&p->write, op->count);
+			an_sizes_add(&p->write, op->count);
 		if (ok)
 			p->bytes_written += (op->have & AN_HAVE_RCOUNT) ?
 					    op->rcount : op->count;
@@ -875,8 +840,7 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 	return &f->ivl[k];
 }
 
-static void interval_add(struct an_figs *f, const struct an_op *op,
-			 uint64_t db)
+static void interval_add(struct an_figs *f, const struct an_op *op)
 {
 	struct an_interval *v = interval_get(f, op->first_call_ns);
 
@@ -884,21 +848,7 @@ static void interval_add(struct an_figs *f, const struct an_op *op,
 		f->tot.intervals_dropped++;
 		return;
 	}
-	v->calls++;
-	v->retrans += op->retrans;
-	v->dup_replies += op->dup_replies;
-	v->bytes += op->call_len + op->reply_len;
-	v->data_bytes += db;
-	if (!(op->flags & AN_OP_ANSWERED)) {
-		v->unanswered++;
-		return;
-	}
-	v->answered++;
-	if (an_op_is_error(op))
-		v->errors++;
-	v->lat_sum_ns += (double)op->lat_first_ns;
-	if ((uint64_t)op->lat_first_ns > v->lat_max_ns)
-		v->lat_max_ns = (uint64_t)op->lat_first_ns;
+	an_cell_add(&v->s, NULL, op);
 }
 
 /* -------------------------------------------------------------- add -- */
@@ -930,9 +880,9 @@ static void from_reply_add(struct an_figs *f, const struct an_op *op)
 	if ((p = pair_of(f, op)) == NULL)
 		return;
 	if (ok && op->proc == NFS3_READ)	/* 6 in v2 and v3 */
-		sizes_add(&p->read_rep, op->rcount);
+		an_sizes_add(&p->read_rep, op->rcount);
 	else if (ok && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE))
-		sizes_add(&p->write_rep, op->rcount);
+		an_sizes_add(&p->write_rep, op->rcount);
 }
 
 /* ch, rh: as rows_add */
@@ -964,7 +914,7 @@ static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 	t->retrans += op->retrans;
 	t->dup_replies += op->dup_replies;
 	rows_add(f, op, db, ch, rh);
-	interval_add(f, op, db);
+	interval_add(f, op);
 	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3)) {
 		pair_add(f, op);
 		server_add(f, op);

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/acc.h"
 #include "analyze/hist.h"
 #include "analyze/ops.h"
 
@@ -60,7 +61,6 @@ enum an_group {
 
 #define AN_PROC_ALL 0xffffffffu
 #define AN_STATUS_SLOTS 8
-#define AN_SIZES_MAX 64
 #define AN_VERF_CHANGES_MAX 16
 
 struct an_status_count {
@@ -92,19 +92,6 @@ struct an_row {
 	struct hist lat;		/* from the first transmission */
 	struct hist lat_last;		/* from the last transmission */
 	struct hist ivl;		/* between transmissions (retransmits) */
-};
-
-struct an_size_count {
-	uint32_t size;
-	uint64_t n;
-};
-
-struct an_sizes {
-	uint32_t nsizes;
-	struct an_size_count s[AN_SIZES_MAX];
-	uint64_t other;			/* sizes beyond AN_SIZES_MAX distinct */
-	uint64_t total;
-	uint32_t max;
 };
 
 struct an_pair {
@@ -146,12 +133,11 @@ struct an_server {
 	struct an_verf_change verf_changes[AN_VERF_CHANGES_MAX];
 };
 
+/* One bucket of the time series: the sums of its ops (an_cell_add), also
+ * by their field names (v->calls is v->s.calls). */
 struct an_interval {
 	int64_t start_ns;
-	uint64_t calls, answered, unanswered, errors, retrans, dup_replies;
-	uint64_t bytes, data_bytes;
-	double lat_sum_ns;
-	uint64_t lat_max_ns;
+	AN_SUMS_MEMBER;
 };
 
 struct an_figs_config {
@@ -199,20 +185,6 @@ struct an_figs_totals {
 	uint64_t intervals_dropped;
 };
 const struct an_figs_totals *an_figs_totals(const struct an_figs *f);
-
-/* Is op an error (RPC not successful or status != 0)?  Inline: the
- * figures ask it of every op in several places. */
-static inline bool an_op_is_error(const struct an_op *op)
-{
-	if (!(op->flags & AN_OP_ANSWERED))
-		return false;
-	if (op->reply_stat != RPC_MSG_ACCEPTED || op->accept_stat != RPC_SUCCESS)
-		return true;
-	return (op->have & AN_HAVE_STATUS) && op->status != 0;
-}
-/* Data bytes an op moved: READ bytes returned, WRITE bytes written (0 for
- * errors, unanswered ops and every other procedure). */
-uint64_t an_op_data_bytes(const struct an_op *op);
 
 /* NFSv4 seen (recognised, not analysed): COMPOUND calls and the distinct
  * clients and servers that exchanged them. */

@@ -122,7 +122,7 @@ void an_find_config_default(struct an_find_config *c)
 	c->sync_min = 20;
 	c->sync_client_share = 0.5;
 	c->sync_client_min = 20;
-	c->size_share = 90;
+	c->size_share = AN_SIZE_SHARE_DEFAULT;
 	c->short_io_min = 10;
 	c->short_io_share = 0.05;
 	c->slow_ms = 10;

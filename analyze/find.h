@@ -109,7 +109,8 @@ struct an_find_config {
 	double sync_client_share;	/* WRITEs asked FILE_SYNC or DATA_SYNC
 					   by the client: 0.5 */
 	uint32_t sync_client_min;	/* with at least this many: 20 */
-	uint32_t size_share;	/* % of calls at the dominant size: 90 */
+	uint32_t size_share;	/* % of calls at the dominant size:
+				   AN_SIZE_SHARE_DEFAULT */
 	uint32_t short_io_min;	/* short READs + WRITEs per pair: 10 */
 	double short_io_share;	/* or under this share of its READs +
 				   WRITEs: no finding: 0.05 */

@@ -101,7 +101,7 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 	const struct an_sizes *s = &all;
 	const char *op = write ? "WRITE" : "READ";
 	const char *knob = write ? "wsize" : "rsize";
-	uint32_t k, dom = 0, lim = 0, pref = 0;
+	uint32_t dom = 0, lim = 0, pref = 0;
 	uint64_t dn = 0, pct;
 	const char *limname = NULL;
 	char b1[32], b2[32];
@@ -113,11 +113,7 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		snprintf(buf, n, "%s: no calls seen", op);
 		return false;
 	}
-	for (k = 0; k < s->nsizes; k++)
-		if (s->s[k].n > dn || (s->s[k].n == dn && s->s[k].size > dom)) {
-			dn = s->s[k].n;
-			dom = s->s[k].size;
-		}
+	dom = an_sizes_dominant(s, &dn);
 	pct = dn * 100 / s->total;
 	o = (size_t)snprintf(buf, n, "%s: %u bytes in %" PRIu64 "%% of %" PRIu64
 			     " calls, never above %u", op, dom, pct, s->total,

@@ -128,6 +128,11 @@ struct cap_config {
 	cap_probe_fn resync_probe;	/* after lost bytes, at any offset:
 					   stricter (NULL: probe) */
 	void *probe_user;	/* passed to both */
+	/* told of each IP fragment train counted in ipfrag_incomplete, with
+	   the time of its first fragment (the loss happened then, though it
+	   is known only at the timeout): NULL, not told */
+	void (*frag_lost)(void *user, int64_t first_ts_ns);
+	void *frag_lost_user;
 };
 
 /*

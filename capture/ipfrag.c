@@ -83,6 +83,15 @@ static uint32_t frag_hash(const struct cap_addr *s, const struct cap_addr *d,
 	return (h ^ h >> 15) & (FRAG_BUCKETS - 1);
 }
 
+/* A train given up with fragments missing: counted, and the pipe's owner
+ * told when it began. */
+static void train_lost(struct cap_pipe *p, const struct frag_train *tr)
+{
+	p->st.ipfrag_incomplete++;
+	if (p->cfg.frag_lost)
+		p->cfg.frag_lost(p->cfg.frag_lost_user, tr->first_ts_ns);
+}
+
 static void train_unlink_free(struct cap_frag_table *t, struct frag_train *tr)
 {
 	struct frag_train **pp =
@@ -285,14 +294,14 @@ void cap_frag_input(struct cap_pipe *p, const struct cap_frag_in *f,
 	if (f->caplen > 0 && !train_grow(t, tr, cend))
 		return;
 	if (f->len > 0 && !ivset_add(&tr->wire, f->off, wend)) {
-		p->st.ipfrag_incomplete++;
+		train_lost(p, tr);
 		train_unlink_free(t, tr);
 		return;
 	}
 	if (f->caplen > 0) {
 		copy_new_bytes(tr, f->data, f->off, cend);
 		if (!ivset_add(&tr->cap, f->off, cend)) {
-			p->st.ipfrag_incomplete++;
+			train_lost(p, tr);
 			train_unlink_free(t, tr);
 			return;
 		}
@@ -308,7 +317,7 @@ void cap_frag_input(struct cap_pipe *p, const struct cap_frag_in *f,
 		if (t->oldest == tr)
 			evicted_self = true;
 		p->st.ipfrag_evicted++;
-		p->st.ipfrag_incomplete++;
+		train_lost(p, t->oldest);
 		train_unlink_free(t, t->oldest);
 		if (evicted_self)
 			return;
@@ -331,7 +340,7 @@ void cap_frag_expire(struct cap_pipe *p, bool all)
 
 	while (t->oldest &&
 	       (all || cap_aged(t->oldest->first_ts_ns, p->now_ns, limit))) {
-		p->st.ipfrag_incomplete++;
+		train_lost(p, t->oldest);
 		train_unlink_free(t, t->oldest);
 	}
 }

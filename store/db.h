@@ -26,8 +26,7 @@ struct cell {
 	int64_t start_ns;
 	uint32_t prog, vers, proc;
 	struct cap_addr client, server;
-	uint64_t calls, answered, unanswered, errors, retrans, dup_replies;
-	uint64_t bytes, data_bytes;
+	struct an_sums s;		/* an_cell_add (analyze/acc.h) */
 	struct hist lat;
 };
 

@@ -150,14 +150,14 @@ static int write_cell(struct store *s, struct cell *c, char *errbuf)
 	store_bind_text(q, 6, store_op_name(c->prog, c->vers, c->proc, b, sizeof(b)));
 	store_bind_addr(q, 7, &c->client);
 	store_bind_addr(q, 8, &c->server);
-	sqlite3_bind_int64(q, 9, (int64_t)c->calls);
-	sqlite3_bind_int64(q, 10, (int64_t)c->answered);
-	sqlite3_bind_int64(q, 11, (int64_t)c->unanswered);
-	sqlite3_bind_int64(q, 12, (int64_t)c->errors);
-	sqlite3_bind_int64(q, 13, (int64_t)c->retrans);
-	sqlite3_bind_int64(q, 14, (int64_t)c->dup_replies);
-	sqlite3_bind_int64(q, 15, (int64_t)c->bytes);
-	sqlite3_bind_int64(q, 16, (int64_t)c->data_bytes);
+	sqlite3_bind_int64(q, 9, (int64_t)c->s.calls);
+	sqlite3_bind_int64(q, 10, (int64_t)c->s.answered);
+	sqlite3_bind_int64(q, 11, (int64_t)c->s.unanswered);
+	sqlite3_bind_int64(q, 12, (int64_t)c->s.errors);
+	sqlite3_bind_int64(q, 13, (int64_t)c->s.retrans);
+	sqlite3_bind_int64(q, 14, (int64_t)c->s.dup_replies);
+	sqlite3_bind_int64(q, 15, (int64_t)c->s.bytes);
+	sqlite3_bind_int64(q, 16, (int64_t)c->s.data_bytes);
 	sqlite3_bind_int64(q, 17, (int64_t)c->lat.count);
 	sqlite3_bind_double(q, 18, c->lat.sum);
 	if (c->lat.count) {
@@ -286,8 +286,7 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 {
 	struct cell *c;
 	struct cslot *x;
-	int64_t t = op->first_call_ns, w = s->interval_ns;
-	int64_t start = (t >= 0 ? t / w : (t - w + 1) / w) * w;
+	int64_t start = an_bucket_start(op->first_call_ns, s->interval_ns);
 	uint64_t h = cell_hash(start, op->prog, op->vers, op->proc,
 			       &op->client, &op->server);
 
@@ -323,19 +322,7 @@ static int add_cell(struct store *s, const struct an_op *op, char *errbuf)
 		x->id = s->ncells;
 		x->tag = (uint32_t)(h >> 32);
 	}
-	c = &s->cell[x->id - 1];
-	c->calls++;
-	if (op->flags & AN_OP_ANSWERED) {
-		c->answered++;
-		hist_add(&c->lat, (uint64_t)op->lat_first_ns);
-	} else {
-		c->unanswered++;
-	}
-	c->errors += an_op_is_error(op);
-	c->retrans += op->retrans;
-	c->dup_replies += op->dup_replies;
-	c->bytes += (uint64_t)op->call_len + op->reply_len;
-	c->data_bytes += an_op_data_bytes(op);
+	an_cell_add(&s->cell[x->id - 1].s, &s->cell[x->id - 1].lat, op);
 	return 0;
 }
 

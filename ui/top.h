@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/acc.h"
 #include "analyze/figs.h"
 #include "analyze/filter.h"
 #include "analyze/find.h"
@@ -71,10 +72,19 @@ struct tm_proc {
 	char name[32];
 };
 
-/* Cumulative capture counters at the end of one capture second. */
+/* Cumulative capture counters at the end of one capture second
+ * (frag_lost: as known then; the lost trains by the second they began are
+ * in struct tm_model's lost[]). */
 struct tm_tick {
 	int64_t sec;
 	uint64_t packets, bytes, frag_lost, tcp_gaps, drops, ifdrops;
+};
+
+/* IP fragment trains lost, by the capture second of their first
+ * fragment (slot sec % TM_TICKS). */
+struct tm_lost {
+	int64_t sec;
+	uint64_t n;
 };
 
 enum tm_mode { TM_LIVE, TM_REPLAY, TM_ATTACH };
@@ -96,6 +106,8 @@ struct tm_model {
 	/* capture counters per second */
 	struct tm_tick ticks[TM_TICKS];
 	uint64_t nticks;
+	struct tm_lost lost[TM_TICKS];	/* when timed_lost */
+	bool timed_lost;		/* the capture tells when trains began */
 	/* the analysis (all of the input so far) */
 	struct an_figs *figs;
 	struct an_find *find;
@@ -125,6 +137,9 @@ void tm_model_fini(struct tm_model *m);
 void tm_model_add(struct tm_model *m, const struct an_op *op);
 void tm_model_tick(struct tm_model *m, int64_t ts_ns,
 		   const struct cap_stats *cs);
+/* An IP fragment train lost, first fragment at first_ns (cap_config's
+ * frag_lost hook). */
+void tm_model_frag_lost(struct tm_model *m, int64_t first_ns);
 
 /* ---------------------------------------------------------- the view -- */
 
@@ -137,11 +152,11 @@ enum tm_panel {
 struct tm_row {
 	uint32_t key;			/* proc or address index */
 	char name[64];
-	uint64_t calls, answered, unanswered, errors;
-	uint64_t retrans, retrans_ops, dups;
+	AN_SUMS_MEMBER;			/* an_sums_add (analyze/acc.h) */
 	uint64_t reads, writes, rbytes, wbytes;
-	uint32_t rsize, wsize;		/* majority size (Boyer-Moore) */
-	uint32_t rsize_n, wsize_n;
+	struct an_sizes rsizes, wsizes;	/* READ/WRITE sizes asked */
+	uint32_t rsize, wsize;		/* dominant size (an_sizes_dominant) */
+	uint64_t rsize_n, wsize_n;	/* calls at it */
 	uint32_t rsize_max, wsize_max;
 	uint32_t findings;
 	struct hist lat;
@@ -183,6 +198,7 @@ struct tm_view {
 	struct tm_size_count rsizes[TM_SIZES], wsizes[TM_SIZES];
 	uint32_t nrsizes, nwsizes;
 	uint64_t rsizes_other, wsizes_other, nreads, nwrites;
+	struct an_sizes rs, ws;		/* scratch: every size of the window */
 	char verdict[TM_VERDICTS][400];
 	uint32_t nverdicts;
 	char fsinfo[TM_VERDICTS][160];
@@ -193,7 +209,9 @@ struct tm_view {
 	/* series over the window: retransmits and the selection's latency */
 	struct tm_bucket series[TM_SERIES];
 	uint32_t nseries;
-	int64_t bucket_ns;
+	int64_t bucket_ns;		/* whole seconds */
+	int64_t series_base;		/* series[0].start_ns: a multiple of
+					   bucket_ns (an_bucket_start) */
 	char sel_name[96];		/* what the latency series is of */
 	struct hist sel_lat;		/* the selection's whole window */
 	struct hist *bucket_lat;	/* TM_SERIES scratch histograms */

@@ -207,3 +207,18 @@ void tm_model_tick(struct tm_model *m, int64_t ts_ns,
 	if (ts_ns > m->clock_ns)
 		m->clock_ns = ts_ns;
 }
+
+void tm_model_frag_lost(struct tm_model *m, int64_t first_ns)
+{
+	int64_t sec = first_ns / 1000000000;
+	struct tm_lost *x = &m->lost[(uint64_t)sec % TM_TICKS];
+
+	m->timed_lost = true;
+	if (x->sec > sec && x->n)
+		return;		/* older than the seconds kept */
+	if (x->sec != sec) {
+		x->sec = sec;
+		x->n = 0;
+	}
+	x->n++;
+}

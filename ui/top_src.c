@@ -123,6 +123,14 @@ static void on_msg(void *user, const struct cap_msg *m)
 	take_held(w);
 }
 
+/* A lost IP fragment train (capture's hook; the lock is held). */
+static void on_frag_lost(void *user, int64_t first_ns)
+{
+	struct tm_worker *w = user;
+
+	tm_model_frag_lost(w->m, first_ns);
+}
+
 /* Counters into the model; called with the lock held. */
 static void publish(struct tm_worker *w, int64_t now_ns)
 {
@@ -355,6 +363,8 @@ int tm_worker_start(struct tm_worker **out, struct tm_model *m,
 		cc.probe = dec_probe_start;
 		cc.resync_probe = dec_probe_resync;
 		cc.probe_user = w->dec;
+		cc.frag_lost = on_frag_lost;
+		cc.frag_lost_user = w;
 		w->pipe = cap_pipe_new(&cc, on_msg, w);
 		if (w->pipe == NULL)
 			goto fail;

@@ -7,12 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define KEEP_NS 3000000000LL	/* the engine's answered_keep default */
-/* Ops are delivered up to unanswered_ns (60 s) after their first call:
- * scanning the history from the newest end may stop only this far before
- * the window. */
-#define LATE_NS 65000000000LL
-
 /* ----------------------------------------------------------- filters -- */
 
 /* Per-table match marks: addr_ok bit 0 client, 1 server, 2 any;
@@ -134,81 +128,71 @@ static struct tm_row *row_get(struct tm_view *v, int g, uint32_t key,
 	return r;
 }
 
-/* Boyer-Moore majority vote: the size most calls use, if one has > 1/2. */
-static void vote(uint32_t *cand, uint32_t *n, uint32_t size)
-{
-	if (*n == 0) {
-		*cand = size;
-		*n = 1;
-	} else if (*cand == size) {
-		(*n)++;
-	} else {
-		(*n)--;
-	}
-}
-
 /* One READ or WRITE into a row's figures of that direction. */
-static void dir_add(uint64_t *calls, uint64_t *bytes, uint32_t *size,
-		    uint32_t *size_n, uint32_t *size_max, const struct tm_rec *r)
+static void dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
+		    const struct tm_rec *r)
 {
 	(*calls)++;
 	*bytes += r->data;
-	if (r->size == 0)
-		return;
-	vote(size, size_n, r->size);
-	if (r->size > *size_max)
-		*size_max = r->size;
+	if (r->size)
+		an_sizes_add(sizes, r->size);
 }
 
+/* A record into a row: the accumulator's rule (an_sums_add). */
 static void row_add(struct tm_row *w, const struct tm_rec *r)
 {
-	w->calls++;
-	if (r->flags & TM_ANSWERED) {
-		w->answered++;
-		hist_add(&w->lat, (uint64_t)r->lat_ns);
-	} else {
-		w->unanswered++;
-	}
-	if (r->flags & TM_ERR)
-		w->errors++;
-	if (r->retrans) {
-		w->retrans += r->retrans;
-		w->retrans_ops++;
-	}
-	w->dups += r->dup;
+	struct an_opsum x;
+
+	memset(&x, 0, sizeof(x));
+	x.answered = r->flags & TM_ANSWERED;
+	x.error = r->flags & TM_ERR;
+	x.lat_ns = r->lat_ns;
+	x.data = r->data;
+	x.retrans = r->retrans;
+	x.dup = r->dup;
+	an_sums_add(&w->s, &w->lat, &x);
 	if (r->flags & TM_READ)
-		dir_add(&w->reads, &w->rbytes, &w->rsize, &w->rsize_n,
-			&w->rsize_max, r);
+		dir_add(&w->reads, &w->rbytes, &w->rsizes, r);
 	if (r->flags & TM_WRITE)
-		dir_add(&w->writes, &w->wbytes, &w->wsize, &w->wsize_n,
-			&w->wsize_max, r);
+		dir_add(&w->writes, &w->wbytes, &w->wsizes, r);
 }
 
-static void size_add(struct tm_size_count *s, uint32_t *n, uint64_t *other,
-		     uint32_t size)
+/* A row's dominant sizes, once its records are in. */
+static void row_sizes(struct tm_row *w)
 {
-	uint32_t k;
-
-	for (k = 0; k < *n; k++)
-		if (s[k].size == size) {
-			s[k].n++;
-			return;
-		}
-	if (*n == TM_SIZES) {
-		(*other)++;
-		return;
-	}
-	s[*n].size = size;
-	s[(*n)++].n = 1;
+	w->rsize = an_sizes_dominant(&w->rsizes, &w->rsize_n);
+	w->rsize_max = w->rsizes.max;
+	w->wsize = an_sizes_dominant(&w->wsizes, &w->wsize_n);
+	w->wsize_max = w->wsizes.max;
 }
 
 static int size_cmp(const void *x, const void *y)
 {
-	const struct tm_size_count *a = x, *b = y;
+	const struct an_size_count *a = x, *b = y;
 
 	if (a->n != b->n)
 		return a->n < b->n ? 1 : -1;
 	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* The window's sizes, most used first: the first TM_SIZES shown, the
+ * rest in *other. */
+static void sizes_shown(struct an_sizes *all, struct tm_size_count *out,
+			uint32_t *n, uint64_t *other)
+{
+	uint32_t k;
+
+	qsort(all->s, all->nsizes, sizeof(all->s[0]), size_cmp);
+	*other = all->other;
+	*n = 0;
+	for (k = 0; k < all->nsizes; k++) {
+		if (*n == TM_SIZES) {
+			*other += all->s[k].n;
+			continue;
+		}
+		out[*n].size = all->s[k].size;
+		out[(*n)++].n = all->s[k].n;
+	}
 }
 
 /* -------------------------------------------------------- the window -- */
@@ -251,7 +235,7 @@ static void window(struct tm_view *v, const struct tm_model *m,
 	if (m->done)
 		end = m->clock_ns + 1;
 	else
-		end = m->clock_ns - KEEP_NS;
+		end = m->clock_ns - AN_ANSWERED_KEEP_NS;
 	if (q->end_ns && q->end_ns < end)
 		end = q->end_ns;
 	if (end < m->first_ns)
@@ -270,23 +254,55 @@ static void window(struct tm_view *v, const struct tm_model *m,
 
 static void series_prepare(struct tm_view *v, const struct tm_query *q)
 {
-	int64_t span = v->to_ns - v->from_ns;
 	uint32_t k, nb = q->buckets > 0 ? (uint32_t)q->buckets : 60;
+	int64_t base, last = v->to_ns > v->from_ns ? v->to_ns - 1 : v->from_ns;
 
 	if (nb > TM_SERIES)
 		nb = TM_SERIES;
-	v->bucket_ns = span / nb + 1;
-	if (v->bucket_ns < 1000000000LL)
-		v->bucket_ns = 1000000000LL;	/* never below a second */
-	v->nseries = (uint32_t)(span / v->bucket_ns + 1);
-	if (v->nseries > nb)
-		v->nseries = nb;
+	/* whole seconds, on the accumulator's bucket boundaries (as report's
+	   --interval), as few as fit in nb columns */
+	v->bucket_ns = ((last - v->from_ns) / nb / 1000000000 + 1) * 1000000000;
+	for (;;) {
+		base = an_bucket_start(v->from_ns, v->bucket_ns);
+		if ((last - base) / v->bucket_ns < nb)
+			break;
+		v->bucket_ns += 1000000000;
+	}
+	v->series_base = base;
+	v->nseries = (uint32_t)((last - base) / v->bucket_ns + 1);
 	for (k = 0; k < v->nseries; k++) {
 		memset(&v->series[k], 0, sizeof(v->series[k]));
-		v->series[k].start_ns = v->from_ns + (int64_t)k * v->bucket_ns;
+		v->series[k].start_ns = base + (int64_t)k * v->bucket_ns;
 		hist_clear(&v->bucket_lat[k]);
 	}
 	hist_clear(&v->sel_lat);
+}
+
+/*
+ * Lost fragment trains in the second their first fragment was seen (a
+ * train is known lost only at its timeout, often seconds later, or at the
+ * end of the input): a second counts where it overlaps the window.
+ */
+static void series_lost(struct tm_view *v, const struct tm_model *m)
+{
+	uint32_t k, b;
+
+	v->frag_lost = 0;
+	for (k = 0; k < v->nseries; k++)
+		v->series[k].frag_lost = 0;
+	for (k = 0; k < TM_TICKS; k++) {
+		const struct tm_lost *x = &m->lost[k];
+		int64_t t = x->sec * 1000000000;
+
+		if (x->n == 0 || t + 1000000000 <= v->from_ns || t >= v->to_ns)
+			continue;
+		v->frag_lost += x->n;
+		b = t > v->series_base ?
+		    (uint32_t)((t - v->series_base) / v->bucket_ns) : 0;
+		if (b >= v->nseries)
+			b = v->nseries - 1;
+		v->series[b].frag_lost += x->n;
+	}
 }
 
 static void series_ticks(struct tm_view *v, const struct tm_model *m)
@@ -310,6 +326,8 @@ static void series_ticks(struct tm_view *v, const struct tm_model *m)
 		s->tcp_gaps = b->tcp_gaps - a->tcp_gaps;
 		s->drops = (b->drops - a->drops) + (b->ifdrops - a->ifdrops);
 	}
+	if (m->timed_lost)
+		series_lost(v, m);
 }
 
 /*
@@ -325,9 +343,12 @@ static void scan(struct tm_view *v, struct tm_model *m,
 		 const struct tm_query *q)
 {
 	uint64_t lo = m->n > m->cap ? m->n - m->cap : 0, k, step = 0;
-	int64_t stop = v->from_ns - LATE_NS;
+	int64_t stop = v->from_ns - AN_LATE_NS;
 	uint64_t rb = 0, wb = 0;
+	int g;
 
+	memset(&v->rs, 0, sizeof(v->rs));
+	memset(&v->ws, 0, sizeof(v->ws));
 	if (lo > 0 && m->ring[lo % m->cap].ts_ns > v->from_ns)
 		v->cut = true;
 	for (k = m->n; k > lo; k--) {
@@ -362,17 +383,15 @@ static void scan(struct tm_view *v, struct tm_model *m,
 			rb += r->data;
 			v->nreads++;
 			if (r->size)
-				size_add(v->rsizes, &v->nrsizes, &v->rsizes_other,
-					 r->size);
+				an_sizes_add(&v->rs, r->size);
 		}
 		if (r->flags & TM_WRITE) {
 			wb += r->data;
 			v->nwrites++;
 			if (r->size)
-				size_add(v->wsizes, &v->nwsizes, &v->wsizes_other,
-					 r->size);
+				an_sizes_add(&v->ws, r->size);
 		}
-		b = (uint32_t)((r->ts_ns - v->from_ns) / v->bucket_ns);
+		b = (uint32_t)((r->ts_ns - v->series_base) / v->bucket_ns);
 		if (b >= v->nseries)
 			b = v->nseries - 1;
 		v->series[b].calls++;
@@ -393,9 +412,12 @@ static void scan(struct tm_view *v, struct tm_model *m,
 			hist_add(&v->sel_lat, (uint64_t)r->lat_ns);
 		}
 	}
-	v->ops_s = (double)v->ops / v->secs;
-	v->rmb_s = (double)rb / 1e6 / v->secs;
-	v->wmb_s = (double)wb / 1e6 / v->secs;
+	v->ops_s = an_rate(v->ops, v->from_ns, v->to_ns);
+	v->rmb_s = an_rate(rb, v->from_ns, v->to_ns) / 1e6;
+	v->wmb_s = an_rate(wb, v->from_ns, v->to_ns) / 1e6;
+	for (g = 0; g < 3; g++)
+		for (k = 0; k < v->nrows[g]; k++)
+			row_sizes(&v->rows[g][k]);
 	v->nclients = v->nrows[1];
 	v->nservers = v->nrows[2];
 	v->total_calls = v->ops;
@@ -407,8 +429,8 @@ static void scan(struct tm_view *v, struct tm_model *m,
 		s->p99 = hist_percentile(&v->bucket_lat[k], 99);
 		s->max = v->bucket_lat[k].max;
 	}
-	qsort(v->rsizes, v->nrsizes, sizeof(v->rsizes[0]), size_cmp);
-	qsort(v->wsizes, v->nwsizes, sizeof(v->wsizes[0]), size_cmp);
+	sizes_shown(&v->rs, v->rsizes, &v->nrsizes, &v->rsizes_other);
+	sizes_shown(&v->ws, v->wsizes, &v->nwsizes, &v->wsizes_other);
 }
 
 /* ---------------------------------------------------------- findings -- */
@@ -505,7 +527,8 @@ static void sizes(struct tm_view *v, const struct tm_model *m,
 		for (w = 0; w < 2 && v->nverdicts < TM_VERDICTS; w++) {
 			if ((w ? p->writes : p->reads) == 0)
 				continue;
-			an_size_verdict(p, s, w == 1, 90, line, sizeof(line));
+			an_size_verdict(p, s, w == 1, AN_SIZE_SHARE_DEFAULT, line,
+				       sizeof(line));
 			snprintf(v->verdict[v->nverdicts++], sizeof(v->verdict[0]),
 				 "%s -> %s  %s", a, b, line);
 		}

@@ -9,6 +9,7 @@ expected text, so a slow machine only makes the test slower.
 
 usage: top_test.py NFSCOPE NFSGEN WORKDIR CHECK
 CHECK: ops clients sizes keys filter drill resize layout pace attach notty
+       demo hangup history live totals
 """
 import json
 import os
@@ -675,6 +676,107 @@ def check_demo():
     for name, n in calls.items():
         ok(int(rows[name][0]) == n, 'demo %s: screen %s, client %d' %
            (name, rows[name][0], n))
+    keys('q')
+    wait_text('[exit 0]')
+
+
+def lost_trains(pcap):
+    """Capture second of the first fragment seen of each IPv4 fragment train
+    that never completes (nanosecond pcap, Ethernet): ground truth read
+    from the capture's own fragments, not from nfscope."""
+    import struct
+    trains = {}
+    with open(pcap, 'rb') as f:
+        magic = f.read(24)[:4]
+        nano = magic == b'\x4d\x3c\xb2\xa1'
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                break
+            sec, frac, caplen = struct.unpack('<III', rec[:12])
+            data = f.read(caplen)
+            if data[12:14] != b'\x08\x00':
+                continue
+            off = struct.unpack('>H', data[20:22])[0]
+            mf, fo = off & 0x2000, (off & 0x1fff) * 8
+            if not mf and fo == 0:
+                continue        # not a fragment
+            ihl = (data[14] & 15) * 4
+            plen = struct.unpack('>H', data[16:18])[0] - ihl
+            key = (data[26:30], data[30:34], data[18:20], data[23])
+            t = trains.setdefault(key, {'sec': sec, 'ivs': [], 'end': None})
+            t['ivs'].append((fo, fo + plen))
+            if not mf:
+                t['end'] = fo + plen
+    lost = {}
+    for t in trains.values():
+        have = 0
+        for lo, hi in sorted(t['ivs']):
+            if lo > have:
+                break
+            have = max(have, hi)
+        if t['end'] is None or have < t['end']:
+            lost[t['sec']] = lost.get(t['sec'], 0) + 1
+    return lost
+
+
+def check_totals():
+    """top's window "all" at the end of a replay shows report's figures for
+    the same capture (report --json --interval 1): ops/s, per procedure
+    calls, ops/s, errors and retransmits; its per-second retransmit table
+    is report's intervals (calls, retransmits), and a lost IP fragment train
+    counts in the second its first fragment was seen (ground truth: the
+    capture's fragments, read here)."""
+    src = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    pcap = os.path.join(src, 'pcaps', 'lab-demo.pcap')
+    p = subprocess.run([NFSCOPE, 'report', '-r', pcap, '--json',
+                        '--interval', '1'], capture_output=True, text=True)
+    ok(p.returncode == 0, 'report: exit %d %s' % (p.returncode, p.stderr))
+    rep = json.loads(p.stdout)
+    start('%s top -r %s --fast --window all --refresh 200' % (NFSCOPE, pcap),
+          x=130, y=60)
+    s = wait_text('end of input')
+    m = re.search(r'ops/s (\S+)', s)
+    want = rep['totals']['ops'] / rep['duration_s']
+    ok(m is not None and abs(float(m.group(1)) - want) < 0.051,
+       'ops/s: screen %s, report %.1f' % (m and m.group(1), want))
+    rows = dict(table(s, 'PROCEDURE'))
+    procs = [x for x in rep['procedures'] if x['calls']]
+    ok(set(rows) == set(x['procedure'] for x in procs), 'procedures')
+    for x in procs:
+        c = rows[x['procedure']]
+        # OPS OPS/S SHARE AVG P50 P99 MAX ERR RETR
+        ok(int(c[0]) == x['calls'], '%s calls %s, report %d' %
+           (x['procedure'], c[0], x['calls']))
+        ok(abs(float(c[1]) - x['ops_per_s']) < 0.051, '%s ops/s %s, '
+           'report %.3f' % (x['procedure'], c[1], x['ops_per_s']))
+        ok(int(c[7]) == x['errors'], '%s errors' % x['procedure'])
+        ok(int(c[8]) == x['retrans'], '%s retrans' % x['procedure'])
+    keys('5')
+    s = wait_text('FRAGLOST')
+    screen_rows = dict(table(s, 'TIME'))
+    ivl = [x for x in rep['intervals'] if x['calls']]
+    ok(len(screen_rows) == len(ivl), 'seconds: screen %d, report %d' %
+       (len(screen_rows), len(ivl)))
+    lost = lost_trains(pcap)
+    ok(sum(lost.values()) == rep['capture']['ipfrag_incomplete'],
+       'lost trains: capture %d, report %d' % (sum(lost.values()),
+                                               rep['capture']['ipfrag_incomplete']))
+    m = re.search(r'IP fragment trains lost (\d+)', s)
+    ok(m is not None and int(m.group(1)) == sum(lost.values()),
+       'lost trains in the header')
+    for x in ivl:
+        sec = int(x['start'].split('.')[0])
+        name = time.strftime('%H:%M:%S', time.localtime(sec))
+        c = screen_rows.get(name)
+        ok(c is not None, 'second %s on screen' % name)
+        # OPS RETR DUPS UNANS FRAGLOST TCPGAPS DROPS
+        ok(int(c[0]) == x['calls'] and int(c[1]) == x['retrans'],
+           '%s: screen ops %s retr %s, report %d %d' %
+           (name, c[0], c[1], x['calls'], x['retrans']))
+        ok(int(c[4]) == lost.get(sec, 0), '%s: fragment trains lost %s, '
+           'capture %d' % (name, c[4], lost.get(sec, 0)))
     keys('q')
     wait_text('[exit 0]')
 
