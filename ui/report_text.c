@@ -174,6 +174,24 @@ static void text_sizes_line(FILE *f, const char *what, const struct an_sizes *s)
 	fputc('\n', f);
 }
 
+/* READ or WRITE of a pair: sizes asked, sizes granted to calls not seen,
+ * the verdict (NULL: none). */
+static void text_sizes_op(FILE *f, const char *op, const struct an_sizes *asked,
+			  const struct an_sizes *granted, const char *verdict)
+{
+	char what[64];
+
+	if (asked->total)
+		text_sizes_line(f, op, asked);
+	if (granted->total) {
+		snprintf(what, sizeof(what), "%s from replies (granted, call "
+			 "not seen)", op);
+		text_sizes_line(f, what, granted);
+	}
+	if (verdict)
+		fprintf(f, "  verdict: %s\n", verdict);
+}
+
 static void text_sizes(FILE *f, const struct an_model *m)
 {
 	uint32_t k;
@@ -206,20 +224,10 @@ static void text_sizes(FILE *f, const struct an_model *m)
 			cap_addr_str(&p->server, b, sizeof(b)), p->reads,
 			p->bytes_read, p->short_reads, p->read_eof, p->writes,
 			p->bytes_written, p->short_writes);
-		if (p->read.total)
-			text_sizes_line(f, "READ", &p->read);
-		if (p->read_rep.total)
-			text_sizes_line(f, "READ from replies (granted, "
-					"call not seen)", &p->read_rep);
-		if (q->has_read_verdict)
-			fprintf(f, "  verdict: %s\n", q->read_verdict);
-		if (p->write.total)
-			text_sizes_line(f, "WRITE", &p->write);
-		if (p->write_rep.total)
-			text_sizes_line(f, "WRITE from replies (granted, "
-					"call not seen)", &p->write_rep);
-		if (q->has_write_verdict)
-			fprintf(f, "  verdict: %s\n", q->write_verdict);
+		text_sizes_op(f, "READ", &p->read, &p->read_rep,
+			      q->has_read_verdict ? q->read_verdict : NULL);
+		text_sizes_op(f, "WRITE", &p->write, &p->write_rep,
+			      q->has_write_verdict ? q->write_verdict : NULL);
 	}
 }
 

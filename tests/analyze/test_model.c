@@ -9,6 +9,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/model.h"
+#include "tests/check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,21 +20,15 @@
 #define S 1000000000LL
 #define T0 (1700000000LL * S)	/* the capture's first packet */
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { failures++; \
-	fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
 #define NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) < 1e-9)
 #define WITHIN(a, b, rel) CHECK(fabs((double)(a) - (double)(b)) <= \
 				(rel) * fabs((double)(b)))
 
+/* 10.0.0.last */
 static struct cap_addr A(uint8_t last)
 {
-	struct cap_addr a;
+	struct cap_addr a = { .family = 4, .a = { 10, 0, 0, last } };
 
-	memset(&a, 0, sizeof(a));
-	a.family = 4;
-	a.a[0] = 10;
-	a.a[3] = last;
 	return a;
 }
 
@@ -280,7 +275,5 @@ int main(void)
 	test_helpers();
 	test_figures();
 	test_thresholds();
-	if (failures)
-		fprintf(stderr, "test_model: %d failures\n", failures);
-	return failures != 0;
+	return CHECK_SUMMARY();
 }
