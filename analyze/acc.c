@@ -49,11 +49,14 @@ void an_cell_add(struct an_sums *s, struct hist *lat, const struct an_op *op)
 	an_sums_add(s, lat, &x);
 }
 
+double an_per_s(uint64_t n, double secs)
+{
+	return secs > 0 ? (double)n / secs : 0.0;
+}
+
 double an_rate(uint64_t n, int64_t from_ns, int64_t to_ns)
 {
-	double secs = (double)(to_ns - from_ns) / 1e9;
-
-	return secs > 0 ? (double)n / secs : 0.0;
+	return an_per_s(n, (double)(to_ns - from_ns) / 1e9);
 }
 
 void an_sizes_add(struct an_sizes *s, uint32_t size)

@@ -139,6 +139,9 @@ static inline int64_t an_bucket_start(int64_t t, int64_t w_ns)
 /* A count per second over the span [from_ns, to_ns) that holds data (0
  * for an empty span), as report's rates are. */
 double an_rate(uint64_t n, int64_t from_ns, int64_t to_ns);
+/* n events over secs seconds: per second, 0 if secs is not positive (the
+ * report model's rates over its span). */
+double an_per_s(uint64_t n, double secs);
 
 /* A size verdict's default: the dominant size holds this share of the
  * calls (percent) for the calls to count as using it (find.h size_share). */

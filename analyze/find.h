@@ -126,6 +126,22 @@ struct an_find_config {
 
 void an_find_config_default(struct an_find_config *c);
 
+/* The thresholds by name (--threshold NAME=VALUE, find_thr.c): each field
+ * of struct an_find_config with the range it accepts and its default. */
+struct an_find_threshold {
+	const char *name;	/* the field's name */
+	bool dbl;		/* a double, else a uint32_t */
+	double lo, hi;		/* accepted values */
+	double def;		/* an_find_config_default's */
+};
+size_t an_find_threshold_count(void);
+/* Threshold k, k < an_find_threshold_count(), in the table's order. */
+void an_find_threshold_get(size_t k, struct an_find_threshold *t);
+/* Set the field "NAME=VALUE" names in c: 0, or -1 for an unknown name,
+ * a value that is not a number, out of range, or not whole for a
+ * uint32_t field (c unchanged). */
+int an_find_threshold_set(struct an_find_config *c, const char *arg);
+
 struct an_find;
 
 struct an_find *an_find_new(const struct an_find_config *cfg);

@@ -11,7 +11,11 @@
 # Outputs per capture and binary: report text, --json, --by
 # client|server|export|file, every --csv table, --interval 1 (text); dump
 # text and --json; record into a database, then every table dumped row by
-# row (the runs row without its wall-clock columns `started`/`ended`).
+# row (the runs row without its wall-clock columns `started`/`ended`);
+# --every 1 (text) and every --csv table (with shortio and vantage); the
+# report of that database (text, --json, --by client, --csv ops, --interval
+# 1), and partial reports of runs recorded with --ops slow:5 and --ops none
+# (text, and the refusal of --json).
 # Prints one line per difference and a summary; exits 1 if any output
 # differs (OUTDIR keeps both sides for reading: OUTDIR/old, OUTDIR/new).
 # CMP_QUICK=1 skips the two large nfstrace captures and dump (minutes less).
@@ -23,6 +27,7 @@ CACHE=${CMP_CACHE:-/tmp/nfscope-cmp-cache}
 cd "$(dirname "$0")/.."
 SHARED=../shared/pcaps/public
 mkdir -p "$OUT/old" "$OUT/new" "$CACHE"
+OUT=$(cd "$OUT" && pwd)	# absolute: database reports run in its folders
 
 caps=()
 for f in pcaps/*.pcap pcaps/golden/*.pcap "$SHARED"/*.pcap "$SHARED"/*.pcapng; do
@@ -80,18 +85,33 @@ variants() {	# variants BIN DIR CAPTURE
 	for g in client server export file; do
 		run "$bin" "$d/by-$g.txt" report -r "$c" --by "$g"
 	done
-	for t in ops sizes writes retrans findings servers intervals drops; do
+	for t in ops sizes writes shortio retrans vantage findings servers intervals drops; do
 		run "$bin" "$d/csv-$t.csv" report -r "$c" --csv "$t" --interval 1
 	done
 	run "$bin" "$d/interval.txt" report -r "$c" --interval 1
+	run "$bin" "$d/every.txt" report -r "$c" --every 1
 	if [ "${CMP_QUICK:-0}" != 1 ]; then
 		run "$bin" "$d/dump.txt" dump -r "$c"
 		run "$bin" "$d/dump.json" dump -r "$c" --json
 	fi
 	rm -f "$d/rec.db" "$d/rec.db-wal" "$d/rec.db-shm"
 	run "$bin" "$d/record.txt" record -r "$c" -w "$d/rec.db" --quiet
-	[ -f "$d/rec.db" ] && dump_db "$d/rec.db" "$d/record.rows"
+	if [ -f "$d/rec.db" ]; then
+		dump_db "$d/rec.db" "$d/record.rows"
+		# in $d, so messages name the database the same on both sides
+		(cd "$d" && run "$bin" db-report.txt report rec.db &&
+		 run "$bin" db-report.json report rec.db --json &&
+		 run "$bin" db-by-client.txt report rec.db --by client &&
+		 run "$bin" db-csv-ops.csv report rec.db --csv ops &&
+		 run "$bin" db-interval.txt report rec.db --interval 1)
+	fi
 	rm -f "$d/rec.db" "$d/rec.db-wal" "$d/rec.db-shm"
+	for o in slow:5 none; do	# partial reports: the aggregate tables
+		run "$bin" "$d/rec-$o.txt" record -r "$c" -w "$d/rec.db" --quiet --ops "$o"
+		(cd "$d" && run "$bin" "db-$o.txt" report rec.db &&
+		 run "$bin" "db-$o.json" report rec.db --json)
+		rm -f "$d/rec.db" "$d/rec.db-wal" "$d/rec.db-shm"
+	done
 }
 
 n=0 diffs=0

@@ -5,7 +5,10 @@
  * Output format: doc/report.md.
  *
  * Internal to ui/: struct rep (the run's state, owned by ui_report_main) is
- * shared by report.c (driver, text) and report_out.c (JSON, CSV).
+ * shared by report.c (driver) and the writers, report_text.c (text) and
+ * report_out.c (JSON, CSV).  Every figure they print comes from the report
+ * model (analyze/model.h) built from struct rep (report_model.c); the
+ * writers only format it and never call each other.
  */
 #ifndef NFSCOPE_REPORT_H
 #define NFSCOPE_REPORT_H
@@ -14,6 +17,7 @@
 
 #include "analyze/figs.h"
 #include "analyze/find.h"
+#include "analyze/model.h"
 #include "analyze/ops.h"
 #include "analyze/feedq.h"
 #include "analyze/opq.h"
@@ -56,40 +60,31 @@ struct rep {
 	struct cap_read_error cut_at;	/* where and why reading stopped */
 };
 
-/* Sorted rows of one group: an array of pointers (caller frees). */
-const struct an_row **rep_sorted_rows(const struct rep *r, enum an_group g,
-				      uint32_t *n);
-double rep_duration_s(const struct rep *r);
 /* A capture time as the text report prints it (--utc, --epoch; times.h). */
 const char *rep_time(const struct rep *r, int64_t ns, char *buf, size_t n);
-/* Entries dropped for a memory budget (flows, fragment trains, pending
- * xids in decoder and engine, names): each may have cost an op or a path. */
-uint64_t rep_evictions(const struct rep *r);
-/* Are the figures whole: no capture drops, no budget evictions, no
- * TCP records hidden by the snaplen, the input not cut? */
-bool rep_complete(const struct rep *r);
-/* NFSv4 traffic seen (and not analysed): COMPOUND calls, distinct clients
- * and servers. */
-struct rep_nfs4 {
-	uint64_t calls, clients, servers;
-};
-void rep_nfs4(const struct rep *r, struct rep_nfs4 *v);
-/* Name of a row's key: address, export path, file path or handle hash;
- * with esc, the paths escaped for text and CSV (esc.h). */
-const char *rep_row_key(const struct rep *r, const struct an_row *row,
-			bool esc, char *buf, size_t n);
-const char *rep_proc_name(uint32_t prog, uint32_t vers, uint32_t proc,
-			  char *buf, size_t n);
-const char *rep_status_name(const struct an_row *row, uint32_t status,
-			    char *buf, size_t n);
-extern const char *const rep_group_names[AN_BY_N];
+/* The report model of r (analyze/model.h, report_model.c): want is its
+ * AN_MODEL_* bits.  Returns 0, or -1 with a message on stderr (out of
+ * memory).  The caller finishes m (an_model_fini). */
+int rep_model(const struct rep *r, unsigned want, struct an_model *m);
+/* Names the model gives (analyze/model.h), by the report's old names. */
+#define rep_group_names an_model_group_names
+static inline const char *rep_proc_name(uint32_t prog, uint32_t vers,
+					uint32_t proc, char *buf, size_t n)
+{
+	return an_model_proc_name(prog, vers, proc, buf, n);
+}
 
-/* Pieces of the text report other writers share (report.c): the
- * operations table's header and a row; the INCOMPLETE lines. */
+/* The text report (report_text.c).  Returns 0, or -1 (out of memory). */
+int rep_text(const struct rep *r);
+/* Pieces of it the partial report shares: the operations table's header
+ * and a row; the INCOMPLETE lines. */
 void rep_text_lat_header(FILE *f, const char *first);
-void rep_text_lat_row(const struct rep *r, const char *name,
-		      const struct an_row *w);
-void rep_text_incomplete(const struct rep *r);
+void rep_text_lat_row(FILE *f, const char *name, const struct an_model_row *w);
+void rep_text_incomplete(const struct rep *r, const struct an_model *m);
+/* --threshold NAME=VALUE into c (find.h's table): 0, or -1 with a message
+ * on stderr; --thresholds: the table with defaults and ranges. */
+int rep_threshold_parse(struct an_find_config *c, const char *arg);
+void rep_thresholds_list(FILE *f);
 /* A run recorded with --ops slow or none (report_partial.c): the text
  * report its aggregate tables hold, saying what is missing and why.
  * Returns 0, or -1 with a message on stderr. */
@@ -103,8 +98,10 @@ void rep_every_free(struct rep_every *e);
 void rep_every_add(struct rep *r, const struct an_op *op);
 void rep_every_end(struct rep *r);		/* the last window */
 
-void rep_json(const struct rep *r);
-/* Returns 0, or -1 for an unknown table name; r NULL: only checks it. */
+/* JSON (report_out.c).  Returns 0, or -1 (out of memory). */
+int rep_json(const struct rep *r);
+/* Returns 0, or -1 for an unknown table name (or out of memory); r NULL:
+ * only checks the name. */
 int rep_csv(const struct rep *r, const char *table);
 
 /* report_db.c: does path hold an sqlite database? */

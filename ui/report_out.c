@@ -1,5 +1,6 @@
-/* report_out.c - `nfscope report --json` and `--csv TABLE`; see report.h
- * and doc/report.md for the schema. */
+/* report_out.c - `nfscope report --json` and `--csv TABLE`: writers over
+ * the report model (analyze/model.h), which holds every figure; see
+ * report.h and doc/report.md for the schema. */
 #include "ui/esc.h"
 #include "ui/json.h"
 #include "ui/report.h"
@@ -8,42 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
 /* ------------------------------------------------------------- JSON -- */
 
-static void j_hist(struct jw *w, const char *key, const struct hist *h)
+static void j_lat(struct jw *w, const char *key, const struct an_lat *h)
 {
 	jw_obj(w, key);
 	jw_u64(w, "count", h->count);
 	if (h->count) {
-		jw_dbl(w, "min", ms(h->min), 3);
-		jw_dbl(w, "avg", hist_mean(h) / 1e6, 3);
-		jw_dbl(w, "max", ms(h->max), 3);
-		jw_dbl(w, "p50", ms(hist_percentile(h, 50)), 3);
-		jw_dbl(w, "p90", ms(hist_percentile(h, 90)), 3);
-		jw_dbl(w, "p95", ms(hist_percentile(h, 95)), 3);
-		jw_dbl(w, "p99", ms(hist_percentile(h, 99)), 3);
-		jw_dbl(w, "p99_9", ms(hist_percentile(h, 99.9)), 3);
-		jw_u64(w, "min_ns", h->min);
-		jw_u64(w, "max_ns", h->max);
-		jw_dbl(w, "sum_ns", h->sum, 0);
+		jw_dbl(w, "min", h->min_ms, 3);
+		jw_dbl(w, "avg", h->avg_ms, 3);
+		jw_dbl(w, "max", h->max_ms, 3);
+		jw_dbl(w, "p50", h->p50_ms, 3);
+		jw_dbl(w, "p90", h->p90_ms, 3);
+		jw_dbl(w, "p95", h->p95_ms, 3);
+		jw_dbl(w, "p99", h->p99_ms, 3);
+		jw_dbl(w, "p99_9", h->p99_9_ms, 3);
+		jw_u64(w, "min_ns", h->min_ns);
+		jw_u64(w, "max_ns", h->max_ns);
+		jw_dbl(w, "sum_ns", h->sum_ns, 0);
 	}
 	jw_end_obj(w);
 }
 
-static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
+static void j_row(struct jw *w, const struct an_model *m,
+		  const struct an_model_row *mr)
 {
-	double d = rep_duration_s(r);
+	const struct an_row *row = mr->row;
 	char b[AN_PATH_MAX + 96];
 	int k;
 
 	jw_obj(w, NULL);
 	if (row->group != AN_BY_OP) {
-		jw_str(w, "key", rep_row_key(r, row, false, b, sizeof(b)));
+		jw_str(w, "key", an_model_row_key(m, row, b, sizeof(b)));
 		if (row->group == AN_BY_FILE) {
 			jw_hex(w, "fh", row->fh.data, row->fh.len);
 			jw_str(w, "path", row->path);
@@ -55,8 +52,8 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 		jw_u64(w, "prog", row->prog);
 		jw_u64(w, "vers", row->vers);
 		jw_u64(w, "proc", row->proc);
-		jw_str(w, "procedure", rep_proc_name(row->prog, row->vers,
-			row->proc, b, sizeof(b)));
+		jw_str(w, "procedure", an_model_proc_name(row->prog,
+			row->vers, row->proc, b, sizeof(b)));
 	}
 	jw_u64(w, "calls", row->calls);
 	if (row->group == AN_BY_OP)
@@ -64,15 +61,16 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
 	jw_u64(w, "reply_not_seen", row->reply_not_seen);
-	jw_dbl(w, "ops_per_s", d > 0 ? (double)row->calls / d : 0, 3);
+	jw_dbl(w, "ops_per_s", mr->ops_per_s, 3);
 	jw_u64(w, "bytes", row->bytes);
-	jw_dbl(w, "bytes_per_s", d > 0 ? (double)row->bytes / d : 0, 1);
+	jw_dbl(w, "bytes_per_s", mr->bytes_per_s, 1);
 	jw_u64(w, "data_bytes", row->data_bytes);
 	jw_u64(w, "errors", row->errors);
 	jw_u64(w, "rpc_errors", row->rpc_errors);
 	jw_obj(w, "errors_by_status");
 	for (k = 0; k < AN_STATUS_SLOTS && row->st[k].n; k++)
-		jw_u64(w, rep_status_name(row, row->st[k].status, b, sizeof(b)),
+		jw_u64(w, an_model_status_name(row, row->st[k].status, b,
+					       sizeof(b)),
 		       row->st[k].n);
 	if (row->st_other)
 		jw_u64(w, "other", row->st_other);
@@ -82,27 +80,22 @@ static void j_row(struct jw *w, const struct rep *r, const struct an_row *row)
 	jw_u64(w, "late_retrans", row->late_retrans);
 	jw_u64(w, "dup_replies", row->dup_replies);
 	jw_u64(w, "truncated", row->truncated);
-	j_hist(w, "latency_ms", &row->lat);
-	j_hist(w, "latency_last_ms", &row->lat_last);
-	if (row->ivl.count)
-		j_hist(w, "retrans_interval_ms", &row->ivl);
+	j_lat(w, "latency_ms", &mr->lat);
+	j_lat(w, "latency_last_ms", &mr->lat_last);
+	if (mr->ivl.count)
+		j_lat(w, "retrans_interval_ms", &mr->ivl);
 	jw_end_obj(w);
 }
 
-static void j_rows(struct jw *w, const struct rep *r, enum an_group g,
+static void j_rows(struct jw *w, const struct an_model *m, enum an_group g,
 		   const char *key)
 {
-	uint32_t n, k, shown = 0;
-	const struct an_row **v = rep_sorted_rows(r, g, &n);
+	uint32_t k;
 
 	jw_arr(w, key);
-	for (k = 0; v && k < n; k++) {
-		if (g == AN_BY_FILE && shown++ >= r->top)
-			break;
-		j_row(w, r, v[k]);
-	}
+	for (k = 0; k < m->nrows[g]; k++)
+		j_row(w, m, &m->rows[g][k]);
 	jw_end_arr(w);
-	free(v);
 }
 
 static void j_sizes(struct jw *w, const char *key, const struct an_sizes *s)
@@ -130,61 +123,56 @@ static const char *const rx_keys[AN_RX_NCAUSES] = {
 };
 
 /* The pair's vantage point and retransmit causes, when it shows one. */
-static void j_vantage(struct jw *w, const struct rep *r,
-		      const struct an_pair *p)
+static void j_vantage(struct jw *w, const struct an_model_pair *q)
 {
-	struct an_vantage_info v;
+	const struct an_vantage_info *v = &q->vantage;
 	uint32_t k;
 
-	if (!an_find_vantage(r->find, &p->client, &p->server, &v))
+	if (!q->has_vantage)
 		return;
 	jw_obj(w, "vantage");
-	jw_str(w, "point", an_vantage_name(v.vp));
-	jw_str(w, "by", v.by_acks ? "tcp_acks" : v.by_handshake ?
-	       "tcp_handshakes" : "udp_resends");
-	jw_u64(w, "handshakes", v.handshakes);
-	if (v.handshakes) {
-		jw_dbl(w, "syn_synack_min_ms", (double)v.syn_min_ns / 1e6, 3);
-		jw_dbl(w, "synack_ack_min_ms", (double)v.ack_min_ns / 1e6, 3);
+	jw_str(w, "point", an_vantage_name(v->vp));
+	jw_str(w, "by", q->vantage_by);
+	jw_u64(w, "handshakes", v->handshakes);
+	if (v->handshakes) {
+		jw_dbl(w, "syn_synack_min_ms", q->syn_synack_min_ms, 3);
+		jw_dbl(w, "synack_ack_min_ms", q->synack_ack_min_ms, 3);
 	}
-	jw_u64(w, "server_acks", v.srv_acks);
-	if (v.srv_acks)
-		jw_dbl(w, "server_ack_min_ms", (double)v.srv_ack_min_ns / 1e6,
-		       3);
-	jw_u64(w, "client_acks", v.cli_acks);
-	if (v.cli_acks)
-		jw_dbl(w, "client_ack_min_ms", (double)v.cli_ack_min_ns / 1e6,
-		       3);
-	jw_u64(w, "replies_before_resend", v.reply_first);
-	jw_u64(w, "resends_answered_at_once", v.quick);
+	jw_u64(w, "server_acks", v->srv_acks);
+	if (v->srv_acks)
+		jw_dbl(w, "server_ack_min_ms", q->server_ack_min_ms, 3);
+	jw_u64(w, "client_acks", v->cli_acks);
+	if (v->cli_acks)
+		jw_dbl(w, "client_ack_min_ms", q->client_ack_min_ms, 3);
+	jw_u64(w, "replies_before_resend", v->reply_first);
+	jw_u64(w, "resends_answered_at_once", v->quick);
 	jw_obj(w, "retrans_causes");
 	for (k = 0; k < AN_RX_NCAUSES; k++)
-		jw_u64(w, rx_keys[k], v.cause[k]);
+		jw_u64(w, rx_keys[k], v->cause[k]);
 	jw_end_obj(w);
 	jw_end_obj(w);
 }
 
-static void j_pairs(struct jw *w, const struct rep *r)
+static void j_pairs(struct jw *w, const struct an_model *m)
 {
 	static const char *const sn[4] = { "UNSTABLE", "DATA_SYNC",
 		"FILE_SYNC", "none" };
 	uint32_t k, i, j;
-	char a[64], v[AN_EVIDENCE_MAX], key[32];
+	char a[64], key[32];
 
 	jw_arr(w, "pairs");
-	for (k = 0; k < an_figs_npairs(r->figs); k++) {
-		const struct an_pair *p = an_figs_pair(r->figs, k);
-		const struct an_server *s = an_figs_server_find(r->figs, &p->server);
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_model_pair *q = &m->pairs[k];
+		const struct an_pair *p = q->pair;
 
 		jw_obj(w, NULL);
 		jw_str(w, "client", cap_addr_str(&p->client, a, sizeof(a)));
 		jw_str(w, "server", cap_addr_str(&p->server, a, sizeof(a)));
-		j_vantage(w, r, p);
+		j_vantage(w, q);
 		jw_u64(w, "reads", p->reads);
 		jw_u64(w, "writes", p->writes);
 		jw_u64(w, "commits", p->commits);
-		jw_dbl(w, "commits_per_write", p->writes ?
-		       (double)p->commits / (double)p->writes : 0, 4);
+		jw_dbl(w, "commits_per_write", q->commits_per_write, 4);
 		jw_u64(w, "bytes_read", p->bytes_read);
 		jw_u64(w, "bytes_written", p->bytes_written);
 		jw_u64(w, "short_reads", p->short_reads);
@@ -205,29 +193,27 @@ static void j_pairs(struct jw *w, const struct rep *r)
 					jw_u64(w, key, p->stable[i][j]);
 				}
 		jw_end_obj(w);
-		if (p->read.total || p->read_rep.total) {
-			jw_bool(w, "read_capped", an_size_verdict(p, s, false,
-				r->size_share, v, sizeof(v)));
-			jw_str(w, "read_verdict", v);
+		if (q->has_read_verdict) {
+			jw_bool(w, "read_capped", q->read_capped);
+			jw_str(w, "read_verdict", q->read_verdict);
 		}
-		if (p->write.total || p->write_rep.total) {
-			jw_bool(w, "write_capped", an_size_verdict(p, s, true,
-				r->size_share, v, sizeof(v)));
-			jw_str(w, "write_verdict", v);
+		if (q->has_write_verdict) {
+			jw_bool(w, "write_capped", q->write_capped);
+			jw_str(w, "write_verdict", q->write_verdict);
 		}
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
 }
 
-static void j_servers(struct jw *w, const struct rep *r)
+static void j_servers(struct jw *w, const struct an_model *m)
 {
 	uint32_t k, i;
 	char a[64];
 
 	jw_arr(w, "server_info");
-	for (k = 0; k < an_figs_nservers(r->figs); k++) {
-		const struct an_server *s = an_figs_server(r->figs, k);
+	for (k = 0; k < m->nservers; k++) {
+		const struct an_server *s = m->servers[k].server;
 
 		jw_obj(w, NULL);
 		jw_str(w, "server", cap_addr_str(&s->addr, a, sizeof(a)));
@@ -267,14 +253,14 @@ static void j_time(struct jw *w, const char *key, int64_t ns)
 	jw_time(w, key, (uint64_t)(ns / 1000000000), (uint32_t)(ns % 1000000000));
 }
 
-static void j_findings(struct jw *w, const struct rep *r)
+static void j_findings(struct jw *w, const struct an_model *m)
 {
 	size_t k;
 	char a[64];
 
 	jw_arr(w, "findings");
-	for (k = 0; k < an_find_count(r->find); k++) {
-		const struct an_finding *f = an_find_get(r->find, k);
+	for (k = 0; k < m->nfindings; k++) {
+		const struct an_finding *f = m->findings[k];
 
 		jw_obj(w, NULL);
 		jw_str(w, "kind", an_find_kind_name(f->kind));
@@ -300,12 +286,12 @@ static void j_findings(struct jw *w, const struct rep *r)
 	jw_end_arr(w);
 }
 
-static void j_health(struct jw *w, const struct rep *r)
+static void j_health(struct jw *w, const struct an_model *m)
 {
-	const struct cap_stats *c = &r->cs;
-	const struct dec_stats *d = r->ds;
-	const struct an_stats *e = r->es;
-	const struct an_figs_totals *t = an_figs_totals(r->figs);
+	const struct cap_stats *c = m->in.cs;
+	const struct dec_stats *d = m->in.ds;
+	const struct an_stats *e = m->in.es;
+	const struct an_figs_totals *t = m->totals;
 
 	jw_obj(w, "capture");
 	jw_u64(w, "packets", c->packets);
@@ -333,7 +319,7 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "ps_ifdrop", c->ps_ifdrop);
 	jw_end_obj(w);
 	jw_obj(w, "decode");
-	jw_u64(w, "rpc_messages", r->rpc_msgs);
+	jw_u64(w, "rpc_messages", m->in.rpc_msgs);
 	jw_u64(w, "calls", d->calls);
 	jw_u64(w, "replies", d->replies);
 	jw_u64(w, "not_rpc", d->not_rpc);
@@ -372,15 +358,13 @@ static void j_health(struct jw *w, const struct rep *r)
 	jw_u64(w, "files_dropped", t->files_dropped);
 	jw_u64(w, "pairs_dropped", t->pairs_dropped);
 	jw_u64(w, "intervals_dropped", t->intervals_dropped);
-	jw_u64(w, "findings_dropped", an_find_dropped(r->find));
+	jw_u64(w, "findings_dropped", m->findings_dropped);
 	jw_end_obj(w);
 }
 
 /* TCP records the snaplen hid (cap_stats tcp_hidden_*): null if none. */
-static void j_hidden(struct jw *w, const struct rep *r)
+static void j_hidden(struct jw *w, const struct cap_stats *c)
 {
-	const struct cap_stats *c = &r->cs;
-
 	if (c->tcp_hidden_spans == 0) {
 		jw_null(w, "hidden");
 		return;
@@ -406,38 +390,36 @@ static void j_hidden(struct jw *w, const struct rep *r)
 }
 
 /* NFSv4 seen and not analysed: null if none. */
-static void j_nfs4(struct jw *w, const struct rep *r)
+static void j_nfs4(struct jw *w, const struct an_model *m)
 {
-	struct rep_nfs4 v;
-
-	rep_nfs4(r, &v);
-	if (v.calls == 0) {
+	if (m->nfs4_calls == 0) {
 		jw_null(w, "nfs4_not_analysed");
 		return;
 	}
 	jw_obj(w, "nfs4_not_analysed");
-	jw_u64(w, "compounds", v.calls);
-	jw_u64(w, "clients", v.clients);
-	jw_u64(w, "servers", v.servers);
+	jw_u64(w, "compounds", m->nfs4_calls);
+	jw_u64(w, "clients", m->nfs4_clients);
+	jw_u64(w, "servers", m->nfs4_servers);
 	jw_end_obj(w);
 }
 
 /* Whether the figures are whole, and if not why and for which time. */
-static void j_incomplete(struct jw *w, const struct rep *r)
+static void j_incomplete(struct jw *w, const struct rep *r,
+			 const struct an_model *m)
 {
 	uint32_t k;
 
-	jw_bool(w, "complete", rep_complete(r));
+	jw_bool(w, "complete", m->complete);
 	jw_obj(w, "incomplete");
-	jw_u64(w, "ps_drop", r->cs.ps_drop);
-	jw_u64(w, "ps_ifdrop", r->cs.ps_ifdrop);
-	jw_u64(w, "evictions", rep_evictions(r));
+	jw_u64(w, "ps_drop", m->in.cs->ps_drop);
+	jw_u64(w, "ps_ifdrop", m->in.cs->ps_ifdrop);
+	jw_u64(w, "evictions", m->in.evictions);
 	jw_read_error(w, "read_error", r->cut ? &r->cut_at : NULL);
-	j_hidden(w, r);
-	j_nfs4(w, r);
+	j_hidden(w, m->in.cs);
+	j_nfs4(w, m);
 	jw_arr(w, "drop_spans");
-	for (k = 0; k < r->drops.n; k++) {
-		const struct cap_drop_span *sp = &r->drops.span[k];
+	for (k = 0; k < m->in.ndrops; k++) {
+		const struct cap_drop_span *sp = &m->in.drops[k];
 
 		jw_obj(w, NULL);
 		j_time(w, "start", sp->start_ns);
@@ -450,13 +432,14 @@ static void j_incomplete(struct jw *w, const struct rep *r)
 	jw_end_obj(w);
 }
 
-static void j_intervals(struct jw *w, const struct rep *r)
+static void j_intervals(struct jw *w, const struct an_model *m)
 {
 	uint32_t k;
 
 	jw_arr(w, "intervals");
-	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
-		const struct an_interval *v = an_figs_interval(r->figs, k);
+	for (k = 0; k < m->nintervals; k++) {
+		const struct an_model_interval *o = &m->intervals[k];
+		const struct an_interval *v = o->iv;
 
 		jw_obj(w, NULL);
 		j_time(w, "start", v->start_ns);
@@ -468,22 +451,25 @@ static void j_intervals(struct jw *w, const struct rep *r)
 		jw_u64(w, "dup_replies", v->dup_replies);
 		jw_u64(w, "bytes", v->bytes);
 		jw_u64(w, "data_bytes", v->data_bytes);
-		jw_dbl(w, "latency_avg_ms", v->answered ? v->lat_sum_ns /
-		       (double)v->answered / 1e6 : 0, 3);
-		jw_dbl(w, "latency_max_ms", ms(v->lat_max_ns), 3);
-		jw_bool(w, "incomplete", ui_drops_overlap(&r->drops,
-			v->start_ns, v->start_ns + r->interval_ns));
+		jw_dbl(w, "latency_avg_ms", o->lat_avg_ms, 3);
+		jw_dbl(w, "latency_max_ms", o->lat_max_ms, 3);
+		jw_bool(w, "incomplete", o->incomplete);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
 }
 
-void rep_json(const struct rep *r)
+int rep_json(const struct rep *r)
 {
-	const struct an_figs_totals *t = an_figs_totals(r->figs);
+	const struct an_figs_totals *t;
+	struct an_model m;
 	struct jw w;
 	char iso[48];
 
+	if (rep_model(r, AN_MODEL_ALL_ROWS | (r->interval_ns ?
+		      AN_MODEL_INTERVALS : 0), &m) < 0)
+		return -1;
+	t = m.totals;
 	jw_init(&w, r->out);
 	jw_obj(&w, NULL);
 	jw_str(&w, "source", r->source);
@@ -491,8 +477,8 @@ void rep_json(const struct rep *r)
 	j_time(&w, "last", r->last_ns);
 	jw_str(&w, "first_utc", ui_time_iso(r->first_ns, iso, sizeof(iso)));
 	jw_str(&w, "last_utc", ui_time_iso(r->last_ns, iso, sizeof(iso)));
-	jw_dbl(&w, "duration_s", rep_duration_s(r), 6);
-	j_incomplete(&w, r);
+	jw_dbl(&w, "duration_s", m.duration_s, 6);
+	j_incomplete(&w, r, &m);
 	jw_obj(&w, "totals");
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);
@@ -502,24 +488,25 @@ void rep_json(const struct rep *r)
 	jw_u64(&w, "retrans", t->retrans);
 	jw_u64(&w, "dup_replies", t->dup_replies);
 	jw_end_obj(&w);
-	j_rows(&w, r, AN_BY_OP, "procedures");
-	j_rows(&w, r, AN_BY_CLIENT, "clients");
-	j_rows(&w, r, AN_BY_SERVER, "servers");
-	j_rows(&w, r, AN_BY_EXPORT, "exports");
-	j_rows(&w, r, AN_BY_FILE, "files");
-	j_pairs(&w, r);
-	j_servers(&w, r);
-	j_findings(&w, r);
-	j_health(&w, r);
+	j_rows(&w, &m, AN_BY_OP, "procedures");
+	j_rows(&w, &m, AN_BY_CLIENT, "clients");
+	j_rows(&w, &m, AN_BY_SERVER, "servers");
+	j_rows(&w, &m, AN_BY_EXPORT, "exports");
+	j_rows(&w, &m, AN_BY_FILE, "files");
+	j_pairs(&w, &m);
+	j_servers(&w, &m);
+	j_findings(&w, &m);
+	j_health(&w, &m);
 	if (r->interval_ns)
-		j_intervals(&w, r);
+		j_intervals(&w, &m);
 	jw_end_obj(&w);
 	jw_newline(&w);
+	an_model_fini(&m);
+	return 0;
 }
 
 /* -------------------------------------------------------------- CSV -- */
 
-/* Quote a field when it holds a comma, quote or newline. */
 /* A field: escaped (esc.h), so one line a row; quoted if it holds a comma
  * or a quote. */
 static void csv_str(FILE *f, const char *raw, bool last)
@@ -541,41 +528,35 @@ static void csv_str(FILE *f, const char *raw, bool last)
 	putc(last ? '\n' : ',', f);
 }
 
-static void csv_ops(const struct rep *r)
+static void csv_ops(const struct rep *r, const struct an_model *m)
 {
-	uint32_t n, k, shown = 0;
-	const struct an_row **v = rep_sorted_rows(r, r->by, &n);
+	uint32_t k;
 	char b[AN_PATH_MAX + 96];
-	double d = rep_duration_s(r);
 	FILE *f = r->out;
 
 	fputs("group,key,procedure,calls,answered,unanswered,errors,ops_per_s,"
 	      "bytes_per_s,retrans,dup_replies,lat_min_ms,lat_avg_ms,lat_max_ms,"
 	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms,"
 	      "from_replies\n", f);
-	for (k = 0; v && k < n; k++) {
-		const struct an_row *w = v[k];
-		const struct hist *h = &w->lat;
+	for (k = 0; k < m->nrows[r->by]; k++) {
+		const struct an_model_row *v = &m->rows[r->by][k];
+		const struct an_row *w = v->row;
+		const struct an_lat *h = &v->lat;
 
-		if (r->by == AN_BY_FILE && shown++ >= r->top)
-			break;
 		csv_str(f, rep_group_names[r->by], false);
-		csv_str(f, r->by == AN_BY_OP ? "" : rep_row_key(r, w, false, b, sizeof(b)),
-			false);
-		csv_str(f, rep_proc_name(w->prog, w->vers, w->proc, b, sizeof(b)),
-			false);
+		csv_str(f, r->by == AN_BY_OP ? "" :
+			an_model_row_key(m, w, b, sizeof(b)), false);
+		csv_str(f, an_model_proc_name(w->prog, w->vers, w->proc, b,
+					      sizeof(b)), false);
 		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%.3f,%.1f,%" PRIu64 ",%" PRIu64
 			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 "\n",
 			w->calls, w->answered, w->unanswered, w->errors,
-			d > 0 ? (double)w->calls / d : 0,
-			d > 0 ? (double)w->bytes / d : 0, w->retrans,
-			w->dup_replies, ms(h->min), hist_mean(h) / 1e6, ms(h->max),
-			ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
-			ms(hist_percentile(h, 95)), ms(hist_percentile(h, 99)),
-			ms(hist_percentile(h, 99.9)), w->from_replies);
+			v->ops_per_s, v->bytes_per_s, w->retrans,
+			w->dup_replies, h->min_ms, h->avg_ms, h->max_ms,
+			h->p50_ms, h->p90_ms, h->p95_ms, h->p99_ms, h->p99_9_ms,
+			w->from_replies);
 	}
-	free(v);
 }
 
 /* How many of s have the given size. */
@@ -589,15 +570,15 @@ static uint64_t size_n(const struct an_sizes *s, uint32_t size)
 	return 0;
 }
 
-static void csv_sizes(const struct rep *r)
+static void csv_sizes(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k, i;
 	char a[64], b[64];
 	int wr;
 
 	fputs("client,server,op,size,calls,from_replies\n", r->out);
-	for (k = 0; k < an_figs_npairs(r->figs); k++) {
-		const struct an_pair *p = an_figs_pair(r->figs, k);
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_pair *p = m->pairs[k].pair;
 
 		for (wr = 0; wr < 2; wr++) {
 			const struct an_sizes *s = wr ? &p->write : &p->read;
@@ -623,7 +604,7 @@ static void csv_sizes(const struct rep *r)
 	}
 }
 
-static void csv_writes(const struct rep *r)
+static void csv_writes(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k;
 	char a[64], b[64];
@@ -631,22 +612,22 @@ static void csv_writes(const struct rep *r)
 	fputs("client,server,writes,commits,commits_per_write,bytes_written,"
 	      "unstable_unstable,unstable_datasync,unstable_filesync,"
 	      "datasync_datasync,datasync_filesync,filesync_filesync\n", r->out);
-	for (k = 0; k < an_figs_npairs(r->figs); k++) {
-		const struct an_pair *p = an_figs_pair(r->figs, k);
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_pair *p = m->pairs[k].pair;
 
 		fprintf(r->out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 "\n",
 			cap_addr_str(&p->client, a, sizeof(a)),
 			cap_addr_str(&p->server, b, sizeof(b)), p->writes,
-			p->commits, p->writes ? (double)p->commits /
-			(double)p->writes : 0, p->bytes_written, p->stable[0][0],
+			p->commits, m->pairs[k].commits_per_write,
+			p->bytes_written, p->stable[0][0],
 			p->stable[0][1], p->stable[0][2], p->stable[1][1],
 			p->stable[1][2], p->stable[2][2]);
 	}
 }
 
-static void csv_shortio(const struct rep *r)
+static void csv_shortio(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k;
 	char a[64], b[64];
@@ -654,8 +635,8 @@ static void csv_shortio(const struct rep *r)
 	fputs("client,server,reads,short_reads,reads_at_eof,read_asked_max,"
 	      "read_granted_max,writes,short_writes,write_asked_max,"
 	      "write_granted_max\n", r->out);
-	for (k = 0; k < an_figs_npairs(r->figs); k++) {
-		const struct an_pair *p = an_figs_pair(r->figs, k);
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_pair *p = m->pairs[k].pair;
 
 		if (p->reads == 0 && p->writes == 0)
 			continue;
@@ -669,31 +650,31 @@ static void csv_shortio(const struct rep *r)
 	}
 }
 
-static void csv_retrans(const struct rep *r)
+static void csv_retrans(const struct rep *r, const struct an_model *m)
 {
-	uint32_t n, k;
-	const struct an_row **v = rep_sorted_rows(r, AN_BY_CLIENT, &n);
+	uint32_t k;
 	char a[64], p[96];
 
 	fputs("client,procedure,calls,retrans,retrans_ops,late_retrans,"
 	      "dup_replies,unanswered,ivl_min_ms,ivl_p50_ms,ivl_max_ms\n", r->out);
-	for (k = 0; v && k < n; k++) {
-		const struct an_row *w = v[k];
+	for (k = 0; k < m->nrows[AN_BY_CLIENT]; k++) {
+		const struct an_model_row *v = &m->rows[AN_BY_CLIENT][k];
+		const struct an_row *w = v->row;
 
 		if (w->proc == AN_PROC_ALL)
 			continue;
 		fprintf(r->out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.3f\n",
 			cap_addr_str(&w->addr, a, sizeof(a)),
-			rep_proc_name(w->prog, w->vers, w->proc, p, sizeof(p)),
+			an_model_proc_name(w->prog, w->vers, w->proc, p,
+					   sizeof(p)),
 			w->calls, w->retrans, w->retrans_ops, w->late_retrans,
-			w->dup_replies, w->unanswered, ms(w->ivl.min),
-			ms(hist_percentile(&w->ivl, 50)), ms(w->ivl.max));
+			w->dup_replies, w->unanswered, v->ivl.min_ms,
+			v->ivl.p50_ms, v->ivl.max_ms);
 	}
-	free(v);
 }
 
-static void csv_vantage(const struct rep *r)
+static void csv_vantage(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k, i;
 	char a[64], b[64];
@@ -705,29 +686,28 @@ static void csv_vantage(const struct rep *r)
 	for (i = 0; i < AN_RX_NCAUSES; i++)
 		fprintf(r->out, ",%s", rx_keys[i]);
 	fputc('\n', r->out);
-	for (k = 0; k < an_figs_npairs(r->figs); k++) {
-		const struct an_pair *p = an_figs_pair(r->figs, k);
-		struct an_vantage_info v;
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_model_pair *q = &m->pairs[k];
+		const struct an_vantage_info *v = &q->vantage;
 
-		if (!an_find_vantage(r->find, &p->client, &p->server, &v))
+		if (!q->has_vantage)
 			continue;
 		fprintf(r->out, "%s,%s,%s,%s,%u,%.3f,%.3f,%u,%.3f,%u,%.3f,%"
 			PRIu64 ",%" PRIu64,
-			cap_addr_str(&p->client, a, sizeof(a)),
-			cap_addr_str(&p->server, b, sizeof(b)),
-			an_vantage_name(v.vp), v.by_acks ? "tcp_acks" :
-			v.by_handshake ? "tcp_handshakes" : "udp_resends",
-			v.handshakes, (double)v.syn_min_ns / 1e6,
-			(double)v.ack_min_ns / 1e6, v.srv_acks,
-			(double)v.srv_ack_min_ns / 1e6, v.cli_acks,
-			(double)v.cli_ack_min_ns / 1e6, v.reply_first, v.quick);
+			cap_addr_str(&q->pair->client, a, sizeof(a)),
+			cap_addr_str(&q->pair->server, b, sizeof(b)),
+			an_vantage_name(v->vp), q->vantage_by,
+			v->handshakes, q->syn_synack_min_ms,
+			q->synack_ack_min_ms, v->srv_acks,
+			q->server_ack_min_ms, v->cli_acks,
+			q->client_ack_min_ms, v->reply_first, v->quick);
 		for (i = 0; i < AN_RX_NCAUSES; i++)
-			fprintf(r->out, ",%" PRIu64, v.cause[i]);
+			fprintf(r->out, ",%" PRIu64, v->cause[i]);
 		fputc('\n', r->out);
 	}
 }
 
-static void csv_findings(const struct rep *r)
+static void csv_findings(const struct rep *r, const struct an_model *m)
 {
 	size_t k;
 	char a[64], b[64];
@@ -735,8 +715,8 @@ static void csv_findings(const struct rep *r)
 	fputs("kind,start,end,client,server,path,count,peak_rate,avg_rate,"
 	      "evidence\n",
 	      r->out);
-	for (k = 0; k < an_find_count(r->find); k++) {
-		const struct an_finding *f = an_find_get(r->find, k);
+	for (k = 0; k < m->nfindings; k++) {
+		const struct an_finding *f = m->findings[k];
 
 		fprintf(r->out, "%s,%.6f,%.6f,%s,%s,", an_find_kind_name(f->kind),
 			(double)f->start_ns / 1e9, (double)f->end_ns / 1e9,
@@ -749,15 +729,15 @@ static void csv_findings(const struct rep *r)
 	}
 }
 
-static void csv_servers(const struct rep *r)
+static void csv_servers(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k;
 	char a[64];
 
 	fputs("server,rtmax,rtpref,wtmax,wtpref,dtpref,statfs_tsize,"
 	      "verifier_changes\n", r->out);
-	for (k = 0; k < an_figs_nservers(r->figs); k++) {
-		const struct an_server *s = an_figs_server(r->figs, k);
+	for (k = 0; k < m->nservers; k++) {
+		const struct an_server *s = m->servers[k].server;
 
 		fprintf(r->out, "%s,%u,%u,%u,%u,%u,%u,%u\n",
 			cap_addr_str(&s->addr, a, sizeof(a)), s->rtmax, s->rtpref,
@@ -766,57 +746,66 @@ static void csv_servers(const struct rep *r)
 	}
 }
 
-static void csv_intervals(const struct rep *r)
+static void csv_intervals(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k;
 
 	fputs("start,calls,answered,unanswered,errors,retrans,dup_replies,"
 	      "bytes,data_bytes,lat_avg_ms,lat_max_ms,incomplete\n", r->out);
-	for (k = 0; k < an_figs_nintervals(r->figs); k++) {
-		const struct an_interval *v = an_figs_interval(r->figs, k);
+	for (k = 0; k < m->nintervals; k++) {
+		const struct an_model_interval *o = &m->intervals[k];
+		const struct an_interval *v = o->iv;
 
 		fprintf(r->out, "%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%.3f,%.3f,%d\n", (double)v->start_ns / 1e9, v->calls,
 			v->answered, v->unanswered, v->errors, v->retrans,
-			v->dup_replies, v->bytes, v->data_bytes,
-			v->answered ? v->lat_sum_ns / (double)v->answered / 1e6 : 0,
-			ms(v->lat_max_ns), ui_drops_overlap(&r->drops,
-			v->start_ns, v->start_ns + r->interval_ns));
+			v->dup_replies, v->bytes, v->data_bytes, o->lat_avg_ms,
+			o->lat_max_ms, o->incomplete);
 	}
 }
 
-static void csv_drops(const struct rep *r)
+static void csv_drops(const struct rep *r, const struct an_model *m)
 {
 	uint32_t k;
 
 	fputs("start,end,ps_drop,ps_ifdrop\n", r->out);
-	for (k = 0; k < r->drops.n; k++)
+	for (k = 0; k < m->in.ndrops; k++)
 		fprintf(r->out, "%.6f,%.6f,%" PRIu64 ",%" PRIu64 "\n",
-			(double)r->drops.span[k].start_ns / 1e9,
-			(double)r->drops.span[k].end_ns / 1e9,
-			r->drops.span[k].drop, r->drops.span[k].ifdrop);
+			(double)m->in.drops[k].start_ns / 1e9,
+			(double)m->in.drops[k].end_ns / 1e9,
+			m->in.drops[k].drop, m->in.drops[k].ifdrop);
 }
 
 int rep_csv(const struct rep *r, const char *table)
 {
 	static const struct {
 		const char *name;
-		void (*fn)(const struct rep *);
+		void (*fn)(const struct rep *, const struct an_model *);
+		unsigned want;		/* beyond rows by --by */
 	} tables[] = {
-		{ "ops", csv_ops }, { "sizes", csv_sizes },
-		{ "writes", csv_writes }, { "shortio", csv_shortio },
-		{ "retrans", csv_retrans }, { "vantage", csv_vantage },
-		{ "findings", csv_findings }, { "servers", csv_servers },
-		{ "intervals", csv_intervals }, { "drops", csv_drops },
+		{ "ops", csv_ops, 0 }, { "sizes", csv_sizes, 0 },
+		{ "writes", csv_writes, 0 }, { "shortio", csv_shortio, 0 },
+		{ "retrans", csv_retrans, AN_MODEL_ROWS(AN_BY_CLIENT) },
+		{ "vantage", csv_vantage, 0 },
+		{ "findings", csv_findings, 0 }, { "servers", csv_servers, 0 },
+		{ "intervals", csv_intervals, AN_MODEL_INTERVALS },
+		{ "drops", csv_drops, 0 },
 	};
+	struct an_model m;
 	size_t k;
 
-	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++)
-		if (!strcmp(table, tables[k].name)) {
-			if (r)
-				tables[k].fn(r);
+	for (k = 0; k < sizeof(tables) / sizeof(tables[0]); k++) {
+		if (strcmp(table, tables[k].name))
+			continue;
+		if (r == NULL)
 			return 0;
-		}
+		if (rep_model(r, AN_MODEL_ROWS(r->by) | tables[k].want,
+			      &m) < 0)
+			return -1;
+		tables[k].fn(r, &m);
+		an_model_fini(&m);
+		return 0;
+	}
 	return -1;
 }

@@ -20,6 +20,7 @@
 
 struct partial {
 	struct rep *r;
+	double duration_s;		/* the run's span (model.h) */
 	struct an_figs_totals t;	/* summed over the cells */
 	bool print;			/* second pass: print the rows */
 	uint32_t rows;
@@ -30,6 +31,7 @@ static void on_cell(void *user, const struct store_cell *c)
 {
 	struct partial *p = user;
 	struct an_row w;
+	struct an_model_row mr;
 	char name[96];
 
 	if (!p->print) {
@@ -55,8 +57,9 @@ static void on_cell(void *user, const struct store_cell *c)
 	w.lat = c->lat;		/* borrowed for the call: chunks not freed */
 	if (w.calls == 0)
 		return;
-	rep_text_lat_row(p->r, rep_proc_name(c->prog, c->vers, c->proc, name,
-					     sizeof(name)), &w);
+	an_model_row_of(&w, p->duration_s, &mr);
+	rep_text_lat_row(p->r->out, an_model_proc_name(c->prog, c->vers,
+			 c->proc, name, sizeof(name)), &mr);
 	p->rows++;
 }
 
@@ -105,7 +108,7 @@ static int table(struct partial *p, struct store *s, int64_t run,
 static void header(struct partial *p, const struct store_run *run)
 {
 	struct rep *r = p->r;
-	double d = rep_duration_s(r);
+	double d = p->duration_s;
 	char t0[48], t1[48], z[64], slow[48] = "";
 
 	if (run->ops_mode == STORE_OPS_SLOW)
@@ -118,7 +121,7 @@ static void header(struct partial *p, const struct store_run *run)
 		rep_time(r, r->last_ns, t1, sizeof(t1)),
 		ui_time_zone(r->first_ns, r->tmode, z, sizeof(z)), p->t.ops,
 		p->t.answered, p->t.unanswered, p->t.errors,
-		d > 0 ? (double)p->t.ops / d : 0.0);
+		an_per_s(p->t.ops, d));
 	fprintf(r->out, "PARTIAL: run %" PRId64 " was recorded with --ops "
 		"%s%s, so table ops does not hold every operation (%s): this "
 		"report shows what the aggregate tables hold.\n"
@@ -142,6 +145,7 @@ int rep_partial_text(struct rep *r, const char *path,
 {
 	char err[STORE_ERRBUF_SIZE];
 	struct partial p = { .r = r };
+	struct an_model m = { 0 };
 	struct store *s = NULL;
 	const struct an_filter *f = r->filtered ? &r->filt : NULL;
 	int64_t from, to;
@@ -149,12 +153,15 @@ int rep_partial_text(struct rep *r, const char *path,
 
 	an_filter_resolve(&r->filt, run->first_ns);
 	an_filter_bounds(f, run->first_ns, &from, &to);
+	if (rep_model(r, 0, &m) < 0)
+		return -1;
+	p.duration_s = m.duration_s;
 	if (store_open(path, STORE_RDONLY, &s, err) < 0 ||
 	    store_read_intervals(s, run->id, f, from, to, on_cell, &p,
 				 err) < 0)
 		goto out;
 	header(&p, run);
-	rep_text_incomplete(r);
+	rep_text_incomplete(r, &m);
 	fprintf(r->out, "\n== Operations (by op, from table intervals; "
 		"latency from the first transmission, ms) ==\n");
 	rep_text_lat_header(r->out, "Procedure");
@@ -174,5 +181,6 @@ out:
 	if (rc < 0)
 		fprintf(stderr, "nfscope report: %s\n", err);
 	store_close(s);
+	an_model_fini(&m);
 	return rc;
 }

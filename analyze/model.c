@@ -1,0 +1,356 @@
+/* model.c - the report model: every figure once; see model.h. */
+#include "analyze/model.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const an_model_group_names[AN_BY_N] = {
+	"op", "client", "server", "export", "file" };
+
+double an_ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+double an_mean_ms(double sum_ns, uint64_t n)
+{
+	return n ? sum_ns / (double)n / 1e6 : 0;
+}
+
+void an_lat_of(const struct hist *h, struct an_lat *l)
+{
+	l->count = h->count;
+	l->min_ns = h->min;
+	l->max_ns = h->max;
+	l->sum_ns = h->sum;
+	l->min_ms = an_ms(h->min);
+	l->avg_ms = hist_mean(h) / 1e6;
+	l->max_ms = an_ms(h->max);
+	l->p50_ms = an_ms(hist_percentile(h, 50));
+	l->p90_ms = an_ms(hist_percentile(h, 90));
+	l->p95_ms = an_ms(hist_percentile(h, 95));
+	l->p99_ms = an_ms(hist_percentile(h, 99));
+	l->p99_9_ms = an_ms(hist_percentile(h, 99.9));
+}
+
+void an_model_row_of(const struct an_row *w, double d, struct an_model_row *o)
+{
+	o->row = w;
+	o->ops_per_s = an_per_s(w->calls, d);
+	o->bytes_per_s = an_per_s(w->bytes, d);
+	/* nfsiostat's: READ/WRITE data per op and per second, retransmitted
+	   calls per call */
+	o->has_data = w->data_bytes != 0;
+	o->data_kib_per_op = w->calls ? (double)w->data_bytes / 1024 /
+				 (double)w->calls : 0.0;
+	o->data_kib_per_s = d > 0 ? (double)w->data_bytes / 1024 / d : 0.0;
+	o->retrans_pct = w->calls ? 100.0 * (double)w->retrans /
+			 (double)w->calls : 0.0;
+	an_lat_of(&w->lat, &o->lat);
+	an_lat_of(&w->lat_last, &o->lat_last);
+	an_lat_of(&w->ivl, &o->ivl);
+}
+
+/* ------------------------------------------------------------- names -- */
+
+const char *an_model_proc_name(uint32_t prog, uint32_t vers, uint32_t proc,
+			       char *buf, size_t n)
+{
+	const char *p = dec_prog_name(prog), *q;
+
+	if (proc == AN_PROC_ALL)
+		return "(all)";
+	q = dec_proc_name(prog, vers, proc);
+	if (p && q)
+		snprintf(buf, n, "%sv%u %s", p, vers, q);
+	else if (p)
+		snprintf(buf, n, "%sv%u proc%u", p, vers, proc);
+	else
+		snprintf(buf, n, "%u v%u proc%u", prog, vers, proc);
+	return buf;
+}
+
+const char *an_model_status_name(const struct an_row *row, uint32_t status,
+				 char *buf, size_t n)
+{
+	const char *s = NULL;
+
+	if (row->prog == PROG_NFS)
+		s = nfs_stat_name(row->vers, status);
+	else if (row->prog == PROG_MOUNT)
+		s = mnt_stat_name(row->vers, status);
+	else if (row->prog == PROG_NLM)
+		s = nlm_stat_name(row->vers, status);
+	if (s == NULL) {
+		snprintf(buf, n, "status_%u", status);
+		return buf;
+	}
+	return s;
+}
+
+const char *an_model_row_key(const struct an_model *m,
+			     const struct an_row *row, char *buf, size_t n)
+{
+	char a[64];
+	const struct an_export *e;
+	uint32_t h = 2166136261u, i;
+
+	switch (row->group) {
+	case AN_BY_CLIENT:
+	case AN_BY_SERVER:
+		return cap_addr_str(&row->addr, buf, n);
+	case AN_BY_EXPORT:
+		e = an_names_export_get(m->in.names, row->export_id);
+		snprintf(buf, n, "%s:%s", cap_addr_str(&row->addr, a, sizeof(a)),
+			 e ? e->path : "(export unknown)");
+		return buf;
+	case AN_BY_FILE:
+		for (i = 0; i < row->fh.len; i++)
+			h = (h ^ row->fh.data[i]) * 16777619u;
+		snprintf(buf, n, "%s:%s%sfh=%08x",
+			 cap_addr_str(&row->addr, a, sizeof(a)), row->path,
+			 row->path[0] ? " " : "", h);
+		return buf;
+	default:
+		return "";
+	}
+}
+
+/* -------------------------------------------------------------- rows -- */
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct an_row *a = *(const struct an_row *const *)x;
+	const struct an_row *b = *(const struct an_row *const *)y;
+	int c;
+
+	if (a->group != AN_BY_OP && a->group != AN_BY_FILE) {
+		/* group key first (by the key's total), totals row first */
+		c = memcmp(&a->addr, &b->addr, sizeof(a->addr));
+		if (c)
+			return c;
+		if (a->export_id != b->export_id)
+			return a->export_id < b->export_id ? -1 : 1;
+		if (a->proc != b->proc) {
+			if (a->proc == AN_PROC_ALL)
+				return -1;
+			if (b->proc == AN_PROC_ALL)
+				return 1;
+		}
+	}
+	if (a->group == AN_BY_FILE && a->calls != b->calls)
+		return a->calls < b->calls ? 1 : -1;
+	if (a->prog != b->prog)
+		return a->prog < b->prog ? -1 : 1;
+	if (a->vers != b->vers)
+		return a->vers < b->vers ? -1 : 1;
+	return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+static int build_rows(struct an_model *m, enum an_group g)
+{
+	uint32_t k, cnt = an_figs_nrows(m->in.figs, g);
+	const struct an_row **v = malloc((cnt ? cnt : 1) * sizeof(*v));
+
+	if (v == NULL)
+		return -1;
+	for (k = 0; k < cnt; k++)
+		v[k] = an_figs_row(m->in.figs, g, k);
+	qsort(v, cnt, sizeof(*v), row_cmp);
+	if (g == AN_BY_FILE && cnt > m->in.top)
+		cnt = m->in.top;
+	m->rows[g] = calloc(cnt ? cnt : 1, sizeof(*m->rows[g]));
+	if (m->rows[g] == NULL) {
+		free(v);
+		return -1;
+	}
+	for (k = 0; k < cnt; k++)
+		an_model_row_of(v[k], m->duration_s, &m->rows[g][k]);
+	m->nrows[g] = cnt;
+	free(v);
+	return 0;
+}
+
+/* ------------------------------------------------- pairs and servers -- */
+
+static void build_pair(struct an_model *m, const struct an_pair *p,
+		       struct an_model_pair *o)
+{
+	const struct an_vantage_info *v = &o->vantage;
+
+	o->pair = p;
+	o->server = an_figs_server_find(m->in.figs, &p->server);
+	o->commits_per_write = p->writes ? (double)p->commits /
+			       (double)p->writes : 0.0;
+	o->has_read_verdict = p->read.total || p->read_rep.total;
+	if (o->has_read_verdict)
+		o->read_capped = an_size_verdict(p, o->server, false,
+			m->in.size_share, o->read_verdict,
+			sizeof(o->read_verdict));
+	o->has_write_verdict = p->write.total || p->write_rep.total;
+	if (o->has_write_verdict)
+		o->write_capped = an_size_verdict(p, o->server, true,
+			m->in.size_share, o->write_verdict,
+			sizeof(o->write_verdict));
+	o->has_vantage = an_find_vantage(m->in.find, &p->client, &p->server,
+					 &o->vantage);
+	if (!o->has_vantage)
+		return;
+	an_vantage_evidence(v, o->vantage_text, sizeof(o->vantage_text));
+	o->vantage_by = v->by_acks ? "tcp_acks" : v->by_handshake ?
+			"tcp_handshakes" : "udp_resends";
+	o->syn_synack_min_ms = (double)v->syn_min_ns / 1e6;
+	o->synack_ack_min_ms = (double)v->ack_min_ns / 1e6;
+	o->server_ack_min_ms = (double)v->srv_ack_min_ns / 1e6;
+	o->client_ack_min_ms = (double)v->cli_ack_min_ns / 1e6;
+}
+
+/* The server's NFSv3 COMMIT row (by server), whichever rows were built. */
+static const struct an_row *commit_row(const struct an_model *m,
+				       const struct cap_addr *a)
+{
+	uint32_t k;
+
+	for (k = 0; k < an_figs_nrows(m->in.figs, AN_BY_SERVER); k++) {
+		const struct an_row *w = an_figs_row(m->in.figs, AN_BY_SERVER,
+						     k);
+
+		if (w->prog == PROG_NFS && w->vers == 3 &&
+		    w->proc == NFS3_COMMIT && cap_addr_eq(&w->addr, a))
+			return w;
+	}
+	return NULL;
+}
+
+static int build_pairs_servers(struct an_model *m)
+{
+	const struct an_figs *f = m->in.figs;
+	uint32_t k, np = an_figs_npairs(f), ns = an_figs_nservers(f);
+
+	m->pairs = calloc(np ? np : 1, sizeof(*m->pairs));
+	m->servers = calloc(ns ? ns : 1, sizeof(*m->servers));
+	if (m->pairs == NULL || m->servers == NULL)
+		return -1;
+	for (k = 0; k < np; k++)
+		build_pair(m, an_figs_pair(f, k), &m->pairs[k]);
+	m->npairs = np;
+	for (k = 0; k < ns; k++) {
+		struct an_model_server *s = &m->servers[k];
+		const struct an_row *c;
+
+		s->server = an_figs_server(f, k);
+		c = commit_row(m, &s->server->addr);
+		s->has_commit = c && c->lat.count;
+		if (s->has_commit)
+			an_lat_of(&c->lat, &s->commit);
+	}
+	m->nservers = ns;
+	return 0;
+}
+
+/* ------------------------------------------------ intervals, findings -- */
+
+static bool drops_overlap(const struct an_model_input *in, int64_t start_ns,
+			  int64_t end_ns)
+{
+	uint32_t k;
+
+	for (k = 0; k < in->ndrops; k++)
+		if (in->drops[k].start_ns < end_ns &&
+		    in->drops[k].end_ns > start_ns)
+			return true;
+	return false;
+}
+
+static int build_intervals(struct an_model *m)
+{
+	uint32_t k, n = an_figs_nintervals(m->in.figs);
+	double s = (double)m->in.interval_ns / 1e9;
+
+	m->intervals = calloc(n ? n : 1, sizeof(*m->intervals));
+	if (m->intervals == NULL)
+		return -1;
+	for (k = 0; k < n; k++) {
+		const struct an_interval *v = an_figs_interval(m->in.figs, k);
+		struct an_model_interval *o = &m->intervals[k];
+
+		o->iv = v;
+		o->ops_per_s = s > 0 ? (double)v->calls / s : 0;
+		o->bytes_per_s = s > 0 ? (double)v->bytes / s : 0;
+		o->lat_avg_ms = an_mean_ms(v->lat_sum_ns, v->answered);
+		o->lat_max_ms = an_ms(v->lat_max_ns);
+		o->incomplete = drops_overlap(&m->in, v->start_ns, v->start_ns +
+					      m->in.interval_ns);
+	}
+	m->nintervals = n;
+	return 0;
+}
+
+static int build_findings(struct an_model *m)
+{
+	size_t k, n = an_find_count(m->in.find);
+
+	m->findings = calloc(n ? n : 1, sizeof(*m->findings));
+	if (m->findings == NULL)
+		return -1;
+	for (k = 0; k < n; k++)
+		m->findings[k] = an_find_get(m->in.find, k);
+	m->nfindings = n;
+	m->findings_dropped = an_find_dropped(m->in.find);
+	return 0;
+}
+
+/* ------------------------------------------------------------- model -- */
+
+int an_model_build(struct an_model *m, const struct an_model_input *in)
+{
+	const struct cap_stats *c = in->cs;
+	double d = (double)(in->last_ns - in->first_ns) / 1e9;
+	int g;
+
+	assert(in->figs && in->find && in->cs);
+	memset(m, 0, sizeof(*m));
+	m->in = *in;
+	m->duration_s = d > 0 ? d : 0;
+	m->totals = an_figs_totals(in->figs);
+	m->ops_per_s = an_per_s(m->totals->ops, m->duration_s);
+	m->complete = c->ps_drop == 0 && c->ps_ifdrop == 0 &&
+		      in->evictions == 0 && c->tcp_hidden_spans == 0 &&
+		      !in->cut;
+	an_figs_nfs4(in->figs, &m->nfs4_calls, &m->nfs4_clients,
+		     &m->nfs4_servers);
+	for (g = 0; g < AN_BY_N; g++)
+		if ((in->want & AN_MODEL_ROWS(g)) &&
+		    build_rows(m, (enum an_group)g) < 0)
+			goto fail;
+	if (build_pairs_servers(m) < 0 || build_findings(m) < 0 ||
+	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0))
+		goto fail;
+	return 0;
+fail:
+	an_model_fini(m);
+	return -1;
+}
+
+void an_model_fini(struct an_model *m)
+{
+	int g;
+
+	for (g = 0; g < AN_BY_N; g++) {
+		free(m->rows[g]);
+		m->rows[g] = NULL;
+		m->nrows[g] = 0;
+	}
+	free(m->pairs);
+	free(m->servers);
+	free(m->intervals);
+	free(m->findings);
+	m->pairs = NULL;
+	m->servers = NULL;
+	m->intervals = NULL;
+	m->findings = NULL;
+	m->npairs = m->nservers = m->nintervals = 0;
+	m->nfindings = 0;
+}
