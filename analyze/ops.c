@@ -24,18 +24,11 @@ enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
 
 struct xent {
 	int32_t prev, next;	/* list links */
-	uint32_t slot;		/* of its identity: ref[slot] names it */
+	uint32_t slot, gen;	/* its identity: ref[slot] names it */
 	uint8_t state;
 	struct an_op_core op;	/* the path is added at delivery */
 };
 
-/* Per slot of the decoder's call table: the latest identity (generation)
- * seen in it and the entry held under it, apart from the ~0.7 KB entries
- * (8 bytes a slot, zero-filled: touched as slots are used). */
-struct xref {
-	uint32_t gen;		/* 0: none seen */
-	uint32_t ent1;		/* entry index + 1; 0: none held */
-};
 
 struct xlist {
 	int32_t head, tail;
@@ -49,7 +42,10 @@ struct an_engine {
 	uint32_t nent;		/* entries and slots: the call table's size */
 	uint32_t fresh;		/* entries [fresh, nent) never used: untouched
 				   memory, so RSS follows the peak held */
-	struct xref *ref;	/* nent slots */
+	uint32_t *ref;		/* per slot of the decoder's table: the
+				   entry held under it, index + 1 (0:
+				   none); 4 bytes a slot, zero-filled:
+				   touched as slots are used */
 	struct xlist list[L_N];
 	uint32_t held;
 	int64_t now;
@@ -326,8 +322,8 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 	if (x->next >= 0)
 		prefetch_ent(e, x->next);
 	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
-	assert(e->ref[x->slot].ent1 == (uint32_t)i + 1);
-	e->ref[x->slot].ent1 = 0;
+	assert(e->ref[x->slot] == (uint32_t)i + 1);
+	e->ref[x->slot] = 0;
 	an_core_copy((struct an_op_core *)&e->out, &x->op);
 	emit(e, why);
 	x->state = ST_FREE;
@@ -702,53 +698,55 @@ static bool same_call(const struct an_op_core *o, const struct an_msg *am,
 	return true;
 }
 
-/*
- * Identities (decode.h, struct dec_call_id): can am's be held here?  Its
- * slot is one of the table's and no newer identity was seen in it (a
- * slot's generations only grow; an older one is a call whose slot the
- * decoder handed on meanwhile).
- */
-static bool id_current(const struct an_engine *e, const struct an_msg *am)
+/* The entry held in am's slot (whatever its identity), or -1. */
+static int32_t slot_entry(const struct an_engine *e, const struct an_msg *am)
 {
-	const struct xref *r;
-
 	if (am->gen == 0 || am->slot >= e->nent)
-		return false;
-	r = &e->ref[am->slot];
-	return r->gen == 0 || (int32_t)(am->gen - r->gen) >= 0;
+		return -1;
+	return (int32_t)e->ref[am->slot] - 1;
 }
 
 /*
- * A call of identity am's: if its slot held an older identity's entry,
+ * Identities (decode.h, struct dec_call_id): can am's be held here?  Its
+ * slot is one of the table's and the entry held there, if any, is of no
+ * newer identity (a slot's generations only grow; an older one is a call
+ * whose slot the decoder handed on meanwhile).
+ */
+static bool id_current(const struct an_engine *e, const struct an_msg *am)
+{
+	int32_t i = slot_entry(e, am);
+
+	if (am->gen == 0 || am->slot >= e->nent)
+		return false;
+	return i < 0 || (int32_t)(am->gen - e->ent[i].gen) >= 0;
+}
+
+/*
+ * A call of identity am's: if its slot holds an older identity's entry,
  * that call left the decoder's table (the table's one eviction rule) and
  * its op goes now - unanswered: evicted; answered: retired before its
  * keep window (retired_early, not a loss).
  */
 static void id_open(struct an_engine *e, const struct an_msg *am)
 {
-	struct xref *r = &e->ref[am->slot];
-	int32_t i = (int32_t)r->ent1 - 1;
+	int32_t i = slot_entry(e, am);
 
-	if (r->gen == am->gen)
+	if (i < 0 || e->ent[i].gen == am->gen)
 		return;
-	if (i >= 0 && e->ent[i].state == ST_ANSWERED) {
+	if (e->ent[i].state == ST_ANSWERED) {
 		e->st.retired_early++;
 		deliver(e, i, 0);
-	} else if (i >= 0) {
+	} else {
 		deliver(e, i, AN_OP_EVICTED);
 	}
-	r->gen = am->gen;
 }
 
 /* The entry held under am's identity, or -1. */
 static int32_t id_entry(const struct an_engine *e, const struct an_msg *am)
 {
-	const struct xref *r;
+	int32_t i = slot_entry(e, am);
 
-	if (am->gen == 0 || am->slot >= e->nent)
-		return -1;
-	r = &e->ref[am->slot];
-	return r->gen == am->gen ? (int32_t)r->ent1 - 1 : -1;
+	return i >= 0 && e->ent[i].gen == am->gen ? i : -1;
 }
 
 /* A call whose identity cannot be held (id_current): an op at once,
@@ -819,8 +817,9 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	o->xid = am->xid;
 	call_fill(o, am, &t);
 	x->slot = am->slot;
+	x->gen = am->gen;
 	x->state = ST_PENDING;
-	e->ref[am->slot].ent1 = (uint32_t)i + 1;
+	e->ref[am->slot] = (uint32_t)i + 1;
 	list_push(e, L_PENDING, i);
 }
 

@@ -63,7 +63,7 @@
  * Load: O(1) per message: one array index, no allocation after an_new.
  * The entries are a fixed pool of xid_max (the decoder's table size,
  * default DEC_XID_MAX_DEFAULT: ~46 MB worst case, touched lazily, so
- * memory follows the most held at once), named by an 8-byte-per-slot
+ * memory follows the most held at once), named by a 4-byte-per-slot
  * array; the next entry to deliver is prefetched.
  */
 #ifndef NFSCOPE_AN_OPS_H

@@ -586,14 +586,14 @@ struct dec_xid_key {
 
 struct dec_xid_call {
 	uint32_t prog, vers, proc;
+	/* length of the first reply decoded for it, 0 while unanswered */
+	uint32_t reply_len;
 	int64_t ts_ns;		/* time of the (latest) call */
 	uint64_t frame;
 	/* RPCSEC_GSS: the call's gss_proc and service (1 none, 2 integrity,
 	   3 privacy); gss_svc 0 if the call was not RPCSEC_GSS.  Tells how
 	   the reply body is wrapped. */
 	uint32_t gss_proc, gss_svc;
-	/* length of the first reply decoded for it, 0 while unanswered */
-	uint32_t reply_len;
 	struct dec_call_id id;	/* set by the map: put ignores it */
 };
 

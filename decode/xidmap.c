@@ -37,7 +37,6 @@ struct xid_hot {
 struct xid_node {
 	struct dec_xid_key key;
 	uint32_t aprev, anext;	/* age list; anext also links the free list */
-	uint32_t bucket;
 	uint32_t gen;		/* never 0 */
 	struct dec_xid_call call;
 };
@@ -54,6 +53,9 @@ struct dec_xidmap {
 	struct dec_xid_key last_key;
 	uint32_t free_head;
 	uint32_t old_head, new_tail;	/* age list */
+	uint32_t next_i, next_b;	/* the next victim and its bucket (a
+					   node's key does not change while it
+					   is in the table), NIL: none */
 	uint64_t evictions;
 };
 
@@ -89,6 +91,7 @@ dec_xidmap_new(uint32_t max, int64_t ttl_ns)
 		m->nodes[i].gen = 1;
 	}
 	m->free_head = 0;
+	m->next_i = NIL;
 	m->old_head = NIL;
 	m->new_tail = NIL;
 	return m;
@@ -204,12 +207,16 @@ xid_age_append(struct dec_xidmap *m, uint32_t i)
 static void
 xid_hash_unlink(struct dec_xidmap *m, uint32_t i)
 {
-	uint32_t *pp = &m->buckets[m->nodes[i].bucket];
+	uint32_t b = m->next_i == i ? m->next_b :
+		     xid_bucket(m, &m->nodes[i].key);
+	uint32_t *pp = &m->buckets[b];
 
 	while (*pp != NIL && *pp != i)
 		pp = &m->hot[*pp].hnext;
 	if (*pp == i)
 		*pp = m->hot[i].hnext;
+	if (m->next_i == i)
+		m->next_i = NIL;
 }
 
 /* Node i's identity ends: a new gen (never 0). */
@@ -242,17 +249,20 @@ xid_expired(const struct dec_xidmap *m, const struct xid_node *n,
 /*
  * Once the table is full every put reuses the oldest node, a whole table
  * of calls old and out of the cache: its node, its hash chain's bucket and
- * link.  Fetch them a put ahead - the next victim's bucket and link (its
- * node came in at the put before), the node of the one after it.
+ * link.  Fetch them a put ahead - the next victim's bucket (its hash kept
+ * for the release) and link (its node came in at the put before), the node
+ * of the one after it.
  */
 static void
-xid_prefetch_victims(const struct dec_xidmap *m)
+xid_prefetch_victims(struct dec_xidmap *m)
 {
 	uint32_t v = m->old_head, w;
 
 	if (v == NIL)
 		return;
-	__builtin_prefetch(&m->buckets[m->nodes[v].bucket], 1);
+	m->next_i = v;
+	m->next_b = xid_bucket(m, &m->nodes[v].key);
+	__builtin_prefetch(&m->buckets[m->next_b], 1);
 	__builtin_prefetch(&m->hot[v], 1);
 	w = m->nodes[v].anext;
 	if (w != NIL) {
@@ -357,7 +367,6 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		n->call.id.slot = i;
 		n->call.id.gen = n->gen;
 	}
-	n->bucket = b;
 	m->hot[i].xid = k->xid;
 	m->hot[i].hnext = m->buckets[b];
 	m->buckets[b] = i;
