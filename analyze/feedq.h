@@ -9,7 +9,10 @@
  *
  * Invariants: the engine sees exactly the messages, ticks and flush it
  * would have seen from an_feed, an_tick and an_flush, in the same order,
- * so its results are the same.  While the queue is threaded, the engine
+ * so its results are the same.  The decoder's call identities travel in
+ * the messages (an_msg.slot, gen): the engine's per-call state, an array
+ * by slot, stays on the consumer thread, and a slot the decoder has
+ * handed on meanwhile is told by its generation, in message order.  While the queue is threaded, the engine
  * and everything its callback touches belong to the consumer thread: read
  * them only after an_feedq_flush (or an_feedq_free).  Without a second
  * thread (see an_ring_new) the calls go straight to the engine.

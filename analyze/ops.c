@@ -1,19 +1,21 @@
 /*
  * ops.c - call/reply matching into operation records; see ops.h.
  *
- * The table is a fixed pool of entries.  Each entry is on exactly one
- * list: free, pending (ordered by last transmission, oldest first) or
- * answered (ordered by first reply, oldest first), and - unless free - on
- * one hash chain.  Expiry only looks at the heads of the two time-ordered
- * lists, so it is O(1) when nothing expires.
+ * The entries are a fixed pool.  Each entry is on exactly one list: free,
+ * pending (ordered by last transmission, oldest first) or answered
+ * (ordered by first reply, oldest first), and - unless free - named by the
+ * slot of the decoder's call identity it is held under (ref[slot]).
+ * Expiry only looks at the heads of the two time-ordered lists, so it is
+ * O(1) when nothing expires.  There is no key and no hash here: the
+ * decoder's xid map paired the messages (decode.h, struct dec_call_id).
  */
 #include "analyze/ops.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define AN_XID_MAX_DEFAULT 32768
 #define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
 #define AN_KEEP_DEFAULT (3 * (int64_t)1000000000)
 
@@ -22,16 +24,11 @@ enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
 
 struct xent {
 	int32_t prev, next;	/* list links */
+	uint32_t slot, gen;	/* its identity: ref[slot] names it */
 	uint8_t state;
 	struct an_op_core op;	/* the path is added at delivery */
 };
 
-/* The hash chains, apart from the ~0.7 KB entries: walking a chain touches
- * no entry but the one it finds. */
-struct xhash {
-	uint64_t hash;
-	int32_t hnext;
-};
 
 struct xlist {
 	int32_t head, tail;
@@ -42,12 +39,13 @@ struct an_engine {
 	an_op_fn fn;
 	void *user;
 	struct xent *ent;
-	struct xhash *hx;	/* parallel to ent */
-	uint32_t nent;
+	uint32_t nent;		/* entries and slots: the call table's size */
 	uint32_t fresh;		/* entries [fresh, nent) never used: untouched
 				   memory, so RSS follows the peak held */
-	int32_t *bucket;
-	uint32_t bmask;
+	uint32_t *ref;		/* per slot of the decoder's table: the
+				   entry held under it, index + 1 (0:
+				   none); 4 bytes a slot, zero-filled:
+				   touched as slots are used */
 	struct xlist list[L_N];
 	uint32_t held;
 	int64_t now;
@@ -184,61 +182,6 @@ static inline void copy_small(void *dst, const void *src, size_t n)
 	}
 }
 
-/* ------------------------------------------------------------- hash -- */
-
-static uint64_t mix64(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-/* cap_addr bytes beyond the address are zero (capture.h), so whole words
- * hash the same as the address. */
-static uint64_t key_hash(const struct cap_addr *c, const struct cap_addr *s,
-			 uint32_t prog, uint32_t xid)
-{
-	uint64_t h = 1469598103934665603ull ^ ((uint64_t)xid << 17) ^ prog, w;
-
-	memcpy(&w, c->a, 8);
-	h = mix64(h, w);
-	memcpy(&w, c->a + 8, 8);
-	h = mix64(h, w);
-	memcpy(&w, s->a, 8);
-	h = mix64(h, w);
-	memcpy(&w, s->a + 8, 8);
-	h = mix64(h, w);
-	h ^= (uint64_t)xid * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 31);
-}
-
-static int32_t lookup(const struct an_engine *e, uint64_t h,
-		      const struct cap_addr *c, const struct cap_addr *s,
-		      uint32_t prog, uint32_t xid)
-{
-	int32_t i;
-
-	for (i = e->bucket[h & e->bmask]; i >= 0; i = e->hx[i].hnext) {
-		const struct an_op_core *o = &e->ent[i].op;
-
-		if (e->hx[i].hash == h && o->xid == xid && o->prog == prog &&
-		    cap_addr_eq(&o->client, c) && cap_addr_eq(&o->server, s))
-			return i;
-	}
-	return -1;
-}
-
-static void hash_del(struct an_engine *e, int32_t i)
-{
-	int32_t *p = &e->bucket[e->hx[i].hash & e->bmask];
-
-	while (*p >= 0 && *p != i)
-		p = &e->hx[*p].hnext;
-	if (*p == i)
-		*p = e->hx[i].hnext;
-	e->hx[i].hnext = -1;
-}
-
 /* --------------------------------------------------------- delivery -- */
 
 /*
@@ -259,7 +202,6 @@ static void prefetch_ent(const struct an_engine *e, int32_t i)
 	__builtin_prefetch(p + offsetof(struct xent, op.machine), 1);
 	__builtin_prefetch(p + offsetof(struct xent, op.machine) +
 			   AN_MACHINE_MAX - 1, 1);
-	__builtin_prefetch(&e->bucket[e->hx[i].hash & e->bmask], 1);
 }
 
 /* struct an_op is struct an_op_core plus the path: same members, same
@@ -328,20 +270,13 @@ static void an_core_clear(struct an_op_core *o)
 	var_clear(o);
 }
 
-static void deliver(struct an_engine *e, int32_t i, uint32_t why)
+/* Deliver e->out, its core filled: path, export, counts, the callback. */
+static void emit(struct an_engine *e, uint32_t why)
 {
-	struct xent *x = &e->ent[i];
 	struct an_op *o = &e->out;
 	const char *path;
 	int exp;
 
-	/* deliveries mostly go down a time-ordered list (expiry, or the
-	   oldest retired to free an entry): its next is the next one */
-	if (x->next >= 0)
-		prefetch_ent(e, x->next);
-	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
-	hash_del(e, i);
-	an_core_copy((struct an_op_core *)o, &x->op);
 	o->path[0] = '\0';
 	o->flags |= why;
 	o->export_id = -1;
@@ -376,6 +311,21 @@ static void deliver(struct an_engine *e, int32_t i, uint32_t why)
 			e->st.evicted++;
 	}
 	e->fn(e->user, o);
+}
+
+static void deliver(struct an_engine *e, int32_t i, uint32_t why)
+{
+	struct xent *x = &e->ent[i];
+
+	/* deliveries mostly go down a time-ordered list (expiry): its next
+	   is the next one */
+	if (x->next >= 0)
+		prefetch_ent(e, x->next);
+	list_del(e, x->state == ST_PENDING ? L_PENDING : L_ANSWERED, i);
+	assert(e->ref[x->slot] == (uint32_t)i + 1);
+	e->ref[x->slot] = 0;
+	an_core_copy((struct an_op_core *)&e->out, &x->op);
+	emit(e, why);
 	x->state = ST_FREE;
 	free_push(e, i);
 	e->held--;
@@ -393,25 +343,18 @@ static void expire(struct an_engine *e)
 		deliver(e, i, AN_OP_EXPIRED);
 }
 
+/* A free entry: there is always one, each entry held names a slot of its
+ * own (ref[slot]) and there are as many entries as slots. */
 static int32_t entry_alloc(struct an_engine *e)
 {
 	int32_t i = e->list[L_FREE].head;
 
 	if (i < 0 && e->fresh < e->nent) {
 		i = (int32_t)e->fresh++;
-		e->hx[i].hnext = -1;
 		e->ent[i].prev = e->ent[i].next = -1;
 		list_push(e, L_FREE, i);
 	}
-	if (i < 0) {
-		if ((i = e->list[L_ANSWERED].head) >= 0) {
-			e->st.retired_early++;
-			deliver(e, i, 0);
-		} else {
-			deliver(e, e->list[L_PENDING].head, AN_OP_EVICTED);
-		}
-		i = e->list[L_FREE].head;
-	}
+	assert(i >= 0);
 	list_del(e, L_FREE, i);
 	e->held++;
 	if (e->held > e->st.pending_peak)
@@ -424,7 +367,7 @@ static int32_t entry_alloc(struct an_engine *e)
 struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 {
 	struct an_engine *e;
-	uint32_t i, nb = 16;
+	uint32_t i;
 
 	e = calloc(1, sizeof(*e));
 	if (e == NULL)
@@ -432,7 +375,7 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	if (cfg != NULL)
 		e->cfg = *cfg;
 	if (e->cfg.xid_max == 0)
-		e->cfg.xid_max = AN_XID_MAX_DEFAULT;
+		e->cfg.xid_max = DEC_XID_MAX_DEFAULT;
 	if (e->cfg.unanswered_ns <= 0)
 		e->cfg.unanswered_ns = AN_UNANSWERED_DEFAULT;
 	if (e->cfg.answered_keep_ns <= 0)
@@ -440,22 +383,16 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->fn = fn;
 	e->user = user;
 	e->nent = e->cfg.xid_max;
-	while (nb < 2 * e->nent && nb < (1u << 30))
-		nb <<= 1;
 	e->ent = calloc(e->nent, sizeof(*e->ent));
-	e->hx = calloc(e->nent, sizeof(*e->hx));
-	e->bucket = malloc(nb * sizeof(*e->bucket));
+	e->ref = calloc(e->nent, sizeof(*e->ref));
 	e->names = an_names_new(e->cfg.names_max);
 	e->msg = malloc(AN_MSG_MAX);
 	e->hid = calloc(AN_HID_PAIRS, sizeof(*e->hid));
-	if (e->ent == NULL || e->hx == NULL || e->bucket == NULL ||
-	    e->names == NULL || e->msg == NULL || e->hid == NULL) {
+	if (e->ent == NULL || e->ref == NULL || e->names == NULL ||
+	    e->msg == NULL || e->hid == NULL) {
 		an_free(e);
 		return NULL;
 	}
-	e->bmask = nb - 1;
-	for (i = 0; i < nb; i++)
-		e->bucket[i] = -1;
 	for (i = 0; i < L_N; i++)
 		e->list[i].head = e->list[i].tail = -1;
 	return e;
@@ -468,8 +405,7 @@ void an_free(struct an_engine *e)
 	an_names_free(e->names);
 	free(e->msg);
 	free(e->hid);
-	free(e->bucket);
-	free(e->hx);
+	free(e->ref);
 	free(e->ent);
 	free(e);
 }
@@ -666,6 +602,8 @@ size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 	am->prog = d->prog;
 	am->vers = d->vers;
 	am->proc = d->proc;
+	am->slot = d->call_id.slot;
+	am->gen = d->call_id.gen;
 	if (am->type == AN_MSG_CALL)
 		build_call(am, d);
 	else
@@ -760,10 +698,75 @@ static bool same_call(const struct an_op_core *o, const struct an_msg *am,
 	return true;
 }
 
+/* The entry held in am's slot (whatever its identity), or -1. */
+static int32_t slot_entry(const struct an_engine *e, const struct an_msg *am)
+{
+	if (am->gen == 0 || am->slot >= e->nent)
+		return -1;
+	return (int32_t)e->ref[am->slot] - 1;
+}
+
+/*
+ * Identities (decode.h, struct dec_call_id): can am's be held here?  Its
+ * slot is one of the table's and the entry held there, if any, is of no
+ * newer identity (a slot's generations only grow; an older one is a call
+ * whose slot the decoder handed on meanwhile).
+ */
+static bool id_current(const struct an_engine *e, const struct an_msg *am)
+{
+	int32_t i = slot_entry(e, am);
+
+	if (am->gen == 0 || am->slot >= e->nent)
+		return false;
+	return i < 0 || (int32_t)(am->gen - e->ent[i].gen) >= 0;
+}
+
+/*
+ * A call of identity am's: if its slot holds an older identity's entry,
+ * that call left the decoder's table (the table's one eviction rule) and
+ * its op goes now - unanswered: evicted; answered: retired before its
+ * keep window (retired_early, not a loss).
+ */
+static void id_open(struct an_engine *e, const struct an_msg *am)
+{
+	int32_t i = slot_entry(e, am);
+
+	if (i < 0 || e->ent[i].gen == am->gen)
+		return;
+	if (e->ent[i].state == ST_ANSWERED) {
+		e->st.retired_early++;
+		deliver(e, i, 0);
+	} else {
+		deliver(e, i, AN_OP_EVICTED);
+	}
+}
+
+/* The entry held under am's identity, or -1. */
+static int32_t id_entry(const struct an_engine *e, const struct an_msg *am)
+{
+	int32_t i = slot_entry(e, am);
+
+	return i >= 0 && e->ent[i].gen == am->gen ? i : -1;
+}
+
+/* A call whose identity cannot be held (id_current): an op at once,
+ * unanswered and evicted, as if the table had pushed it out. */
+static void call_evicted(struct an_engine *e, const struct an_msg *am,
+			 const struct msg_tail *t)
+{
+	struct an_op_core *o = (struct an_op_core *)&e->out;
+
+	an_core_clear(o);
+	o->client = am->src;
+	o->server = am->dst;
+	o->xid = am->xid;
+	call_fill(o, am, t);
+	emit(e, AN_OP_EVICTED);
+}
+
 static void on_call(struct an_engine *e, const struct an_msg *am)
 {
-	uint64_t h = key_hash(&am->src, &am->dst, am->prog, am->xid);
-	int32_t i = lookup(e, h, &am->src, &am->dst, am->prog, am->xid);
+	int32_t i;
 	struct msg_tail t;
 	struct xent *x;
 	struct an_op_core *o;
@@ -771,6 +774,12 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 
 	e->st.calls++;
 	tail_get(am, &t);
+	if (!id_current(e, am)) {
+		call_evicted(e, am, &t);
+		return;
+	}
+	id_open(e, am);
+	i = id_entry(e, am);
 	if (i >= 0 && same_call(&e->ent[i].op, am, &t)) {
 		x = &e->ent[i];
 		o = &x->op;
@@ -807,10 +816,10 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	o->server = am->dst;
 	o->xid = am->xid;
 	call_fill(o, am, &t);
-	e->hx[i].hash = h;
+	x->slot = am->slot;
+	x->gen = am->gen;
 	x->state = ST_PENDING;
-	e->hx[i].hnext = e->bucket[h & e->bmask];
-	e->bucket[h & e->bmask] = i;
+	e->ref[am->slot] = (uint32_t)i + 1;
 	list_push(e, L_PENDING, i);
 }
 
@@ -927,8 +936,7 @@ static void reply_fill(struct an_engine *e, struct an_op_core *o,
 
 static void on_reply(struct an_engine *e, const struct an_msg *am)
 {
-	uint64_t h = key_hash(&am->dst, &am->src, am->prog, am->xid);
-	int32_t i = lookup(e, h, &am->dst, &am->src, am->prog, am->xid);
+	int32_t i = id_entry(e, am);
 	struct msg_tail t;
 	struct xent *x;
 

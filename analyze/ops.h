@@ -7,26 +7,36 @@
  * (struct cap_msg, struct dec_msg) pairs for which dec_message() returned
  * true, in capture order.
  *
- * Matching: key (client address, server address, program, XID) - never the
- * ports, because a UDP retransmission may leave from another client port.
- *   - A call whose key is pending with the same vers/proc (and, when both
+ * Matching: the decoder's xid map is the one call table (decode.h): it
+ * pairs each reply with its call and gives both the call's identity
+ * (dec_msg.call_id: a slot of the table and its generation).  Transmissions
+ * of one operation share an identity - (client address, server address,
+ * program, XID), never the ports only, because a UDP retransmission may
+ * leave from another client port.  The engine holds each operation's state
+ * under its identity's slot (an array by slot, no key, no hash); the
+ * generation tells a slot handed on to another call from the old one.
+ *   - A call whose identity is held with the same vers/proc (and, when both
  *     carry one, the same filehandle) is a retransmission: counted, the
  *     interval since the previous transmission recorded; latency stays
  *     measured from the first transmission (lat_first) and from the last
  *     (lat_last).
- *   - A call whose key is held for another vers/proc/handle is XID reuse:
- *     the old entry is closed (AN_OP_XID_REUSED) and a new one opened.
+ *   - A call whose identity is held for another vers/proc/handle is XID
+ *     reuse: the old entry is closed (AN_OP_XID_REUSED) and a new one
+ *     opened under the same identity.
  *   - A reply is accepted only if it fits the entry (same prog/vers/proc as
  *     the call the decoder decoded it with); the first reply completes the
  *     op; later replies are duplicate replies (counted, latency untouched).
  *   - Answered entries stay `answered_keep_ns` (capture time) after their
  *     reply so late retransmissions and duplicate replies land on them; the
  *     op is delivered when that window closes, at an_flush, or earlier when
- *     the table needs the slot (counted in retired_early, not a loss).
+ *     the decoder's table handed its slot on (counted in retired_early, not
+ *     a loss).
  *   - Pending calls with no transmission for `unanswered_ns` are delivered
  *     unanswered (AN_OP_EXPIRED); at an_flush (AN_OP_AT_END); or when the
- *     table is full and no answered entry can be retired (AN_OP_EVICTED,
- *     counted in evicted).
+ *     decoder's table handed their slot on - the table's one eviction rule,
+ *     its oldest entry reused - (AN_OP_EVICTED, counted in evicted; a call
+ *     that arrives under an identity whose slot was handed on meanwhile is
+ *     delivered at once the same way).
  *   - An unanswered call of a client/server pair whose reply direction
  *     lost the TCP stream to the snaplen (records hidden, a message with
  *     hidden_from_ns) at or after the call is AN_OP_REPLY_HIDDEN: its
@@ -34,8 +44,10 @@
  *     in a fixed table of AN_HID_PAIRS (a collision replaces the entry);
  *     a span still open at the end of a flow is not known here.
  *   - Replies the decoder could not pair are counted by the decoder
- *     (dec_stats.orphan_replies); replies the decoder paired but this
- *     engine no longer holds are counted in replies_unmatched.
+ *     (dec_stats.orphan_replies); replies the decoder paired whose
+ *     operation this engine no longer holds (delivered: a duplicate reply
+ *     after the keep window, a reply after unanswered_ns) are counted in
+ *     replies_unmatched.
  *   - A reply the decoder named by its shape (dec_msg.by_shape: its call
  *     not in the capture) is delivered at once as an op flagged
  *     AN_OP_CALL_NOT_SEEN, with the reply's fields and no latency.
@@ -48,10 +60,11 @@
  * no-op).  The struct an_op passed to the callback is owned by the engine
  * and valid during the callback only.
  *
- * Load: O(1) per message: one hash lookup, no allocation after an_new.  The
- * table is a fixed pool of xid_max entries (default 32768, ~23 MB
- * worst case, touched lazily); hash chains live in a separate 16-byte-per-
- * entry array, and the next entry to deliver is prefetched.
+ * Load: O(1) per message: one array index, no allocation after an_new.
+ * The entries are a fixed pool of xid_max (the decoder's table size,
+ * default DEC_XID_MAX_DEFAULT: ~46 MB worst case, touched lazily, so
+ * memory follows the most held at once), named by a 4-byte-per-slot
+ * array; the next entry to deliver is prefetched.
  */
 #ifndef NFSCOPE_AN_OPS_H
 #define NFSCOPE_AN_OPS_H
@@ -164,7 +177,9 @@ void an_op_copy(struct an_op *dst, const struct an_op *src);
 typedef void (*an_op_fn)(void *user, const struct an_op *op);
 
 struct an_config {
-	uint32_t xid_max;		/* 0: 32768 entries */
+	uint32_t xid_max;		/* the call table's size: the decoder's
+					   dec_config.xid_max (0: both
+					   DEC_XID_MAX_DEFAULT) */
 	int64_t unanswered_ns;		/* 0: 60 s */
 	int64_t answered_keep_ns;	/* 0: 3 s */
 	uint32_t names_max;		/* 0: 32768 */
@@ -179,13 +194,15 @@ struct an_stats {
 	uint64_t retrans;		/* call retransmissions */
 	uint64_t late_retrans;		/* of which after the reply */
 	uint64_t dup_replies;
-	uint64_t replies_unmatched;	/* decoder paired it, engine did not */
+	uint64_t replies_unmatched;	/* decoder paired it, its op was
+					   delivered already */
 	uint64_t from_replies;		/* ops delivered from a reply by its
 					   shape (AN_OP_CALL_NOT_SEEN): in
 					   ops, not in answered/unanswered */
 	uint64_t misfit_replies;	/* reply did not fit the held call */
 	uint64_t xid_reused;
-	uint64_t retired_early;		/* answered, delivered before the window */
+	uint64_t retired_early;		/* answered, delivered before the
+					   window: its slot handed on */
 	uint64_t names_evicted;
 	uint32_t pending_peak;		/* entries held at most */
 };
@@ -215,6 +232,7 @@ struct an_msg {
 	uint32_t len;
 	struct cap_addr src, dst;
 	uint32_t xid, prog, vers, proc;
+	uint32_t slot, gen;		/* dec_msg.call_id (CALL, REPLY) */
 	/* call: AN_HAVE_CRED/FH/NAME/OFFSET/COUNT/STABLE */
 	uint32_t have;
 	uint32_t uid, gid, count, stable;

@@ -14,7 +14,8 @@
  *     fields whose bit is set.  Struct field names are the JSON key names used
  *     by `nfscope dump --json` (README documents them).
  *   - A reply body is decoded with the (prog, vers, proc) of its call, found
- *     in a struct dec_xidmap (bounded, entries expire by age).
+ *     in a struct dec_xidmap (bounded, entries expire by age): the one
+ *     call table, whose identities (dec_msg.call_id) analyze/ keys on.
  *   - Wire enums are range-checked before they index any table.
  *
  * Ownership: struct dec (the message decoder) owns its xid map.  A struct
@@ -542,12 +543,38 @@ const char *nfs_ftype_name(uint32_t vers, uint32_t type);
  * same xid.  A lookup with no exact match falls back to the latest call
  * with the same addresses and xid from another port: a UDP retransmission
  * comes from another port, and the server may answer the one the capture
- * lost.  (Which transmissions form one operation is analyze/'s business.)
+ * lost.
+ *
+ * This is the one call table: every call remembered gets an identity
+ * (struct dec_call_id), carried in the decoded call and in every reply
+ * paired with it, under which analyze/ keeps its per-call state - no second
+ * key, hash or budget there.  The transmissions of one operation share
+ * one identity: a call whose exact key (ports too) is held takes that
+ * entry's identity; otherwise a call of the same program, addresses and
+ * xid from other ports (a UDP retransmission from another client port)
+ * lends it its identity.  analyze/ tells a retransmission from XID reuse.
+ * A call of another program on the exact key of a held one starts a new
+ * identity.
  * Bounded: at most `max` entries; the oldest are reused first; evictions
  * of unanswered entries younger than ttl are counted (an answered entry
- * only waits for duplicate replies).
+ * only waits for duplicate replies).  An entry whose identity another
+ * entry carries is made as young as that one, so the identity's slot is
+ * the last of them to be reused.
  */
 struct dec_xidmap;
+
+#define DEC_XID_MAX_DEFAULT 65536	/* the call table's default size */
+
+/*
+ * A call's identity: the slot (< the table's size) of the entry that
+ * opened it and that slot's generation.  A slot's generation changes
+ * whenever the slot stops holding the identity (reused for another
+ * call, aged out, or a call of another program took its key), so an
+ * identity is never handed out twice.  gen 0: none.
+ */
+struct dec_call_id {
+	uint32_t slot, gen;
+};
 
 struct dec_xid_key {
 	struct cap_addr client, server;
@@ -559,23 +586,27 @@ struct dec_xid_key {
 
 struct dec_xid_call {
 	uint32_t prog, vers, proc;
+	/* length of the first reply decoded for it, 0 while unanswered */
+	uint32_t reply_len;
 	int64_t ts_ns;		/* time of the (latest) call */
 	uint64_t frame;
 	/* RPCSEC_GSS: the call's gss_proc and service (1 none, 2 integrity,
 	   3 privacy); gss_svc 0 if the call was not RPCSEC_GSS.  Tells how
 	   the reply body is wrapped. */
 	uint32_t gss_proc, gss_svc;
-	/* length of the first reply decoded for it, 0 while unanswered */
-	uint32_t reply_len;
+	struct dec_call_id id;	/* set by the map: put ignores it */
 };
 
 struct dec_xidmap *dec_xidmap_new(uint32_t max, int64_t ttl_ns);
 void dec_xidmap_free(struct dec_xidmap *m);
-/* Remember a call (replaces an entry with the same key). */
-void dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
-		    const struct dec_xid_call *call);
-/* Look up; true and *out filled if found.  The entry stays (duplicate
- * replies decode too) until it ages out or is replaced. */
+/* Remember a call (replaces an entry with the same key); returns its
+ * identity. */
+struct dec_call_id dec_xidmap_put(struct dec_xidmap *m,
+				  const struct dec_xid_key *k,
+				  const struct dec_xid_call *call);
+/* Look up; true and *out filled (its identity in out->id) if found.  The
+ * entry stays (duplicate replies decode too) until it ages out or is
+ * replaced. */
 bool dec_xidmap_get(struct dec_xidmap *m, const struct dec_xid_key *k,
 		    int64_t now_ns, struct dec_xid_call *out);
 uint64_t dec_xidmap_evictions(const struct dec_xidmap *m);
@@ -643,6 +674,9 @@ struct dec_msg {
 				   the shape of its body (dec_reply_shape) */
 	uint64_t call_frame;	/* reply: frame of that call */
 	int64_t call_ts_ns;
+	/* call: the identity the xid map gave it; reply: its call's
+	   (call_seen).  gen 0 otherwise. */
+	struct dec_call_id call_id;
 	enum dec_status status;
 	uint32_t err_off;	/* offset of the first decode error */
 	enum dec_body_kind kind;
@@ -684,7 +718,9 @@ struct dec_stats {
 };
 
 struct dec_config {
-	uint32_t xid_max;	/* 0: default 65536 */
+	uint32_t xid_max;	/* the call table (0: DEC_XID_MAX_DEFAULT);
+				   the engine's an_config.xid_max must be
+				   the same */
 	int64_t xid_ttl_ns;	/* 0: default 120 s */
 	/* NFSv3 attribute values (fattr3, wcc_attr) and the gids of an
 	   AUTH_SYS credential are skipped, not stored, when captured whole:

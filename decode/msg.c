@@ -21,7 +21,6 @@
 
 #include <stdlib.h>
 
-#define DEC_XID_MAX_DEFAULT 65536
 #define DEC_XID_TTL_DEFAULT (120 * (int64_t)1000000000)
 #define DEC_LATE_MEM_DEFAULT ((size_t)4 << 20)
 #define DEC_LATE_HOLD_DEFAULT (10 * (int64_t)1000000000)
@@ -277,7 +276,7 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 			.xid = out->rpc.xid,
 		};
 
-		dec_xidmap_put(d->xm, &k, &xc);
+		out->call_id = dec_xidmap_put(d->xm, &k, &xc);
 		dec_late_take(d->late, &k, xc.ts_ns, d->skew_ns);
 	}
 	d->st.xid_evictions = dec_xidmap_evictions(d->xm);
@@ -400,6 +399,7 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		return false;
 	}
 	d->st.replies++;
+	out->call_id = xc.id;
 	out->prog = xc.prog;
 	out->vers = xc.vers;
 	out->proc = xc.proc;
@@ -410,6 +410,7 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		 * whose call is not in the capture, else the header only */
 		dec_xidmap_answered(d->xm, &k, m->len);
 		out->call_seen = false;
+		out->call_id.slot = out->call_id.gen = 0;
 		if (dec_reply_shape(d->pairs, m, out, NULL)) {
 			d->st.replies--;	/* counted as an orphan */
 			d->st.orphan_replies++;
@@ -495,6 +496,7 @@ dec_msg_reset(struct dec_msg *out)
 	out->by_shape = false;
 	out->call_frame = 0;
 	out->call_ts_ns = 0;
+	out->call_id.slot = out->call_id.gen = 0;
 	out->status = DEC_OK;
 	out->err_off = 0;
 	out->kind = DEC_BODY_NONE;

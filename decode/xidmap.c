@@ -15,6 +15,12 @@
  * so walking a chain touches a node only when its xid matches.  A reply
  * does a get then an answered on the same key: the get's result is kept
  * (last_*) until the table next changes, so the second lookup is free.
+ *
+ * Identities (decode.h): a node's gen changes when it leaves the table
+ * (xid_release) or its key is taken by a call of another program, so
+ * (node, gen) names one identity once.  call.id is the identity the node's
+ * call belongs to: its own, or the one a call from other ports lent it
+ * (that one's node is kept at least as young: xid_refresh).
  */
 #include "decode/decode.h"
 
@@ -31,7 +37,7 @@ struct xid_hot {
 struct xid_node {
 	struct dec_xid_key key;
 	uint32_t aprev, anext;	/* age list; anext also links the free list */
-	uint32_t bucket;
+	uint32_t gen;		/* never 0 */
 	struct dec_xid_call call;
 };
 
@@ -47,6 +53,9 @@ struct dec_xidmap {
 	struct dec_xid_key last_key;
 	uint32_t free_head;
 	uint32_t old_head, new_tail;	/* age list */
+	uint32_t next_i, next_b;	/* the next victim and its bucket (a
+					   node's key does not change while it
+					   is in the table), NIL: none */
 	uint64_t evictions;
 };
 
@@ -77,9 +86,12 @@ dec_xidmap_new(uint32_t max, int64_t ttl_ns)
 	m->ttl_ns = ttl_ns;
 	for (i = 0; i < nb; i++)
 		m->buckets[i] = NIL;
-	for (i = 0; i < max; i++)
+	for (i = 0; i < max; i++) {
 		m->nodes[i].anext = i + 1 < max ? i + 1 : NIL;
+		m->nodes[i].gen = 1;
+	}
 	m->free_head = 0;
+	m->next_i = NIL;
 	m->old_head = NIL;
 	m->new_tail = NIL;
 	return m;
@@ -195,18 +207,31 @@ xid_age_append(struct dec_xidmap *m, uint32_t i)
 static void
 xid_hash_unlink(struct dec_xidmap *m, uint32_t i)
 {
-	uint32_t *pp = &m->buckets[m->nodes[i].bucket];
+	uint32_t b = m->next_i == i ? m->next_b :
+		     xid_bucket(m, &m->nodes[i].key);
+	uint32_t *pp = &m->buckets[b];
 
 	while (*pp != NIL && *pp != i)
 		pp = &m->hot[*pp].hnext;
 	if (*pp == i)
 		*pp = m->hot[i].hnext;
+	if (m->next_i == i)
+		m->next_i = NIL;
+}
+
+/* Node i's identity ends: a new gen (never 0). */
+static void
+xid_new_gen(struct dec_xidmap *m, uint32_t i)
+{
+	if (++m->nodes[i].gen == 0)
+		m->nodes[i].gen = 1;
 }
 
 /* Take node i out of the table and onto the free list. */
 static void
 xid_release(struct dec_xidmap *m, uint32_t i)
 {
+	xid_new_gen(m, i);
 	m->last_ok = false;
 	xid_hash_unlink(m, i);
 	xid_age_unlink(m, i);
@@ -224,17 +249,20 @@ xid_expired(const struct dec_xidmap *m, const struct xid_node *n,
 /*
  * Once the table is full every put reuses the oldest node, a whole table
  * of calls old and out of the cache: its node, its hash chain's bucket and
- * link.  Fetch them a put ahead - the next victim's bucket and link (its
- * node came in at the put before), the node of the one after it.
+ * link.  Fetch them a put ahead - the next victim's bucket (its hash kept
+ * for the release) and link (its node came in at the put before), the node
+ * of the one after it.
  */
 static void
-xid_prefetch_victims(const struct dec_xidmap *m)
+xid_prefetch_victims(struct dec_xidmap *m)
 {
 	uint32_t v = m->old_head, w;
 
 	if (v == NIL)
 		return;
-	__builtin_prefetch(&m->buckets[m->nodes[v].bucket], 1);
+	m->next_i = v;
+	m->next_b = xid_bucket(m, &m->nodes[v].key);
+	__builtin_prefetch(&m->buckets[m->next_b], 1);
 	__builtin_prefetch(&m->hot[v], 1);
 	w = m->nodes[v].anext;
 	if (w != NIL) {
@@ -244,20 +272,76 @@ xid_prefetch_victims(const struct dec_xidmap *m)
 	}
 }
 
-void
+/* Is the call's program known (its header was cut before it)? */
+static bool
+xid_prog_known(const struct dec_xid_call *c)
+{
+	return c->prog != DEC_PROC_UNKNOWN;
+}
+
+/*
+ * The latest entry holding a call of prog with k's addresses and xid, its
+ * ports other than k's (no entry has k's exact key): the operation a call
+ * from another port belongs to, as analyze/ keys it (no ports).
+ */
+static uint32_t
+xid_find_group(const struct dec_xidmap *m, uint32_t b,
+	       const struct dec_xid_key *k, uint32_t prog)
+{
+	uint32_t i, best = NIL;
+
+	for (i = m->buckets[b]; i != NIL; i = m->hot[i].hnext) {
+		const struct xid_node *n = &m->nodes[i];
+
+		if (m->hot[i].xid != k->xid || n->call.prog != prog ||
+		    !cap_addr_eq(&n->key.client, &k->client) ||
+		    !cap_addr_eq(&n->key.server, &k->server))
+			continue;
+		if (best == NIL || n->call.ts_ns > m->nodes[best].call.ts_ns)
+			best = i;
+	}
+	return best;
+}
+
+/* Node i was just put: the node of the identity it carries, if another
+ * and still that identity's, is made as young. */
+static void
+xid_refresh(struct dec_xidmap *m, uint32_t i)
+{
+	struct dec_call_id id = m->nodes[i].call.id;
+
+	if (id.slot == i || m->nodes[id.slot].gen != id.gen)
+		return;
+	xid_age_unlink(m, id.slot);
+	xid_age_append(m, id.slot);
+}
+
+struct dec_call_id
 dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 	       const struct dec_xid_call *call)
 {
 	uint32_t b = xid_bucket(m, k);
-	uint32_t i = xid_find(m, b, k, false);
+	uint32_t i = xid_find(m, b, k, false), g = NIL;
 	struct xid_node *n;
+	struct dec_call_id id;
 
 	m->last_ok = false;
 	if (i != NIL) {
-		m->nodes[i].call = *call;
+		n = &m->nodes[i];
+		id = n->call.id;
+		if (xid_prog_known(call) && xid_prog_known(&n->call) &&
+		    n->call.prog != call->prog) {
+			/* another program on the same key: another op */
+			xid_new_gen(m, i);
+			id.slot = i;
+			id.gen = n->gen;
+		}
+		n->call = *call;
+		n->call.id = id;
 		xid_age_unlink(m, i);
 		xid_age_append(m, i);
-		return;
+		xid_refresh(m, i);
+		return id;
 	}
 	if (m->free_head == NIL) {
 		uint32_t old = m->old_head;
@@ -270,16 +354,25 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		xid_release(m, old);
 		xid_prefetch_victims(m);
 	}
+	if (xid_prog_known(call))
+		g = xid_find_group(m, b, k, call->prog);
 	i = m->free_head;
 	n = &m->nodes[i];
 	m->free_head = n->anext;
 	n->key = *k;
 	n->call = *call;
-	n->bucket = b;
+	if (g != NIL) {
+		n->call.id = m->nodes[g].call.id;
+	} else {
+		n->call.id.slot = i;
+		n->call.id.gen = n->gen;
+	}
 	m->hot[i].xid = k->xid;
 	m->hot[i].hnext = m->buckets[b];
 	m->buckets[b] = i;
 	xid_age_append(m, i);
+	xid_refresh(m, i);
+	return n->call.id;
 }
 
 bool

@@ -23,8 +23,9 @@
  *               a process not root drops every capability there anyway
  *   --duration S      stop after S seconds (live: wall time; a file:
  *                     capture time from its first packet)
- *   --xid-max N       calls the analysis holds awaiting their reply
- *   --dec-xid-max N   calls the decoder remembers to decode replies
+ *   --xid-max N       calls held: the one call table (decode.h), where
+ *                     replies are paired and calls await them
+ *   --dec-xid-max N   the same table (older name; the larger is used)
  *   --flows-max N     TCP flow directions followed
  *   --frag-mem BYTES  memory for IP fragment reassembly (k/m/g suffixes)
  *   --tcp-mem BYTES   memory for TCP out-of-order segments and record
@@ -89,8 +90,8 @@ struct ui_src_opts {
 	const char *iface;
 	const char *user;		/* -Z */
 	struct cap_config cfg;		/* capture options and budgets */
-	struct dec_config dec;		/* --dec-xid-max */
-	struct an_config an;		/* --xid-max, --names-max */
+	struct dec_config dec;		/* --xid-max, --dec-xid-max */
+	struct an_config an;		/* the same xid_max, --names-max */
 	bool snaplen_set;
 	enum ui_time_mode time_mode;	/* --utc, --epoch (times.h) */
 	/* -f and a trailing filter expression together (ui_src_args) */
@@ -147,9 +148,9 @@ enum {
 	"  -Z USER      drop root privileges to USER once the source is open\n" \
 	"               (output files are created afterwards, as USER)\n" \
 	"budgets (evictions are counted in every output):\n" \
-	"  --xid-max N (32768) --dec-xid-max N (65536) --flows-max N (65536)\n" \
-	"  --frag-mem BYTES (16m) --tcp-mem BYTES (64m) --names-max N (32768)\n" \
-	"  --late-mem BYTES (4m)\n" \
+	"  --xid-max N (65536; --dec-xid-max N: the same table)\n" \
+	"  --flows-max N (65536) --frag-mem BYTES (16m) --tcp-mem BYTES (64m)\n" \
+	"  --names-max N (32768) --late-mem BYTES (4m)\n" \
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
 	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
 

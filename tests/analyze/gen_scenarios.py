@@ -156,6 +156,37 @@ def t_mixed(transport, seed):
     check(all(lat_last(o) >= 300000 for o in truth if o["answered"]), tag + " delay >= 300us")
 
 
+def t_mixed_small_table(transport, seed, slots=512):
+    """The mixed scenario through a call table of `slots` entries, far
+    fewer than its calls: every slot is handed on several times (one
+    table: the decoder's xid map, whose identities the engine keys on), and
+    no retransmission, duplicate reply or reused XID lands on the wrong
+    call."""
+    truth, rep = run("mixed-small-" + transport, [
+        "--scenario", "mixed", "--count", "3000", "--transport", transport,
+        "--clients", "3", "--servers", "2", "--delay-us", "300", "--jitter-us", "4000",
+        "--retrans", "0.05", "--retrans-ivl-us", "700000", "--dup-replies", "0.04",
+        "--unanswered", "0.02", "--xid-reuse", "--seed", str(seed)],
+        ["--xid-max", str(slots)])
+    tag = "mixed/%s, --xid-max %d" % (transport, slots)
+    check(any(o["xid_reused"] for o in truth), tag + ": generator reused an XID")
+    check(any(o["cport"] != o["cport_last"] for o in truth),
+          tag + ": generator retransmitted from another port")
+    check(rep["decode"]["calls"] > 4 * slots, tag + ": table handed on (%d calls)"
+          % rep["decode"]["calls"])
+    tot = rep["totals"]
+    eq(tot["ops"], len(truth), tag + " ops")
+    eq(tot["answered"], sum(o["answered"] for o in truth), tag + " answered")
+    eq(tot["retrans"], sum(o["retrans"] for o in truth), tag + " retransmissions")
+    eq(sum(r["retrans_ops"] for r in rep["procedures"]),
+       sum(1 for o in truth if o["retrans"]), tag + " retransmitted ops")
+    eq(tot["dup_replies"], sum(o["dup_replies"] for o in truth), tag + " duplicate replies")
+    eq(rep["engine"]["misfit_replies"], 0, tag + " misfit replies")
+    eq(rep["engine"]["replies_unmatched"] + rep["decode"]["orphan_replies"], 0,
+       tag + " replies without a call")
+    eq(rep["engine"]["retired_early"], 0, tag + " answered ops retired early")
+
+
 # ------------------------------------------------------------- sizes --
 def pct_dom(sizes):
     dn, dom = 0, 0
@@ -587,6 +618,8 @@ def main():
     t_mixed("udp", 1)
     t_mixed("tcp", 2)
     t_mixed("mix", 3)
+    t_mixed_small_table("udp", 1)
+    t_mixed_small_table("mix", 3)
     t_sizes("capped-8k", 8192, 32768, "mix")
     t_sizes("uncapped-1M", 1048576, 32768, "mix")
     t_sizes("tcp-1M", 1048576, 1048576, "tcp", count=120)   # 1 MiB transfers: keep it small

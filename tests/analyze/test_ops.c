@@ -7,7 +7,9 @@
  * 1% of the exact nearest-rank values; merges bucket for bucket equal to
  * adding the values directly; small histogram chunks turning full; a GETATTR storm from each of more clients
  * than the findings' subject memo has slots, each found once and for its
- * own client.
+ * own client.  The messages' call identities come from a real xid map
+ * (decode.h), as the decoder gives them; a slot the map hands on after an
+ * eviction is not taken for the old call.
  */
 #include "analyze/figs.h"
 #include "analyze/find.h"
@@ -52,6 +54,29 @@ static struct cap_addr A(uint8_t last)
 }
 
 static struct dec_msg dm;
+static struct dec_xidmap *xm;	/* the call table: identities */
+static const struct dec_call_id *id_forced;	/* instead of the map's */
+
+/* dm.call_id as the decoder sets it: a call is put into the map, a reply
+ * looks its call up (gen 0 when not found). */
+static void identify(const struct cap_msg *m, bool call)
+{
+	struct dec_xid_key k = { .xid = dm.rpc.xid };
+	struct dec_xid_call xc = { .prog = dm.prog, .vers = dm.vers,
+				   .proc = dm.proc, .ts_ns = m->ts_ns,
+				   .frame = m->frame };
+
+	k.client = call ? m->src : m->dst;
+	k.server = call ? m->dst : m->src;
+	k.client_port = call ? m->sport : m->dport;
+	k.server_port = call ? m->dport : m->sport;
+	if (id_forced)
+		dm.call_id = *id_forced;
+	else if (call)
+		dm.call_id = dec_xidmap_put(xm, &k, &xc);
+	else if (dec_xidmap_get(xm, &k, m->ts_ns, &xc))
+		dm.call_id = xc.id;
+}
 
 static void feed(struct an_engine *e, int call, uint8_t cl, uint16_t cport,
 		 uint32_t xid, uint32_t proc, int64_t t, uint64_t frame,
@@ -104,6 +129,7 @@ static void feed(struct an_engine *e, int call, uint8_t cl, uint16_t cport,
 			dm.u.nfs_reply.count = 8192;
 		}
 	}
+	identify(&m, call);
 	an_feed(e, &m, &dm);
 }
 
@@ -130,7 +156,8 @@ static void test_scenario(void)
 
 	s.figs = an_figs_new(NULL);
 	e = an_new(&cfg, on_op, &s);
-	CHECK(e && s.figs);
+	xm = dec_xidmap_new(64, 120000 * MS);
+	CHECK(e && s.figs && xm);
 	/* 1: GETATTR answered in 2 ms */
 	feed(e, 1, 2, 800, 1, NFS3_GETATTR, t0, 1, 0);
 	feed(e, 0, 2, 800, 1, NFS3_GETATTR, t0 + 2 * MS, 2, 0);
@@ -214,6 +241,85 @@ static void test_scenario(void)
 	CHECK(an_figs_npairs(s.figs) == 2);
 	an_free(e);
 	an_figs_free(s.figs);
+	dec_xidmap_free(xm);
+}
+
+static int n_flagged(const struct sink *s, uint32_t xid, uint32_t flag)
+{
+	int k, n = 0;
+
+	for (k = 0; k < s->n; k++)
+		n += s->ops[k].xid == xid && (s->ops[k].flags & flag);
+	return n;
+}
+
+/*
+ * One call table of two slots, shared by the decoder's map and the
+ * engine: a slot the map hands on (an unanswered call evicted, an
+ * answered one retired) is not taken for the old call - a reply or a
+ * call still carrying the old identity does not touch the new one.
+ */
+static void test_slot_reuse(void)
+{
+	struct an_config cfg = { .xid_max = 2 };
+	struct sink s = { .n = 0 };
+	struct an_engine *e;
+	struct dec_call_id a, c;
+	const struct an_stats *st;
+	const struct an_op *o;
+	int64_t t0 = 2000000 * 1000000000LL;
+
+	s.figs = an_figs_new(NULL);
+	e = an_new(&cfg, on_op, &s);
+	xm = dec_xidmap_new(2, 120000 * MS);
+	CHECK(e && s.figs && xm);
+	feed(e, 1, 2, 800, 10, NFS3_GETATTR, t0, 1, 0);		/* A */
+	a = dm.call_id;
+	feed(e, 1, 2, 800, 11, NFS3_READ, t0 + 1 * MS, 2, 0);	/* B */
+	feed(e, 0, 2, 800, 11, NFS3_READ, t0 + 2 * MS, 3, 0);
+	/* C: the table is full, A (unanswered, oldest) is evicted and its
+	   slot is C's under a new generation; A's op goes now */
+	feed(e, 1, 2, 800, 12, NFS3_ACCESS, t0 + 3 * MS, 4, 0);
+	c = dm.call_id;
+	CHECK(c.slot == a.slot && c.gen != a.gen && c.gen != 0);
+	CHECK(dec_xidmap_evictions(xm) == 1);
+	CHECK(s.n == 1 && s.ops[0].xid == 10 &&
+	      (s.ops[0].flags & AN_OP_EVICTED) &&
+	      !(s.ops[0].flags & AN_OP_ANSWERED));
+	/* a reply and a retransmission still under A's identity (a slot
+	   handed on while they were on their way): not C's */
+	id_forced = &a;
+	feed(e, 0, 2, 800, 10, NFS3_GETATTR, t0 + 4 * MS, 5, 0);
+	feed(e, 1, 2, 800, 10, NFS3_GETATTR, t0 + 5 * MS, 6, 0);
+	id_forced = NULL;
+	CHECK(s.n == 2 && n_flagged(&s, 10, AN_OP_EVICTED) == 2);
+	/* C's own reply answers C */
+	feed(e, 0, 2, 800, 12, NFS3_ACCESS, t0 + 6 * MS, 7, 0);
+	/* D: B (answered) is the oldest: retired early, not lost */
+	feed(e, 1, 2, 800, 13, NFS3_COMMIT, t0 + 7 * MS, 8, 0);
+	CHECK(s.n == 3 && s.ops[2].xid == 11 &&
+	      (s.ops[2].flags & AN_OP_ANSWERED));
+	/* a duplicate reply to B: its call is gone from the table */
+	feed(e, 0, 2, 800, 11, NFS3_READ, t0 + 8 * MS, 9, 0);
+	CHECK(dm.call_id.gen == 0);
+	an_flush(e);
+	st = an_get_stats(e);
+	o = by_xid(&s, 12, NFS3_ACCESS);
+	CHECK(o && (o->flags & AN_OP_ANSWERED) && o->lat_first_ns == 3 * MS &&
+	      o->dup_replies == 0 && o->retrans == 0 && o->call_frame == 4);
+	o = by_xid(&s, 11, NFS3_READ);
+	CHECK(o && o->dup_replies == 0 && o->lat_first_ns == 1 * MS);
+	o = by_xid(&s, 13, NFS3_COMMIT);
+	CHECK(o && (o->flags & AN_OP_AT_END));
+	CHECK(s.n == 5 && st->ops == 5 && st->answered == 2 &&
+	      st->evicted == 2 && st->retired_early == 1 &&
+	      st->replies_unmatched == 2 && st->retrans == 0 &&
+	      st->dup_replies == 0 && st->xid_reused == 0 &&
+	      st->calls == 5 && st->pending_peak <= 2);
+	an_free(e);
+	an_figs_free(s.figs);
+	dec_xidmap_free(xm);
+	xm = NULL;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -608,6 +714,7 @@ static void test_find_storm_late(void)
 int main(void)
 {
 	test_scenario();
+	test_slot_reuse();
 	test_hist();
 	test_hist_merges();
 	test_hist_small();
