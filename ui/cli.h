@@ -1,7 +1,8 @@
 /*
  * cli.h - options shared by every subcommand that reads packets (dump,
- * report, record, top), opening their source, dropping privileges, the
- * read loop, signals and capture drops.
+ * report, record, top), filled into the run stage's configuration
+ * (run/run.h, which opens the source, drops privileges and runs the read
+ * loop); standard output; drop spans and exit statuses.
  *
  * Options (tcpdump's letters where tcpdump has one):
  *   -r FILE     read a pcap/pcapng file ("-" = stdin), gzip-compressed or
@@ -35,32 +36,10 @@
  *   --utc             print times in UTC (default: local time, as tcpdump)
  *   --epoch           print times as seconds since 1970 (tcpdump -tt)
  *
- * How a subcommand uses them (ui/dump.c is the shortest example):
- *
- *	static const struct option longopts[] = {
- *		UI_SRC_LONGOPTS,
- *		{ "json", no_argument, NULL, 'J' },	(its own: < 0x100)
- *		{ NULL, 0, NULL, 0 },
- *	};
- *	ui_src_opts_init(&so);
- *	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "h",
- *				  longopts, NULL)) != -1) {
- *		(its own options first, then)
- *		rc = ui_src_opt(&so, opt, optarg);  1 taken, 0 not ours, -1 bad
- *	}
- *	src = ui_open_source(&so);		opens the device (needs root)
- *	if (!src || ui_after_open(&so) < 0)	-Z: privileges dropped here
- *		return 1;
- *	(now open output files: they belong to the -Z user)
- *	so.cfg.probe = dec_probe_start; so.cfg.resync_probe = dec_probe_resync;
- *	dec = dec_new(&so.dec); eng = an_new(&so.an, ...);
- *	pipe = cap_pipe_new(&so.cfg, ...);
- *	ui_install_signals();
- *	ui_run(src, pipe, &hooks);   or an own event loop: cap_step(), poll
- *				      cap_source_fd(), ui_check_hup() and
- *				      cap_source_drops() about once a second
- *
- * The only process-wide mutable state is the flags set by signals.
+ * A subcommand parses them with ui_src_opt (and ui_src_args for a filter
+ * expression), fills the run stage's configuration with ui_run_config,
+ * and hands it, with the hooks of what it shows, to the run stage
+ * (run/run.h; ui/dump.c is the shortest example).
  */
 #ifndef NFSCOPE_CLI_H
 #define NFSCOPE_CLI_H
@@ -73,6 +52,7 @@
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
+#include "run/run.h"
 #include "ui/times.h"
 
 #define UI_FILTER_MAX 4096	/* bytes of a BPF filter expression */
@@ -154,9 +134,6 @@ enum {
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
 	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
 
-extern volatile sig_atomic_t ui_stop;	/* SIGINT, SIGTERM */
-extern volatile sig_atomic_t ui_hup;	/* SIGHUP: logged and ignored */
-
 void ui_src_opts_init(struct ui_src_opts *o);
 /*
  * Handle one option shared by packet-reading subcommands (a letter of
@@ -182,18 +159,19 @@ int ui_usage_error(const char *who, const char *fmt, ...)
 /* The source for headers and the store: the interface, the file, or
  * the files ("a.pcap, b.pcap, ... (N files)"). */
 const char *ui_src_name(const struct ui_src_opts *o);
-/* Open the source the options name; prints errors/warnings to stderr
- * (missing privilege: which capability, and how to get it). */
+/* The run stage's configuration from the options: source, -Z, budgets
+ * (the rest zero; who: the subcommand, for messages).  The strings stay
+ * the options'. */
+void ui_run_config(const struct ui_src_opts *o, const char *who,
+		   struct run_config *c);
+/* For a caller with its own loop (top): run_open_source and
+ * run_drop_privileges (run.h) of the options. */
 struct cap_source *ui_open_source(struct ui_src_opts *o);
-/* Call right after ui_open_source: with -Z, become that user (groups, gid,
- * uid; for good; needs root or CAP_SETUID+CAP_SETGID); then a process that
- * is not root drops every capability (capset, ambient cleared), with or
- * without -Z.  Returns 0, or -1 with a message on stderr. */
 int ui_after_open(struct ui_src_opts *o);
 /*
- * Standard output, for every command: ui_run stops reading once a write to
- * it failed (a full disk, a reader gone with SIGPIPE ignored); main() ends
- * every command with ui_out_close, which flushes and closes it.  Returns
+ * Standard output, for every command: the run stage stops reading once a
+ * write to it failed (a full disk, a reader gone with SIGPIPE ignored);
+ * main() ends every command with ui_out_close, which flushes and closes it.  Returns
  * rc if all was written; after an error a message on stderr and rc or 1;
  * when the reader went away (EPIPE) quietly UI_EXIT_PIPE (128 + SIGPIPE,
  * what a shell reports for a process SIGPIPE ended, as it ends tcpdump).
@@ -201,22 +179,12 @@ int ui_after_open(struct ui_src_opts *o);
 #define UI_EXIT_PIPE 141
 bool ui_out_failed(void);
 int ui_out_close(const char *who, int rc);
-/* Install SIGINT/SIGTERM (set ui_stop) and SIGHUP (set ui_hup) handlers. */
-void ui_install_signals(void);
-/* Hold SIGINT, SIGTERM and SIGHUP back (block true) while writing output,
- * then let them in: a signal that interrupted a write blocked on a full
- * pipe would make stdio drop that buffer. */
-void ui_block_signals(bool block);
-/* If a SIGHUP came, log on stderr that it is ignored (who: "record"). */
-void ui_check_hup(const char *who);
 /* Entries dropped for memory budgets so far: TCP flows, IP fragment
  * trains, decoder and engine xid entries, names, replies not held for
- * --late-mem (what "evicted" and the INCOMPLETE line count everywhere). */
+ * --late-mem (what "evicted" and the INCOMPLETE line count everywhere;
+ * run_evictions). */
 uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
 		      const struct an_stats *es);
-/* Clocks: monotonic seconds (intervals); wall time in ns (capture time). */
-double ui_mono_s(void);
-int64_t ui_wall_ns(void);
 /* Parse an unsigned number with an optional k/m/g suffix. */
 bool ui_parse_u64(const char *s, uint64_t *out);
 
@@ -236,17 +204,6 @@ void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp);
 bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
 		      int64_t end_ns);
 
-/* What ui_run calls besides feeding the pipe (any may be NULL). */
-struct ui_run_hooks {
-	void *user;
-	const char *who;	/* subcommand, for messages */
-	/* live, about once a second (wall clock, ns): expire, commit */
-	void (*tick)(void *user, int64_t now_ns);
-	/* live: packets dropped between two samples (once a second and at
-	 * the end) */
-	void (*drops)(void *user, const struct cap_drop_span *sp);
-	bool progress;		/* a file, stderr a terminal: progress line */
-};
 /*
  * Exit status of every command whose input was cut short or damaged (a
  * read error after the source was open): everything before it was
@@ -254,16 +211,7 @@ struct ui_run_hooks {
  * reading stopped (doc/nfscope.1, EXIT STATUS).
  */
 #define UI_EXIT_CUT 3
-/* "reading stopped after packet N at byte B: WHY" into buf. */
+/* "reading stopped after packet N at byte B: WHY" into buf (run_cut_str). */
 const char *ui_cut_str(const struct cap_read_error *e, char *buf, size_t n);
-/*
- * Read the source into pipe until end of file, -c, --duration or ui_stop;
- * live, wait in poll() when idle and call the hooks.  The pipe is flushed
- * at the end.  Returns 0; 1 when reading stopped on a read error with
- * everything before it processed (cap_source_read_error says where; the
- * message is on stderr); -1 after an error that lost the input.
- */
-int ui_run(struct cap_source *src, struct cap_pipe *pipe,
-	   const struct ui_run_hooks *h);
 
 #endif

@@ -9,8 +9,6 @@
 #include <string.h>
 
 struct dump_ctx {
-	struct dec *dec;
-	struct dec_msg *msg;	/* reused for every message (large) */
 	FILE *out;
 	bool json;
 	enum ui_time_mode tmode;	/* --utc, --epoch */
@@ -19,47 +17,26 @@ struct dump_ctx {
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
-static void print_msg(struct dump_ctx *x, const struct cap_msg *m)
+/* Every RPC message the decoder is done with (run.h: held replies after
+ * their calls). */
+static void on_msg(void *user, const struct cap_msg *m,
+		   const struct dec_msg *d)
 {
+	struct dump_ctx *x = user;
+
+	if (d == NULL)
+		return;
 	x->rpc_msgs++;
 	if (x->first_ns == 0 || m->ts_ns < x->first_ns)
 		x->first_ns = m->ts_ns;
 	if (m->ts_ns > x->last_ns)
 		x->last_ns = m->ts_ns;
-	ui_block_signals(true);
+	run_block_signals(true);
 	if (x->json)
-		dump_json_msg(x->out, m, x->msg);
+		dump_json_msg(x->out, m, d);
 	else
-		dump_text_msg(x->out, m, x->msg, x->tmode);
-	ui_block_signals(false);
-}
-
-/* Replies the decoder held until their call came (or gave up on). */
-static void print_held(struct dump_ctx *x)
-{
-	const struct cap_msg *m;
-	bool rpc;
-
-	while ((m = dec_next(x->dec, x->msg, &rpc)) != NULL)
-		if (rpc)
-			print_msg(x, m);
-}
-
-static void on_msg(void *user, const struct cap_msg *m)
-{
-	struct dump_ctx *x = user;
-
-	if (dec_message(x->dec, m, x->msg))
-		print_msg(x, m);
-	print_held(x);
-}
-
-static void on_tick(void *user, int64_t now_ns)
-{
-	struct dump_ctx *x = user;
-
-	dec_tick(x->dec, now_ns);
-	print_held(x);
+		dump_text_msg(x->out, m, d, x->tmode);
+	run_block_signals(false);
 }
 
 /* Live: the kernel or the interface dropped packets; messages in that span
@@ -209,6 +186,12 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 	}
 }
 
+/* The end of the input (or of the run): the summary. */
+static void on_end(void *user, const struct run_end *e)
+{
+	print_summary(user, e->cs, e->ds, e->cut);
+}
+
 static void dump_usage(FILE *f)
 {
 	fputs("usage: nfscope dump [-r FILE | -i IFACE] [-f FILTER] [-s SNAPLEN] "
@@ -229,12 +212,10 @@ int ui_dump_main(int argc, char **argv)
 	};
 	struct ui_src_opts so;
 	struct dump_ctx x;
-	struct cap_source *src;
-	struct cap_pipe *pipe;
-	struct cap_stats cs;
-	struct cap_read_error cut;
-	struct ui_run_hooks hooks = { .who = "dump", .tick = on_tick,
-				      .drops = on_drops };
+	struct run_config rc_cfg;
+	struct run *run;
+	struct run_hooks hooks = { .msg = on_msg, .drops = on_drops,
+				   .end = on_end };
 	int opt, rc;
 
 	memset(&x, 0, sizeof(x));
@@ -259,46 +240,20 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
-	/* before the capture opens: a signal from then on ends the run
-	 * cleanly (or, SIGHUP, is ignored) instead of killing it */
-	ui_install_signals();
-	src = ui_open_source(&so);
-	if (!src)
+	ui_run_config(&so, "dump", &rc_cfg);
+	if (run_open(&run, &rc_cfg) < 0)
 		return 1;
-	if (ui_after_open(&so) < 0) {
-		cap_close(src);
+	if (run_after_open(run) < 0) {
+		run_free(run);
 		return 1;
 	}
 	x.out = stdout;
 	x.tmode = so.time_mode;
-	x.dec = dec_new(&so.dec);
-	x.msg = malloc(sizeof(*x.msg));
-	so.cfg.probe = dec_probe_start;
-	so.cfg.resync_probe = dec_probe_resync;
-	so.cfg.probe_user = x.dec;
-	pipe = cap_pipe_new(&so.cfg, on_msg, &x);
-	if (!x.dec || !x.msg || !pipe) {
-		fprintf(stderr, "nfscope: out of memory\n");
-		cap_pipe_free(pipe);
-		free(x.msg);
-		dec_free(x.dec);
-		cap_close(src);
-		return 1;
-	}
 	if (so.iface)	/* live: each message as it comes, even on a pipe */
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	hooks.user = &x;
-	rc = ui_run(src, pipe, &hooks);
-	dec_flush(x.dec);
-	print_held(&x);
-	cs = *cap_pipe_stats(pipe);
-	cap_source_stats(src, &cs);
-	print_summary(&x, &cs, dec_get_stats(x.dec),
-		      rc == 1 && cap_source_read_error(src, &cut) ? &cut : NULL);
+	rc = run_go(run, &hooks);
 	/* stdout is flushed and checked by main (ui_out_close) */
-	cap_pipe_free(pipe);
-	free(x.msg);
-	dec_free(x.dec);
-	cap_close(src);
-	return rc < 0 ? 1 : rc == 1 ? UI_EXIT_CUT : 0;
+	run_free(run);
+	return rc < 0 ? 1 : rc == RUN_CUT ? UI_EXIT_CUT : 0;
 }

@@ -1,10 +1,8 @@
 /* record.c - `nfscope record` and `nfscope serve`; see record.h and
  * doc/store.md. */
 #include "ui/record.h"
-#include "analyze/opq.h"
 #include "ui/cli.h"
 #include "ui/metrics.h"
-#include "ui/recorder.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,26 +13,19 @@
 #include <time.h>
 
 struct rec {
-	struct ui_rec rec;		/* the store side (recorder.h) */
-	struct dec *dec;
-	struct dec_msg *msg;		/* reused for every message (large) */
-	struct an_engine *eng;
+	struct run *run;
+	const char *who;
+	bool quiet;			/* --quiet */
+	enum ui_time_mode tmode;	/* times in log lines (times.h) */
 	struct an_figs *figs;
 	struct an_find *find;
-	struct an_opq *q;		/* ops to figs and find (opq.h) */
 	const char *out;		/* -w (serve: NULL = store nothing) */
 	struct ui_mx *mx;		/* --metrics (NULL: none) */
+	uint64_t packets, ops;		/* at the end */
 };
 
-/* A store failure ends the capture; the message is printed at the end. */
-static void check_failed(struct rec *r)
-{
-	if (r->rec.failed)
-		ui_stop = 1;
-}
-
-/* On the consumer thread (opq.h). */
-static void on_op_sums(void *user, const struct an_op *op)
+/* On the analysis thread (run.h). */
+static void on_op(void *user, const struct an_op *op)
 {
 	struct rec *r = user;
 
@@ -47,85 +38,62 @@ static void on_op_sums(void *user, const struct an_op *op)
 }
 
 /* Capture health for the metrics (capture thread). */
-static void mx_health(struct rec *r, bool done)
+static void mx_health(struct rec *r, const struct cap_stats *cs,
+		      const struct dec_stats *ds, const struct an_stats *es,
+		      bool done)
 {
-	struct cap_stats cs;
-
-	if (r->mx == NULL)
-		return;
-	cs = *cap_pipe_stats(r->rec.pipe);
-	cap_source_stats(r->rec.src, &cs);
-	ui_mx_health(r->mx, &cs, dec_get_stats(r->dec), an_get_stats(r->eng),
-		     done);
+	if (r->mx)
+		ui_mx_health(r->mx, cs, ds, es, done);
 }
 
-/* The store's row is queued here, on the capture thread: it reads the
- * engine's names. */
-static void on_op(void *user, const struct an_op *op)
-{
-	struct rec *r = user;
-
-	an_opq_push(r->q, op);
-	if (r->out == NULL)
-		return;
-	ui_rec_op(&r->rec, op);
-	check_failed(r);
-}
-
-/* One message the decoder is done with (rpc: *r->msg filled). */
-static void store_msg(struct rec *r, const struct cap_msg *m, bool rpc)
-{
-	if (r->out) {
-		ui_rec_msg(&r->rec, m, rpc ? r->msg : NULL);
-		check_failed(r);
-	}
-	if (rpc)
-		an_feed(r->eng, m, r->msg);
-}
-
-/* Replies the decoder held until their call came (or gave up on). */
-static void store_held(struct rec *r)
-{
-	const struct cap_msg *m;
-	bool rpc;
-
-	while ((m = dec_next(r->dec, r->msg, &rpc)) != NULL)
-		store_msg(r, m, rpc);
-}
-
-static void on_msg(void *user, const struct cap_msg *m)
-{
-	struct rec *r = user;
-	bool rpc = dec_message(r->dec, m, r->msg);
-
-	if (!dec_held(r->dec))
-		store_msg(r, m, rpc);
-	store_held(r);
-}
-
-/* Live, every second: age out unanswered calls, commit the batch. */
+/* Live, every second (the run stage has committed the batch). */
 static void on_tick(void *user, int64_t now_ns)
 {
 	struct rec *r = user;
+	struct cap_stats cs;
+	const struct dec_stats *ds;
+	const struct an_stats *es;
 
-	dec_tick(r->dec, now_ns);
-	store_held(r);
-	an_tick(r->eng, now_ns);
-	mx_health(r, false);
-	if (r->out == NULL)
+	(void)now_ns;
+	if (r->mx == NULL)
 		return;
-	ui_rec_commit(&r->rec);
-	check_failed(r);
+	run_counters(r->run, &cs, &ds, &es);
+	mx_health(r, &cs, ds, es, false);
 }
 
-/* Live: the capture lost packets; stored with the next batch (table
- * drops) so every reader knows that span is incomplete. */
+/* Live: the capture lost packets; the run stage stored the span with the
+ * next batch (table drops) so every reader knows it is incomplete. */
 static void on_drops(void *user, const struct cap_drop_span *sp)
 {
 	struct rec *r = user;
+	char t0[48], t1[48];
 
-	if (r->out)
-		ui_rec_drops(&r->rec, sp);
+	if (r->out == NULL || r->quiet || run_store_failed(r->run))
+		return;
+	fprintf(stderr, "nfscope %s: %" PRIu64 " packets dropped by the "
+		"kernel, %" PRIu64 " by the interface between %s and %s: what "
+		"is recorded for that span is incomplete\n", r->who, sp->drop,
+		sp->ifdrop, ui_time_str(sp->start_ns, r->tmode, 6, t0, sizeof(t0)),
+		ui_time_str(sp->end_ns, r->tmode, 6, t1, sizeof(t1)));
+}
+
+/* The end of the input: findings, before the run stage stores them. */
+static void on_end(void *user, const struct run_end *e)
+{
+	struct rec *r = user;
+
+	if (e->error && !e->store_failed)
+		return;
+	if (!e->store_failed) {
+		an_find_handshakes(r->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
+		an_find_finish(r->find, r->figs, e->cs->ipfrag_incomplete);
+	}
+	if (r->mx) {
+		ui_mx_findings(r->mx, r->find);
+		mx_health(r, e->cs, e->ds, e->es, true);
+	}
+	r->packets = e->cs->packets;
+	r->ops = e->es->ops;
 }
 
 static void record_usage(FILE *f, bool serve)
@@ -184,9 +152,9 @@ static void serve_linger(void)
 {
 	struct timespec ts = { 0, 100000000 };
 
-	while (!ui_stop) {
+	while (!run_stop) {
 		nanosleep(&ts, NULL);
-		ui_check_hup("serve");
+		run_check_hup("serve");
 	}
 }
 
@@ -206,21 +174,25 @@ static int record_main(int argc, char **argv, bool serve)
 	};
 	struct ui_src_opts so;
 	struct rec r;
-	struct cap_source *src = NULL;
+	struct run_config c;
+	struct store_run sopts;		/* --ops, --interval, --retain */
+	struct run_hooks h = { .op = on_op, .tick = on_tick,
+			       .drops = on_drops, .end = on_end };
 	const char *out = NULL, *metrics = NULL;
 	const char *who = serve ? "serve" : "record";
 	char err[256];
 	bool force = false;
 	const char *state;
+	uint64_t batch_rows = 65536;
 	double secs;
 	char *end;
 	uint64_t v;
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
-	r.rec.run.interval_ns = 10000000000LL;
-	r.rec.batch_rows = 65536;
-	r.rec.who = who;
+	memset(&sopts, 0, sizeof(sopts));
+	sopts.interval_ns = 10000000000LL;
+	r.who = who;
 	ui_src_opts_init(&so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:qh", longopts,
@@ -233,7 +205,7 @@ static int record_main(int argc, char **argv, bool serve)
 			metrics = optarg;
 			continue;
 		case 'O':
-			if (parse_ops(optarg, &r.rec.run) < 0) {
+			if (parse_ops(optarg, &sopts) < 0) {
 				fprintf(stderr, "nfscope %s: bad --ops '%s' "
 					"(all, slow:MS or none)\n", who, optarg);
 				return 2;
@@ -246,10 +218,10 @@ static int record_main(int argc, char **argv, bool serve)
 					"'%s' (0.001..86400 s)\n", who, optarg);
 				return 2;
 			}
-			r.rec.run.interval_ns = (int64_t)llround(secs * 1e9);
+			sopts.interval_ns = (int64_t)llround(secs * 1e9);
 			continue;
 		case 'R':
-			if (an_duration_parse(optarg, &r.rec.run.retain_ns) < 0) {
+			if (an_duration_parse(optarg, &sopts.retain_ns) < 0) {
 				fprintf(stderr, "nfscope %s: bad --retain '%s' "
 					"(e.g. 3600, 90m, 12h, 7d)\n", who, optarg);
 				return 2;
@@ -261,13 +233,13 @@ static int record_main(int argc, char **argv, bool serve)
 					"'%s'\n", who, optarg);
 				return 2;
 			}
-			r.rec.batch_rows = v;
+			batch_rows = v;
 			continue;
 		case 'F':
 			force = true;
 			continue;
 		case 'q':
-			r.rec.quiet = true;
+			r.quiet = true;
 			continue;
 		case 'h':
 			record_usage(stdout, serve);
@@ -294,125 +266,72 @@ static int record_main(int argc, char **argv, bool serve)
 	 * belong to the user who can later open, checkpoint and delete them,
 	 * and root never writes where that user could point it.
 	 */
-	r.rec.tmode = so.time_mode;
-	ui_install_signals();	/* before the capture opens (see dump.c) */
-	src = ui_open_source(&so);
-	if (!src)
-		return 1;
+	r.tmode = so.time_mode;
+	ui_run_config(&so, who, &c);
+	c.analyze = true;
+	c.dec.no_attrs = true;		/* the store keeps no attribute values */
+	c.store_path = out;
+	c.store_replace = force;
+	c.store_opts = sopts;
+	c.batch_rows = batch_rows;
+	c.store_quiet = r.quiet;
+	r.figs = an_figs_new(NULL);
+	r.find = an_find_new(NULL);
+	c.figs = r.figs;	/* stored at the end of the run */
+	c.find = r.find;
+	rc = 1;
+	if (!r.figs || !r.find) {
+		fprintf(stderr, "nfscope: out of memory\n");
+		goto out;
+	}
+	if (run_open(&r.run, &c) < 0)
+		goto out;
 	/* the endpoint before -Z too: a port below 1024 needs root */
 	if (metrics && ((r.mx = ui_mx_new()) == NULL ||
 			ui_mx_listen(r.mx, metrics, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
 			r.mx ? err : "out of memory");
-		ui_mx_free(r.mx);
-		cap_close(src);
-		return 1;
+		goto out;
 	}
-	if (metrics && !r.rec.quiet)
+	if (metrics && !r.quiet)
 		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
 			who, metrics);
-	if (ui_after_open(&so) < 0) {
-		ui_mx_free(r.mx);
-		cap_close(src);
-		return 1;
-	}
+	if (run_after_open(r.run) < 0)
+		goto out;
 	/* its thread after the drop: capabilities are per thread */
 	if (r.mx && ui_mx_start(r.mx, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
-		ui_mx_free(r.mx);
-		cap_close(src);
-		return 1;
-	}
-	so.dec.no_attrs = true;		/* the store keeps no attribute values */
-	r.dec = dec_new(&so.dec);
-	r.msg = malloc(sizeof(*r.msg));
-	so.cfg.probe = dec_probe_start;
-	so.cfg.resync_probe = dec_probe_resync;
-	so.cfg.probe_user = r.dec;
-	r.eng = an_new(&so.an, on_op, &r);
-	r.figs = an_figs_new(NULL);
-	r.find = an_find_new(NULL);
-	/* figures and findings on a thread of their own, unless every op is
-	   stored and there are only two CPUs: the insert thread is then busy
-	   too, and three busy threads on two CPUs took longer than two
-	   (metadata bench: 7.3 s against 6.2 s) */
-	if (r.figs && r.find)
-		r.q = an_opq_new(0, r.rec.run.ops_mode == STORE_OPS_ALL ? 3 : 2,
-				 on_op_sums, &r);
-	rc = 1;
-	if (r.dec && r.msg && r.eng && r.q)
-		r.rec.pipe = cap_pipe_new(&so.cfg, on_msg, &r);
-	if (r.rec.pipe == NULL) {
-		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
-	r.rec.src = src;
-	r.rec.dec = r.dec;
-	r.rec.eng = r.eng;
-	if (out && ui_rec_begin(&r.rec, out, force, &so, src) < 0)
-		goto out;
-	{
-		struct ui_run_hooks h = { .user = &r, .who = who,
-			.tick = on_tick, .drops = on_drops };
-
-		rc = ui_run(src, r.rec.pipe, &h);
-		if (rc < 0 && !r.rec.failed) {
-			rc = 1;
-			goto out;
-		}
-	}
-	dec_flush(r.dec);
-	store_held(&r);
-	/* cut: every packet before the damage is stored, and the run says
-	   where and why reading stopped */
-	state = rc == 1 && ui_rec_cut(&r.rec) ? "cut" :
-		ui_stop ? "interrupted" : "complete";
-	rc = 1;
-	if (!r.rec.failed)
-		an_flush(r.eng);
-	an_opq_drain(r.q);
-	if (!r.rec.failed) {
-		an_find_handshakes(r.find,
-				   cap_pipe_handshakes(r.rec.pipe, NULL),
-				   CAP_HANDSHAKE_PAIRS);
-		an_find_finish(r.find, r.figs,
-			       cap_pipe_stats(r.rec.pipe)->ipfrag_incomplete);
-	}
-	if (r.mx) {
-		ui_mx_findings(r.mx, r.find);
-		mx_health(&r, true);
-	}
-	if (out && ui_rec_end(&r.rec, r.figs, r.find, state) < 0) {
-		fprintf(stderr, "nfscope %s: %s: %s\n", who, out, r.rec.err);
+	h.user = &r;
+	rc = run_go(r.run, &h);
+	if (rc < 0) {
+		rc = 1;
 		goto out;
 	}
-	if (serve && !r.rec.quiet)
+	state = run_state(r.run);
+	if (serve && !r.quiet)
 		fprintf(stderr, "nfscope serve: input %s: %" PRIu64 " packets, "
 			"%" PRIu64 " operations; serving the final figures "
-			"until SIGINT or SIGTERM\n", state,
-			cap_pipe_stats(r.rec.pipe)->packets,
-			an_get_stats(r.eng)->ops);
+			"until SIGINT or SIGTERM\n", state, r.packets, r.ops);
 	if (serve)
 		serve_linger();
-	if (out && !r.rec.quiet)
+	if (out && !r.quiet) {
+		const struct store_run *sr = run_stored(r.run);
+		const struct store_counts *sc = run_store_counts(r.run);
+
 		fprintf(stderr, "nfscope %s: run %" PRId64 " %s: %" PRIu64
 			" packets, %" PRIu64 " operations, %" PRIu64 " stored "
-			"in %s (insert thread %.3f s CPU)\n", who, r.rec.run.id,
-			r.rec.run.state, r.rec.run.cs.packets,
-			r.rec.run.es.ops, store_get_counts(r.rec.st)->ops, out,
-			store_get_counts(r.rec.st)->writer_ns / 1e9);
+			"in %s (insert thread %.3f s CPU)\n", who, sr->id,
+			sr->state, sr->cs.packets, sr->es.ops, sc->ops, out,
+			sc->writer_ns / 1e9);
+	}
 	rc = strcmp(state, "cut") == 0 ? UI_EXIT_CUT : 0;
 out:
-	ui_rec_close(&r.rec);
+	run_free(r.run);	/* first: its threads use figs, find, mx */
 	ui_mx_free(r.mx);
-	cap_pipe_free(r.rec.pipe);
-	an_opq_free(r.q);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
-	an_free(r.eng);
-	free(r.msg);
-	dec_free(r.dec);
-	cap_close(src);
 	return rc;
 }
 

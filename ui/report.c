@@ -15,8 +15,8 @@
 
 /* ----------------------------------------------------------- driving -- */
 
-/* On the second thread (feedq.h, opq.h): the figures (pipelined: the
- * figures are read only at the end) and findings. */
+/* On the analysis thread (run.h): the figures (pipelined: the figures
+ * are read only at the end) and findings. */
 static void on_op_sums(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
@@ -27,54 +27,25 @@ static void on_op_sums(void *user, const struct an_op *op)
 		rep_every_add(r, op);
 }
 
-static void on_op(void *user, const struct an_op *op)
+/* On the capture thread: the operation filters (a database's ops too). */
+static bool on_op(void *user, const struct an_op *op)
+{
+	struct rep *r = user;
+	/* a database's first time is loaded; a capture's is the run's */
+	int64_t first = r->first_ns ? r->first_ns : run_first_ns(r->run);
+
+	if (!r->filtered)
+		return true;
+	an_filter_resolve(&r->filt, first);
+	return an_filter_match(&r->filt, op, first);
+}
+
+/* A stored run's operation (report_db.c) into the pipeline. */
+static void on_stored_op(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
 
-	if (r->filtered) {
-		an_filter_resolve(&r->filt, r->first_ns);
-		if (!an_filter_match(&r->filt, op, r->first_ns))
-			return;
-	}
-	an_opq_push(r->q, op);
-}
-
-/* Replies the decoder held until their call came (or gave up on). */
-static void feed_held(struct rep *r)
-{
-	const struct cap_msg *m;
-	bool rpc;
-
-	while ((m = dec_next(r->dec, r->msg, &rpc)) != NULL) {
-		if (!rpc)
-			continue;
-		r->rpc_msgs++;
-		an_feedq_feed(r->fq, m, r->msg);
-	}
-}
-
-static void on_msg(void *user, const struct cap_msg *m)
-{
-	struct rep *r = user;
-
-	if (r->first_ns == 0 || m->ts_ns < r->first_ns)
-		r->first_ns = m->ts_ns;
-	if (m->ts_ns > r->last_ns)
-		r->last_ns = m->ts_ns;
-	if (dec_message(r->dec, m, r->msg)) {
-		r->rpc_msgs++;
-		an_feedq_feed(r->fq, m, r->msg);
-	}
-	feed_held(r);
-}
-
-static void on_tick(void *user, int64_t now_ns)
-{
-	struct rep *r = user;
-
-	dec_tick(r->dec, now_ns);
-	feed_held(r);
-	an_feedq_tick(r->fq, now_ns);	/* live: unanswered calls age out */
+	run_put_op(r->run, op);
 }
 
 static void on_drops(void *user, const struct cap_drop_span *sp)
@@ -82,6 +53,27 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 	struct rep *r = user;
 
 	ui_drops_add(&r->drops, sp);
+}
+
+/* The end of the input: the capture's counters (a database's are loaded
+ * by rep_store_load) and its TCP handshakes. */
+static void on_end(void *user, const struct run_end *e)
+{
+	struct rep *r = user;
+
+	if (e->error || e->cs == NULL)
+		return;
+	r->cut = e->cut != NULL;
+	if (e->cut)
+		r->cut_at = *e->cut;
+	r->cs = *e->cs;
+	r->ds = e->ds;
+	r->es = e->es;
+	r->names = e->names;
+	r->first_ns = e->first_ns;
+	r->last_ns = e->last_ns;
+	r->rpc_msgs = e->rpc_msgs;
+	an_find_handshakes(r->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
 }
 
 /* ------------------------------------------------------------- main -- */
@@ -215,19 +207,20 @@ int ui_report_main(int argc, char **argv)
 	struct rep r;
 	struct an_figs_config fc;
 	struct an_find_config dc;
-	struct cap_source *src = NULL;
-	struct cap_pipe *pipe = NULL;
+	struct run_config c;
+	struct run_hooks h = { .op = on_op_sums, .drops = on_drops,
+			       .end = on_end };
 	struct store_run run;
 	struct an_names *names = NULL;
 	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
 	int64_t run_id = 0;
 	bool list_runs = false;
-	bool json = false, feed;
+	bool json = false;
 	double secs;
 	char *end;
 	uint64_t v;
 	int64_t every_ns = 0;
-	int opt, rc, cut;
+	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
 	memset(&fc, 0, sizeof(fc));
@@ -364,51 +357,44 @@ int ui_report_main(int argc, char **argv)
 			"(nfscope report OUT.db --run N)\n");
 		return 2;
 	}
-	ui_install_signals();	/* before the capture opens (see dump.c) */
-	if (!db && !(src = ui_open_source(&so)))
+	ui_run_config(&so, "report", &c);
+	c.ops_only = db != NULL;	/* a database's ops: run_put_op */
+	c.analyze = true;
+	c.dec.no_attrs = true;		/* no figure uses attribute values */
+	c.progress = so.file && isatty(2);
+	if (run_open(&r.run, &c) < 0)
 		return 1;
-	if (ui_after_open(&so) < 0) {
-		cap_close(src);
+	if (run_after_open(r.run) < 0) {
+		run_free(r.run);
 		return 1;
 	}
 	r.source = ui_src_name(&so);
 	r.out = stdout;
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
-	so.dec.no_attrs = true;		/* no figure uses attribute values */
-	r.dec = dec_new(&so.dec);
-	r.msg = malloc(sizeof(*r.msg));
-	so.cfg.probe = dec_probe_start;
-	so.cfg.resync_probe = dec_probe_resync;
-	so.cfg.probe_user = r.dec;
-	/*
-	 * Reading a capture with none of the operation filters (--from,
-	 * --to, --client, --server, --op), the engine runs on the second
-	 * thread with the figures and findings (feedq.h): the capture
-	 * thread only reads and decodes.  Otherwise the engine stays on the
-	 * capture thread (an unthreaded feedq) and ops go through on_op
-	 * (the filter; a database's ops) to the second thread (opq.h).
-	 */
-	feed = !db && !r.filtered;
-	r.eng = an_new(&so.an, feed ? on_op_sums : on_op, &r);
 	r.figs = an_figs_new(&fc);
 	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
 		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
-	if (r.figs && r.find && r.eng) {
-		r.fq = an_feedq_new(r.eng, feed ? 2 : 0);
-		if (!feed)
-			r.q = an_opq_new(0, 2, on_op_sums, &r);
-	}
-	if (r.dec && r.msg && r.fq && (feed || r.q))
-		pipe = cap_pipe_new(&so.cfg, on_msg, &r);
+	/*
+	 * With none of the operation filters (--from, --to, --client,
+	 * --server, --op) and a capture, the engine runs on the second
+	 * thread with the figures and findings: the capture thread only
+	 * reads and decodes.  Otherwise the filter runs where the ops come
+	 * from (keep) and the ops that pass go to the second thread.
+	 */
+	h.keep = db || r.filtered ? on_op : NULL;
+	h.user = &r;
 	rc = 1;
-	if (pipe == NULL) {
+	if (!r.figs || !r.find) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
+	if (run_go(r.run, &h) < 0)
+		goto out;
 	if (db) {
-		if (rep_store_load(&r, db, run_id, &run, &names, on_op) < 0)
+		if (rep_store_load(&r, db, run_id, &run, &names,
+				   on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
 			rc = report_partial(&r, db, &run, csv || json ||
@@ -416,29 +402,8 @@ int ui_report_main(int argc, char **argv)
 					    r.by != AN_BY_OP);
 			goto out;
 		}
-	} else {
-		struct ui_run_hooks h = {
-			.user = &r, .who = "report", .tick = on_tick,
-			.drops = on_drops, .progress = so.file && isatty(2),
-		};
-
-		cut = ui_run(src, pipe, &h);
-		if (cut < 0)
-			goto out;
-		r.cut = cut == 1 && cap_source_read_error(src, &r.cut_at);
-		dec_flush(r.dec);
-		feed_held(&r);
-		an_feedq_flush(r.fq);	/* the engine is ours again */
-		r.cs = *cap_pipe_stats(pipe);
-		cap_source_stats(src, &r.cs);
-		r.ds = dec_get_stats(r.dec);
-		r.es = an_get_stats(r.eng);
-		r.names = an_get_names(r.eng);
+		run_finish(r.run);	/* the findings are ours again */
 	}
-	an_opq_drain(r.q);	/* the findings are ours again */
-	if (!db)
-		an_find_handshakes(r.find, cap_pipe_handshakes(pipe, NULL),
-				   CAP_HANDSHAKE_PAIRS);
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
@@ -453,16 +418,10 @@ int ui_report_main(int argc, char **argv)
 	if (rc == 0 && r.cut && !db)
 		rc = UI_EXIT_CUT;
 out:
-	cap_pipe_free(pipe);
-	an_feedq_free(r.fq);
-	an_opq_free(r.q);
+	run_free(r.run);	/* first: its threads use figs, find, every */
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	rep_every_free(r.every);
-	an_free(r.eng);
-	free(r.msg);
-	dec_free(r.dec);
 	an_names_free(names);
-	cap_close(src);
 	return rc;
 }

@@ -33,14 +33,9 @@ struct rep {
 	uint32_t top;
 	uint32_t size_share;	/* % for a size verdict to say capped */
 	int64_t interval_ns;	/* 0: no time series */
-	struct dec *dec;
-	struct dec_msg *msg;	/* reused for every message (large) */
-	struct an_engine *eng;
+	struct run *run;		/* the pipeline (run/run.h) */
 	struct an_figs *figs;
 	struct an_find *find;
-	struct an_feedq *fq;		/* messages to the engine, on the
-					   second thread or not (feedq.h) */
-	struct an_opq *q;		/* or ops to figs and find (opq.h) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;

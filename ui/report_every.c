@@ -72,7 +72,7 @@ static void print_window(struct rep *r, struct rep_every *e)
 	for (k = 0; k < e->n; k++)
 		ops += e->row[k].ops;
 	qsort(e->row, e->n, sizeof(e->row[0]), row_cmp);
-	ui_block_signals(true);
+	run_block_signals(true);
 	fprintf(r->out, "\n--- %s + %.3f s (%s): %" PRIu64 " operations, "
 		"%.1f ops/s ---\n", rep_time(r, e->start_ns, t, sizeof(t)), s,
 		ui_time_zone(e->start_ns, r->tmode, z, sizeof(z)), ops,
@@ -99,7 +99,7 @@ static void print_window(struct rep *r, struct rep_every *e)
 		fprintf(r->out, "(%" PRIu64 " operations of further "
 			"procedures)\n", e->other);
 	fflush(r->out);
-	ui_block_signals(false);
+	run_block_signals(false);
 	memset(e->row, 0, sizeof(e->row));
 	e->n = 0;
 	e->other = 0;
@@ -111,12 +111,12 @@ static void print_idle(struct rep *r, const struct rep_every *e, int64_t from,
 {
 	char t0[48], t1[48];
 
-	ui_block_signals(true);
+	run_block_signals(true);
 	fprintf(r->out, "\n--- %s .. %s: no operations (%" PRId64 " "
 		"windows) ---\n", rep_time(r, from, t0, sizeof(t0)),
 		rep_time(r, to, t1, sizeof(t1)), (to - from) / e->every_ns);
 	fflush(r->out);
-	ui_block_signals(false);
+	run_block_signals(false);
 }
 
 static struct every_row *row_of(struct rep_every *e, const struct an_op *op)

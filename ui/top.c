@@ -355,7 +355,7 @@ static void rebuild(struct top *t)
 static void on_hup(int sig)
 {
 	(void)sig;
-	ui_stop = 1;
+	run_stop = 1;
 }
 
 static void loop(struct top *t)
@@ -364,7 +364,7 @@ static void loop(struct top *t)
 	bool dirty = true;
 
 	timeout(t->refresh_ms < 100 ? 100 : t->refresh_ms / 2);
-	while (!ui_stop) {
+	while (!run_stop) {
 		int ch = getch();
 
 		if (ch != ERR) {
@@ -380,9 +380,9 @@ static void loop(struct top *t)
 		if (ch == KEY_RESIZE)
 			dirty = true;
 		/* redraw at most every refresh_ms; keys get an answer at once */
-		if (!t->u.paused && ui_mono_s() - last >= t->refresh_ms / 1000.0) {
+		if (!t->u.paused && run_mono_s() - last >= t->refresh_ms / 1000.0) {
 			rebuild(t);
-			last = ui_mono_s();
+			last = run_mono_s();
 			dirty = true;
 		}
 		if (dirty) {
@@ -558,7 +558,7 @@ int ui_top_main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	ui_install_signals();
+	run_install_signals();
 	signal(SIGHUP, on_hup);
 	setlocale(LC_ALL, "");
 	initscr();

@@ -4,7 +4,6 @@
  */
 #include "ui/top_src.h"
 #include "ui/cli.h"
-#include "ui/recorder.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,18 +24,12 @@ struct tm_worker {
 	bool started;
 	atomic_int quit;		/* set by the UI thread */
 	/* packets */
-	struct dec *dec;
-	struct dec_msg *msg;
-	struct an_engine *eng;
-	struct cap_pipe *pipe;
+	struct run *run;		/* the pipeline (run/run.h) */
 	int64_t last_ts;		/* newest message */
 	/* replay pacing: capture time base_ts is due at wall time base_wall */
 	double speed;
 	int64_t base_ts;
 	double base_wall;
-	/* -w: recording, as record does */
-	struct ui_rec rec;
-	bool recording;
 	/* attach */
 	struct an_op *buf;
 	uint32_t nbuf;
@@ -44,7 +37,7 @@ struct tm_worker {
 
 static bool stopping(const struct tm_worker *w)
 {
-	return atomic_load(&w->quit) || ui_stop;
+	return atomic_load(&w->quit) || run_stop;
 }
 
 static void fail(struct tm_worker *w, const char *what, const char *err)
@@ -53,74 +46,34 @@ static void fail(struct tm_worker *w, const char *what, const char *err)
 	snprintf(w->m->err, sizeof(w->m->err), "%s: %s", what, err);
 }
 
-/* ----------------------------------------------------------- store -- */
-
-/* A failed recording shows in the header; the dashboard goes on. */
-static void rec_check(struct tm_worker *w)
-{
-	if (w->recording && w->rec.failed && !w->m->failed)
-		fail(w, "recording", w->rec.err);
-}
-
-static void rec_end(struct tm_worker *w)
-{
-	struct cap_drop_span sp;
-
-	if (!w->recording)
-		return;
-	if (w->cfg.mode == TM_LIVE && cap_source_drops(w->cfg.src, &sp) == 1)
-		ui_rec_drops(&w->rec, &sp);	/* the last sample */
-	ui_rec_end(&w->rec, w->m->figs, w->m->find,
-		   w->m->input_cut && ui_rec_cut(&w->rec) ? "cut" :
-		   w->m->done ? "complete" : "interrupted");
-	rec_check(w);
-	ui_rec_close(&w->rec);
-	w->recording = false;
-}
-
 /* ---------------------------------------------------------- packets -- */
 
+/* On the worker thread, the lock held (run.h: ops_sync). */
 static void on_op(void *user, const struct an_op *op)
 {
 	struct tm_worker *w = user;
 
 	tm_model_add(w->m, op);
-	if (w->recording)
-		ui_rec_op(&w->rec, op);
 }
 
-/* One message the decoder is done with (rpc: *w->msg filled). */
-static void take_msg(struct tm_worker *w, const struct cap_msg *m, bool rpc)
-{
-	if (w->recording)
-		ui_rec_msg(&w->rec, m, rpc ? w->msg : NULL);
-	if (rpc)
-		an_feed(w->eng, m, w->msg);
-}
-
-/* Replies the decoder held until their call came (or gave up on). */
-static void take_held(struct tm_worker *w)
-{
-	const struct cap_msg *m;
-	bool rpc;
-
-	while ((m = dec_next(w->dec, w->msg, &rpc)) != NULL)
-		take_msg(w, m, rpc);
-}
-
-static void on_msg(void *user, const struct cap_msg *m)
+static void on_msg(void *user, const struct cap_msg *m,
+		   const struct dec_msg *d)
 {
 	struct tm_worker *w = user;
-	bool rpc;
 
-	if (w->m->first_ns == 0 || m->ts_ns < w->m->first_ns)
-		w->m->first_ns = m->ts_ns;
-	if (m->ts_ns > w->last_ts)
-		w->last_ts = m->ts_ns;
-	rpc = dec_message(w->dec, m, w->msg);
-	if (!dec_held(w->dec))
-		take_msg(w, m, rpc);
-	take_held(w);
+	(void)m;
+	(void)d;
+	w->m->first_ns = run_first_ns(w->run);
+	w->last_ts = run_last_ns(w->run);
+}
+
+/* A failed recording shows in the header; the dashboard goes on. */
+static void rec_check(struct tm_worker *w)
+{
+	const char *err = run_store_error(w->run);
+
+	if (err && !w->m->failed)
+		fail(w, "recording", err);
 }
 
 /* A lost IP fragment train (capture's hook; the lock is held). */
@@ -134,14 +87,27 @@ static void on_frag_lost(void *user, int64_t first_ns)
 /* Counters into the model; called with the lock held. */
 static void publish(struct tm_worker *w, int64_t now_ns)
 {
-	struct cap_stats cs = *cap_pipe_stats(w->pipe);
+	struct cap_stats cs;
+	const struct dec_stats *ds;
+	const struct an_stats *es;
 
-	if (w->cfg.mode == TM_LIVE)
-		cap_source_stats(w->cfg.src, &cs);
-	w->m->ds = *dec_get_stats(w->dec);
-	w->m->es = *an_get_stats(w->eng);
+	run_counters(w->run, &cs, &ds, &es);
+	w->m->ds = *ds;
+	w->m->es = *es;
 	tm_model_tick(w->m, now_ns, &cs);
 	rec_check(w);
+}
+
+/* The end of the input (or a cut): everything delivered, then verdicts;
+ * called with the lock held (run_end_input). */
+static void on_end(void *user, const struct run_end *e)
+{
+	struct tm_worker *w = user;
+
+	publish(w, w->last_ts);
+	an_find_handshakes(w->m->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
+	an_find_finish(w->m->find, w->m->figs, w->m->cs.ipfrag_incomplete);
+	w->m->done = true;
 }
 
 /* Replay: sleep until the newest message is due (at most 100 ms at a time,
@@ -155,17 +121,17 @@ static bool pace(struct tm_worker *w)
 	if (w->m->speed != w->speed) {	/* re-base at the current point */
 		w->speed = w->m->speed;
 		w->base_ts = w->last_ts;
-		w->base_wall = ui_mono_s();
+		w->base_wall = run_mono_s();
 	}
 	pthread_mutex_unlock(&w->m->mu);
 	if (w->speed <= 0 || w->last_ts == 0)
 		return false;
 	if (w->base_ts == 0) {
 		w->base_ts = w->last_ts;
-		w->base_wall = ui_mono_s();
+		w->base_wall = run_mono_s();
 	}
 	due = w->base_wall + (double)(w->last_ts - w->base_ts) / 1e9 / w->speed;
-	now = ui_mono_s();
+	now = run_mono_s();
 	if (due <= now)
 		return false;
 	ns = (int64_t)((due - now) * 1e9);
@@ -180,10 +146,9 @@ static void run_packets(struct tm_worker *w)
 	char err[CAP_ERRBUF_SIZE] = "";
 	bool live = w->cfg.mode == TM_LIVE;
 	int fd = live ? cap_source_fd(w->cfg.src) : -1;
-	double last_tick = ui_mono_s();
+	double last_tick = run_mono_s();
 	int rc = 1;
 
-	cap_source_set_stop(w->cfg.src, &ui_stop);
 	while (!stopping(w) && rc == 1) {
 		uint64_t before;
 		int batch;
@@ -192,24 +157,13 @@ static void run_packets(struct tm_worker *w)
 			;
 		batch = (!live && w->speed > 0) ? 16 : 2048;
 		pthread_mutex_lock(&w->m->mu);
-		before = cap_pipe_stats(w->pipe)->packets;
-		rc = cap_step(w->cfg.src, w->pipe, batch, err);
-		if (!live || ui_mono_s() - last_tick >= 0.25)
-			publish(w, live ? ui_wall_ns() : w->last_ts);
-		if (live && ui_mono_s() - last_tick >= 1.0) {
-			int64_t now = ui_wall_ns();
-			struct cap_drop_span sp;
-
-			last_tick = ui_mono_s();
-			/* packets lost: stored as a span, as record does */
-			if (cap_source_drops(w->cfg.src, &sp) == 1 &&
-			    w->recording)
-				ui_rec_drops(&w->rec, &sp);
-			dec_tick(w->dec, now);
-			take_held(w);
-			an_tick(w->eng, now);
-			if (w->recording)
-				ui_rec_commit(&w->rec);
+		before = run_packet_count(w->run);
+		rc = run_step(w->run, batch, err);
+		if (!live || run_mono_s() - last_tick >= 0.25)
+			publish(w, live ? run_wall_ns() : w->last_ts);
+		if (live && run_mono_s() - last_tick >= 1.0) {
+			last_tick = run_mono_s();
+			run_tick(w->run);	/* drops stored, as record does */
 		}
 		pthread_mutex_unlock(&w->m->mu);
 		if (rc < 0) {
@@ -231,26 +185,16 @@ static void run_packets(struct tm_worker *w)
 			pthread_mutex_unlock(&w->m->mu);
 			break;
 		}
-		if (live && fd >= 0 && cap_pipe_stats(w->pipe)->packets == before) {
+		if (live && fd >= 0 && run_packet_count(w->run) == before) {
 			struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 			(void)poll(&pfd, 1, 100);
 		}
 	}
 	pthread_mutex_lock(&w->m->mu);
-	if (rc == 0) {	/* end of input: deliver everything, then verdicts */
-		cap_pipe_flush(w->pipe);
-		dec_flush(w->dec);
-		take_held(w);
-		an_flush(w->eng);
-		publish(w, w->last_ts);
-		an_find_handshakes(w->m->find, cap_pipe_handshakes(w->pipe,
-				   NULL), CAP_HANDSHAKE_PAIRS);
-		an_find_finish(w->m->find, w->m->figs,
-			       w->m->cs.ipfrag_incomplete);
-		w->m->done = true;
-	}
-	rec_end(w);
+	/* end of input: deliver everything, then verdicts (on_end) */
+	(void)run_end_input(w->run, rc == 0, w->m->input_cut);
+	rec_check(w);
 	pthread_mutex_unlock(&w->m->mu);
 }
 
@@ -353,34 +297,24 @@ int tm_worker_start(struct tm_worker **out, struct tm_model *m,
 		if (w->buf == NULL)
 			goto fail;
 	} else {
-		struct cap_config cc = cfg->so->cfg;
+		struct run_config rc;
+		struct run_hooks h = { .user = w, .msg = on_msg, .op = on_op,
+				       .end = on_end };
 
-		w->dec = dec_new(&cfg->so->dec);
-		w->msg = malloc(sizeof(*w->msg));
-		w->eng = an_new(&cfg->so->an, on_op, w);
-		if (!w->dec || !w->msg || !w->eng)
+		/* the source is top's (opened before -Z, closed after) */
+		ui_run_config(cfg->so, "top", &rc);
+		rc.analyze = true;
+		rc.ops_sync = true;	/* the model, under its lock */
+		rc.store_path = cfg->out_db;
+		rc.store_quiet = true;	/* the terminal is the screen */
+		rc.store_opts.interval_ns = 10000000000LL;
+		rc.figs = m->figs;
+		rc.find = m->find;
+		rc.cap.frag_lost = on_frag_lost;	/* per second, top */
+		rc.cap.frag_lost_user = w;
+		if (run_open_borrowed(&w->run, &rc, cfg->src) < 0 ||
+		    run_start(w->run, &h) < 0)
 			goto fail;
-		cc.probe = dec_probe_start;
-		cc.resync_probe = dec_probe_resync;
-		cc.probe_user = w->dec;
-		cc.frag_lost = on_frag_lost;
-		cc.frag_lost_user = w;
-		w->pipe = cap_pipe_new(&cc, on_msg, w);
-		if (w->pipe == NULL)
-			goto fail;
-		if (cfg->out_db) {
-			w->rec.who = "top";
-			w->rec.quiet = true;	/* the terminal is the screen */
-			w->rec.run.interval_ns = 10000000000LL;
-			w->rec.pipe = w->pipe;
-			w->rec.src = cfg->src;
-			w->rec.dec = w->dec;
-			w->rec.eng = w->eng;
-			w->recording = true;
-			if (ui_rec_begin(&w->rec, cfg->out_db, false, cfg->so,
-					 cfg->src) < 0)
-				goto fail;
-		}
 	}
 	if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
 		goto fail;
@@ -399,11 +333,7 @@ void tm_worker_stop(struct tm_worker *w)
 	atomic_store(&w->quit, 1);
 	if (w->started)
 		pthread_join(w->thread, NULL);
-	ui_rec_close(&w->rec);
-	cap_pipe_free(w->pipe);
-	an_free(w->eng);
-	free(w->msg);
-	dec_free(w->dec);
+	run_free(w->run);
 	free(w->buf);
 	free(w);
 }

@@ -1,11 +1,11 @@
-/* recorder.c - the store side of record and top -w; see recorder.h. */
-#include "ui/recorder.h"
+/* recorder.c - the store side of a run (record, top -w); see recorder.h. */
+#include "run/recorder.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 /* The run's counters as they stand (live: with pcap_stats' drops). */
-static void counters(struct ui_rec *r)
+static void counters(struct run_rec *r)
 {
 	r->run.cs = *cap_pipe_stats(r->pipe);
 	cap_source_stats(r->src, &r->run.cs);
@@ -13,7 +13,7 @@ static void counters(struct ui_rec *r)
 	r->run.es = *an_get_stats(r->eng);
 }
 
-static void log_commit(const struct ui_rec *r, const struct store_counts *c,
+static void log_commit(const struct run_rec *r, const struct store_counts *c,
 		       const struct store_run *run)
 {
 	if (r->quiet)
@@ -24,7 +24,7 @@ static void log_commit(const struct ui_rec *r, const struct store_counts *c,
 		" evicted %" PRIu64 " sqlite heap %" PRId64 "\n", r->who,
 		c->batches, c->ops, c->intervals, c->flows, c->names,
 		run->cs.ps_drop, run->cs.ps_ifdrop,
-		ui_evictions(&run->cs, &run->ds, &run->es),
+		run_evictions(&run->cs, &run->ds, &run->es),
 		store_sqlite_heap());
 }
 
@@ -35,8 +35,8 @@ static void on_committed(void *user, const struct store_counts *c,
 	log_commit(user, c, run);
 }
 
-int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
-		 const struct ui_src_opts *so, struct cap_source *src)
+int run_rec_begin(struct run_rec *r, const char *path, bool replace,
+		 const struct run_config *so, struct cap_source *src)
 {
 	if (store_open(path, STORE_WRITE | (replace ? STORE_REPLACE : 0),
 		       &r->st, r->err) < 0) {
@@ -48,9 +48,9 @@ int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
 	if (r->batch_rows == 0)
 		r->batch_rows = 65536;
 	snprintf(r->run.source, sizeof(r->run.source), "%s",
-		 ui_src_name(so));
+		 so->name);
 	snprintf(r->run.filter, sizeof(r->run.filter), "%s",
-		 so->cfg.filter ? so->cfg.filter : "");
+		 so->cap.filter ? so->cap.filter : "");
 	r->run.live = so->iface != NULL;
 	r->run.snaplen = so->iface ? cap_source_snaplen(src) : 0;
 	if (store_run_begin(r->st, &r->run, r->err) < 0) {
@@ -61,7 +61,7 @@ int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
 	return 0;
 }
 
-static void commit_at(struct ui_rec *r, int64_t now_ns)
+static void commit_at(struct run_rec *r, int64_t now_ns)
 {
 	if (r->failed)
 		return;
@@ -71,12 +71,12 @@ static void commit_at(struct ui_rec *r, int64_t now_ns)
 		r->failed = true;	/* else logged when committed */
 }
 
-void ui_rec_commit(struct ui_rec *r)
+void run_rec_commit(struct run_rec *r)
 {
 	commit_at(r, r->now_ns);
 }
 
-void ui_rec_msg(struct ui_rec *r, const struct cap_msg *m,
+void run_rec_msg(struct run_rec *r, const struct cap_msg *m,
 		const struct dec_msg *d)
 {
 	if (r->failed)
@@ -98,7 +98,7 @@ void ui_rec_msg(struct ui_rec *r, const struct cap_msg *m,
 		r->run.rpc_msgs++;
 }
 
-void ui_rec_op(struct ui_rec *r, const struct an_op *op)
+void run_rec_op(struct run_rec *r, const struct an_op *op)
 {
 	if (r->failed)
 		return;
@@ -107,26 +107,18 @@ void ui_rec_op(struct ui_rec *r, const struct an_op *op)
 		return;
 	}
 	if (store_pending(r->st) >= r->batch_rows)
-		ui_rec_commit(r);
+		run_rec_commit(r);
 }
 
-void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp)
+bool run_rec_drops(struct run_rec *r, const struct cap_drop_span *sp)
 {
-	char t0[48], t1[48];
-
 	if (r->failed)
-		return;
+		return false;
 	store_put_drop(r->st, sp);
-	if (!r->quiet)
-		fprintf(stderr, "nfscope %s: %" PRIu64 " packets dropped by "
-			"the kernel, %" PRIu64 " by the interface between %s "
-			"and %s: what is recorded for that span is "
-			"incomplete\n", r->who, sp->drop, sp->ifdrop,
-			ui_time_str(sp->start_ns, r->tmode, 6, t0, sizeof(t0)),
-			ui_time_str(sp->end_ns, r->tmode, 6, t1, sizeof(t1)));
+	return true;
 }
 
-bool ui_rec_cut(struct ui_rec *r)
+bool run_rec_cut(struct run_rec *r)
 {
 	struct cap_read_error e;
 
@@ -137,7 +129,7 @@ bool ui_rec_cut(struct ui_rec *r)
 	return true;
 }
 
-int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
+int run_rec_end(struct run_rec *r, const struct an_figs *figs,
 	       const struct an_find *find, const char *state)
 {
 	if (r->failed)
@@ -154,7 +146,7 @@ int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
 	return 0;
 }
 
-void ui_rec_close(struct ui_rec *r)
+void run_rec_close(struct run_rec *r)
 {
 	if (r->st && !r->ended)		/* an error ended it: 'failed' */
 		store_run_fail(r->st);

@@ -1,34 +1,31 @@
 /*
- * recorder.h - the store side of a packet-reading run: what `record` and
- * `top -w` share.  The caller runs capture -> decode -> analyze and hands
- * each message and operation here; this keeps the run's row, commits a
- * batch per interval of capture time (run.interval_ns), per batch_rows
- * rows and whenever the caller asks (live: every second), stores drop spans
- * and ends the run.
+ * recorder.h - the store side of a run (run.c's, for `record` and
+ * `top -w`; internal to run/).  run.c hands each message and operation
+ * here; this keeps the run's row, commits a batch per interval of capture
+ * time (run.interval_ns), per batch_rows rows and whenever run.c asks
+ * (live: every second), stores drop spans and ends the run.
  *
  * Errors: the first failure (disk full, ...) sets `failed` and `err`; every
- * call after it does nothing, so the caller checks `failed` when it suits
- * it (record stops the capture, top shows the error and keeps drawing).
+ * call after it does nothing, so run.c checks `failed` after each call (it
+ * stops the run; top shows the error and keeps drawing).
  *
- * Ownership: struct ui_rec is the caller's; ui_rec_close closes the store.
- * pipe, src, dec and eng are the caller's too: they are read for the run's
+ * Ownership: struct run_rec is run.c's; run_rec_close closes the store.
+ * pipe, src, dec and eng are run.c's too: they are read for the run's
  * counters (set them before the first message).
  */
 #ifndef NFSCOPE_RECORDER_H
 #define NFSCOPE_RECORDER_H
 
 #include "store/store.h"
-#include "ui/times.h"
-#include "ui/cli.h"
+#include "run/run.h"
 
-struct ui_rec {
+struct run_rec {
 	struct store *st;
 	struct store_run run;		/* options (ops_mode, interval_ns,
-					   retain_ns) set before ui_rec_begin */
+					   retain_ns) set before run_rec_begin */
 	uint64_t batch_rows;		/* 0: 65536 */
 	const char *who;		/* "record", "top": in messages */
 	bool quiet;			/* no log lines (errors still) */
-	enum ui_time_mode tmode;	/* times in log lines (times.h) */
 	/* where the counters come from (the caller's) */
 	struct cap_pipe *pipe;
 	struct cap_source *src;
@@ -38,33 +35,34 @@ struct ui_rec {
 	int64_t next_commit_ns;		/* capture time of the next commit */
 	int64_t now_ns;			/* latest message time */
 	bool failed;
-	bool ended;			/* ui_rec_end stored the run's end */
+	bool ended;			/* run_rec_end stored the run's end */
 	char err[STORE_ERRBUF_SIZE];
 };
 
 /* Open (create or append; replace: a new file) path and begin the run,
  * described from so and src.  Prints the error (naming -Z's user) and
  * returns -1 on failure. */
-int ui_rec_begin(struct ui_rec *r, const char *path, bool replace,
-		 const struct ui_src_opts *so, struct cap_source *src);
+int run_rec_begin(struct run_rec *r, const char *path, bool replace,
+		 const struct run_config *so, struct cap_source *src);
 /* A message, after decoding (d NULL: not RPC): commits a batch when an
  * interval of capture time has passed, then stores the message's flow. */
-void ui_rec_msg(struct ui_rec *r, const struct cap_msg *m,
+void run_rec_msg(struct run_rec *r, const struct cap_msg *m,
 		const struct dec_msg *d);
 /* An operation the engine delivered. */
-void ui_rec_op(struct ui_rec *r, const struct an_op *op);
+void run_rec_op(struct run_rec *r, const struct an_op *op);
 /* Commit the batch now (live: every second). */
-void ui_rec_commit(struct ui_rec *r);
-/* Packets the capture lost in a span: stored with the next batch. */
-void ui_rec_drops(struct ui_rec *r, const struct cap_drop_span *sp);
+void run_rec_commit(struct run_rec *r);
+/* Packets the capture lost in a span: stored with the next batch.  False
+ * after a failure (nothing stored; the caller logs a stored span). */
+bool run_rec_drops(struct run_rec *r, const struct cap_drop_span *sp);
 /* The input was cut short or damaged (cap_source_read_error of src): the
  * run ends in state "cut" with where and why (runs.read_error,
  * read_error_offset).  False if reading did not stop on an error. */
-bool ui_rec_cut(struct ui_rec *r);
+bool run_rec_cut(struct run_rec *r);
 /* End the run: last batch, sizes, FSINFO, findings, state ("complete",
  * "interrupted" or "cut").  Returns 0 or -1 (failed, err). */
-int ui_rec_end(struct ui_rec *r, const struct an_figs *figs,
+int run_rec_end(struct run_rec *r, const struct an_figs *figs,
 	       const struct an_find *find, const char *state);
-void ui_rec_close(struct ui_rec *r);
+void run_rec_close(struct run_rec *r);
 
 #endif
