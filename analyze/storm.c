@@ -259,7 +259,7 @@ static uint32_t gap_buckets(const struct an_find *f, int r)
 
 /* The window ending at bucket b has been summed: start, extend or close
  * run r. */
-static void run_step(struct an_find *f, struct subj *s, int r, int64_t b)
+static void storm_step(struct an_find *f, struct subj *s, int r, int64_t b)
 {
 	struct storms *st = s->st;
 	struct srun *u = &st->run[r];
@@ -304,7 +304,7 @@ static void bucket_close(struct an_find *f, struct subj *s, int64_t b)
 		return;
 	}
 	for (r = 0; r < R_N; r++)
-		run_step(f, s, r, b);
+		storm_step(f, s, r, b);
 }
 
 /* Close every bucket still open and every run (end of input, or a jump

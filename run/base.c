@@ -1,5 +1,5 @@
 /* base.c - the run stage's signal flags, clocks and counters; see run.h. */
-#include "run/run.h"
+#include "run/base.h"
 
 #include <inttypes.h>
 #include <pthread.h>

@@ -17,7 +17,7 @@
 #define NFSCOPE_RECORDER_H
 
 #include "store/store.h"
-#include "run/run.h"
+#include "run/base.h"
 
 struct run_rec {
 	struct store *st;

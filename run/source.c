@@ -1,6 +1,6 @@
 /* source.c - opening a run's source and dropping privileges (-Z); see
  * run.h. */
-#include "run/run.h"
+#include "run/base.h"
 
 #include <errno.h>
 #include <grp.h>

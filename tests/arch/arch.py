@@ -35,10 +35,6 @@ RANK = {s: k for k, s in enumerate(STAGES)}
 EXPECTED = {
     'call loop: analyze/find.c analyze/slow.c analyze/storm.c '
     'analyze/vantage.c analyze/verdict.c',
-    'call loop: capture/ip.c capture/ipfrag.c',
-    'call loop: capture/rpcrec.c capture/tcp.c',
-    'call loop: ui/report.c ui/report_db.c ui/report_every.c '
-    'ui/report_out.c ui/report_partial.c',
     'call loop: ui/top.c ui/top_draw.c',
     'include loop: analyze/find analyze/find_int',
     'include loop: ui/top ui/top_src',
