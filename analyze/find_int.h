@@ -1,6 +1,7 @@
 /*
  * find_int.h - internal to analyze/find.c (detectors: per-op rate, repeat
- * and retransmit bookkeeping) and analyze/verdict.c (size verdicts and the
+ * and retransmit bookkeeping), find_base.c (what they all share) and
+ * analyze/verdict.c (size verdicts and the
  * end-of-input findings from figures and the detectors' tables).  Not a
  * public header: other modules include analyze/find.h only.
  */
@@ -201,8 +202,11 @@ struct an_find {
 					   latency memory */
 };
 
-/* A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */
+/* find_base.c, what find.c and the detectors share (it calls neither).
+ * A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k);
+/* FNV-1a of an address onto h (subjects, re-validation and ENOENT slots). */
+uint64_t an_find_addr_hash(const struct cap_addr *a, uint64_t h);
 /* The static meaning of kind k. */
 const char *an_find_meaning(enum an_find_kind k);
 /* Append to o->evidence (n bytes used) the handle client re-validated
@@ -225,10 +229,10 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 		 const struct an_op *op);
 void an_slow_finish(struct an_find *f, const struct an_figs *figs);
 void an_slow_free(struct subj *s);
-/* Address text into b (64 bytes). */
+/* find_base.c: address text into b (64 bytes). */
 const char *an_find_astr(const struct cap_addr *a, char *b);
-/* The subject of address a in its role; make: create it if new (NULL
- * when the table is full or, without make, a is unknown). */
+/* find_base.c: the subject of address a in its role; make: create it if
+ * new (NULL when the table is full or, without make, a is unknown). */
 struct subj *an_find_subj(struct an_find *f, const struct cap_addr *a,
 			  bool server, bool make);
 /* vantage.c: count a retransmitted op in its pair; a server's answered

@@ -72,14 +72,13 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		o->cfg.duration_ns = (int64_t)(secs * 1e9);
 		return 1;
 	case UI_OPT_XID_MAX:
-		if (budget("xid-max", arg, 16, 1u << 24, &v) < 0)
-			return -1;
-		o->an.xid_max = (uint32_t)v;
-		return 1;
 	case UI_OPT_DEC_XID_MAX:
-		if (budget("dec-xid-max", arg, 16, 1u << 24, &v) < 0)
+		if (budget(opt == UI_OPT_XID_MAX ? "xid-max" : "dec-xid-max",
+			   arg, 16, 1u << 24, &v) < 0)
 			return -1;
-		o->dec.xid_max = (uint32_t)v;
+		/* both name the one call table (decode.h): the larger */
+		if (v > o->dec.xid_max)
+			o->dec.xid_max = o->an.xid_max = (uint32_t)v;
 		return 1;
 	case UI_OPT_FLOWS_MAX:
 		if (budget("flows-max", arg, 16, 1u << 22, &v) < 0)
