@@ -138,6 +138,7 @@ static struct cap_source *source_new(pcap_t *pc, const struct cap_config *cfg,
 	}
 	s->pc = pc;
 	s->live = live;
+	s->next_first = INT64_MAX;	/* one source: nothing to merge */
 	s->linktype = pcap_datalink(pc);
 	s->count = cfg ? cfg->count : 0;
 	s->duration_ns = cfg ? cfg->duration_ns : 0;

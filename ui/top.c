@@ -3,7 +3,6 @@
  * top.h for the threads, top_draw.c for the screen.
  */
 #include "ui/top.h"
-#include "ui/top_src.h"
 #include "ui/cli.h"
 
 #include <curses.h>
@@ -21,38 +20,6 @@
 
 int ui_top_main(int argc, char **argv);
 
-const struct tm_window tm_windows[] = {
-	{ "10s", 10000000000LL }, { "1m", 60000000000LL },
-	{ "5m", 300000000000LL }, { "all", 0 },
-};
-const int tm_nwindows = 4;
-
-const struct tm_key tm_keys[] = {
-	{ "1-7", "show panel: 1 Ops 2 Clients 3 Servers 4 Sizes 5 Retrans "
-	  "6 Findings 7 Latency" },
-	{ "Tab, Right", "next panel" },
-	{ "Shift-Tab, Left", "previous panel" },
-	{ "Up/Down, k/j", "move the selection" },
-	{ "PgUp/PgDn", "move the selection a page" },
-	{ "Home/End, g/G", "first / last row" },
-	{ "< >", "sort by the previous / next column" },
-	{ "r", "reverse the sort order" },
-	{ "/", "filter: client=ADDR server=ADDR op=NAME path=TEXT or a word "
-	  "(ADDR may end in *; empty input clears)" },
-	{ "c", "clear the filters" },
-	{ "Enter", "drill down: procedure -> latency histogram; client or "
-	  "server -> its operations; finding -> its evidence" },
-	{ "Esc, Backspace", "go back" },
-	{ "l", "latency over time of the selected row (panel 7)" },
-	{ "w", "time window: 10 s -> 1 min -> 5 min -> all" },
-	{ "[ ]", "move the window one width earlier / later" },
-	{ "f", "follow the newest data again" },
-	{ "Space, p", "pause the display (capture and recording go on)" },
-	{ "+ -", "replay twice / half as fast (-r without --fast)" },
-	{ "?", "this help" },
-	{ "q", "quit" },
-	{ NULL, NULL },
-};
 
 struct top {
 	struct tm_model m;

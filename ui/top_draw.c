@@ -17,6 +17,40 @@
 #include <string.h>
 #include <time.h>
 
+/* The windows and the keys (the help screen; top.c's usage prints them). */
+const struct tm_window tm_windows[] = {
+	{ "10s", 10000000000LL }, { "1m", 60000000000LL },
+	{ "5m", 300000000000LL }, { "all", 0 },
+};
+const int tm_nwindows = 4;
+
+const struct tm_key tm_keys[] = {
+	{ "1-7", "show panel: 1 Ops 2 Clients 3 Servers 4 Sizes 5 Retrans "
+	  "6 Findings 7 Latency" },
+	{ "Tab, Right", "next panel" },
+	{ "Shift-Tab, Left", "previous panel" },
+	{ "Up/Down, k/j", "move the selection" },
+	{ "PgUp/PgDn", "move the selection a page" },
+	{ "Home/End, g/G", "first / last row" },
+	{ "< >", "sort by the previous / next column" },
+	{ "r", "reverse the sort order" },
+	{ "/", "filter: client=ADDR server=ADDR op=NAME path=TEXT or a word "
+	  "(ADDR may end in *; empty input clears)" },
+	{ "c", "clear the filters" },
+	{ "Enter", "drill down: procedure -> latency histogram; client or "
+	  "server -> its operations; finding -> its evidence" },
+	{ "Esc, Backspace", "go back" },
+	{ "l", "latency over time of the selected row (panel 7)" },
+	{ "w", "time window: 10 s -> 1 min -> 5 min -> all" },
+	{ "[ ]", "move the window one width earlier / later" },
+	{ "f", "follow the newest data again" },
+	{ "Space, p", "pause the display (capture and recording go on)" },
+	{ "+ -", "replay twice / half as fast (-r without --fast)" },
+	{ "?", "this help" },
+	{ "q", "quit" },
+	{ NULL, NULL },
+};
+
 enum colid {
 	C_NAME, C_COUNT, C_OPSS, C_SHARE, C_AVG, C_P50, C_P99, C_MAX, C_ERR,
 	C_RETR, C_RMB, C_WMB, C_RSIZE, C_WSIZE, C_FIND, C_NONE

@@ -1,8 +1,8 @@
 /*
  * top_src.c - the dashboard's worker thread: packets (live or replayed) or
- * a database's rows in, struct tm_model out; see top.h and top_src.h.
+ * a database's rows in, struct tm_model out; see top.h.
  */
-#include "ui/top_src.h"
+#include "ui/top.h"
 #include "ui/cli.h"
 
 #include <errno.h>
