@@ -232,7 +232,7 @@ static void window(struct tm_view *v, const struct tm_model *m,
 {
 	int64_t end;
 
-	if (m->done)
+	if (v->done)
 		end = m->clock_ns + 1;
 	else
 		end = m->clock_ns - AN_ANSWERED_KEEP_NS;
@@ -575,6 +575,10 @@ void tm_view_build(struct tm_view *v, struct tm_model *m,
 	v->retrans = v->retrans_ops = v->dups = v->unanswered = 0;
 	memset(v->causes, 0, sizeof(v->causes));
 	v->cut = false;
+	/* taken once, before the window and the scan (which lets the lock
+	   go every SCAN_CHUNK records): a view says "end of input" only if
+	   its window and counts are those of the ended input */
+	v->done = m->done;
 	window(v, m, q);
 	series_prepare(v, q);
 	filter_prepare(v, m, &q->filt);
@@ -593,7 +597,6 @@ void tm_view_build(struct tm_view *v, struct tm_model *m,
 			 m->addr_str[q->sel_key]);
 	v->clock_ns = m->clock_ns;
 	v->first_ns = m->first_ns;
-	v->done = m->done;
 	v->cs = m->cs;
 	v->ds = m->ds;
 	v->es = m->es;
