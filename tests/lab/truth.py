@@ -76,8 +76,10 @@ def ack_timing_apart(live, offline):
     the same frames give the same point and evidence, but 1 timing in
     several hundred has come out differently (cap8k: 362 against 363 with
     2473 frames alike; cause not found), so the counts are held within 2 %
-    and the smallest waits within 1 us; the rest must be equal.  Pops the
-    fields from both; returns the differences beyond that."""
+    and the smallest waits within 2 us (the JSON rounds each to 1 us, and
+    pipe8k once showed 0.005 live against 0.007 from the file); the rest
+    must be equal.  Pops the fields from both; returns the differences
+    beyond that."""
     out = []
     for i, (a, b) in enumerate(zip(live.get('pairs', []), offline.get('pairs', []))):
         va, vb = a.get('vantage'), b.get('vantage')
@@ -85,7 +87,7 @@ def ack_timing_apart(live, offline):
             continue
         for k in ACK_TIMING:
             x, y = va.pop(k, 0), vb.pop(k, 0)
-            far = abs(x - y) > 0.001 + 1e-9 if k.endswith('_ms') else \
+            far = abs(x - y) > 0.002 + 1e-9 if k.endswith('_ms') else \
                 abs(x - y) > max(1, 0.02 * max(x, y))
             if far:
                 out.append('/pairs[%d]/vantage/%s: live %r, pcap %r' % (i, k, x, y))
