@@ -33,9 +33,7 @@
 #include "analyze/hist.h"
 #include "analyze/ops.h"
 
-/* The engine delivers an answered op this long after its reply (its
- * answered_keep_ns default): a window of live data ends that far back. */
-#define AN_ANSWERED_KEEP_NS (3 * (int64_t)1000000000)
+/* AN_ANSWERED_KEEP_NS (ops.h): a window of live data ends that far back. */
 /* Ops are delivered up to unanswered_ns (60 s, +5 s slack) after their
  * first call: an op of a window may come this much later than it. */
 #define AN_LATE_NS (65 * (int64_t)1000000000)

@@ -252,18 +252,6 @@ static int build_pairs_servers(struct an_model *m)
 
 /* ------------------------------------------------ intervals, findings -- */
 
-static bool drops_overlap(const struct an_model_input *in, int64_t start_ns,
-			  int64_t end_ns)
-{
-	uint32_t k;
-
-	for (k = 0; k < in->ndrops; k++)
-		if (in->drops[k].start_ns < end_ns &&
-		    in->drops[k].end_ns > start_ns)
-			return true;
-	return false;
-}
-
 static int build_intervals(struct an_model *m)
 {
 	uint32_t k, n = an_figs_nintervals(m->in.figs);
@@ -281,7 +269,8 @@ static int build_intervals(struct an_model *m)
 		o->bytes_per_s = s > 0 ? (double)v->bytes / s : 0;
 		o->lat_avg_ms = an_mean_ms(v->lat_sum_ns, v->answered);
 		o->lat_max_ms = an_ms(v->lat_max_ns);
-		o->incomplete = drops_overlap(&m->in, v->start_ns, v->start_ns +
+		o->incomplete = cap_drop_spans_overlap(m->in.drops, m->in.ndrops,
+						 v->start_ns, v->start_ns +
 					      m->in.interval_ns);
 	}
 	m->nintervals = n;

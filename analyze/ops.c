@@ -17,7 +17,6 @@
 #include <string.h>
 
 #define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
-#define AN_KEEP_DEFAULT (3 * (int64_t)1000000000)
 
 enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
 enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
@@ -379,7 +378,7 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	if (e->cfg.unanswered_ns <= 0)
 		e->cfg.unanswered_ns = AN_UNANSWERED_DEFAULT;
 	if (e->cfg.answered_keep_ns <= 0)
-		e->cfg.answered_keep_ns = AN_KEEP_DEFAULT;
+		e->cfg.answered_keep_ns = AN_ANSWERED_KEEP_NS;
 	e->fn = fn;
 	e->user = user;
 	e->nent = e->cfg.xid_max;

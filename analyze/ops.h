@@ -176,6 +176,11 @@ void an_op_copy(struct an_op *dst, const struct an_op *src);
 
 typedef void (*an_op_fn)(void *user, const struct an_op *op);
 
+/* The engine delivers an answered op this long after its reply (the
+ * answered_keep_ns default; acc.h's windows of live data end that far
+ * back). */
+#define AN_ANSWERED_KEEP_NS (3 * (int64_t)1000000000)
+
 struct an_config {
 	uint32_t xid_max;		/* the call table's size: the decoder's
 					   dec_config.xid_max (0: both

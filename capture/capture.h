@@ -224,6 +224,9 @@ struct cap_drop_span {
  * one when they touch or the list is full, so nothing is ever lost. */
 void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
 			uint32_t max, const struct cap_drop_span *sp);
+/* Does [start_ns, end_ns) overlap one of the n spans? */
+bool cap_drop_spans_overlap(const struct cap_drop_span *span, uint32_t n,
+			    int64_t start_ns, int64_t end_ns);
 
 /*
  * TCP handshakes per address pair (issue 16: where was this captured?).

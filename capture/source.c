@@ -1032,6 +1032,17 @@ void cap_drop_spans_add(struct cap_drop_span *span, uint32_t *n,
 	span[(*n)++] = *sp;
 }
 
+bool cap_drop_spans_overlap(const struct cap_drop_span *span, uint32_t n,
+			    int64_t start_ns, int64_t end_ns)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (span[k].start_ns < end_ns && span[k].end_ns > start_ns)
+			return true;
+	return false;
+}
+
 int cap_source_drops(struct cap_source *s, struct cap_drop_span *span)
 {
 	struct pcap_stat ps;

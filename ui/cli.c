@@ -326,17 +326,6 @@ void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp)
 	cap_drop_spans_add(d->span, &d->n, UI_DROP_SPANS, sp);
 }
 
-bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
-		      int64_t end_ns)
-{
-	uint32_t k;
-
-	for (k = 0; k < d->n; k++)
-		if (d->span[k].start_ns < end_ns && d->span[k].end_ns > start_ns)
-			return true;
-	return false;
-}
-
 /* ------------------------------------------------------------ output -- */
 
 bool ui_out_failed(void)
@@ -370,17 +359,4 @@ int ui_out_close(const char *who, int rc)
 	fprintf(stderr, "nfscope%s%s: writing the output: %s\n", who ? " " : "",
 		who ? who : "", strerror(e));
 	return rc ? rc : 1;
-}
-
-/* ------------------------------------------------ the run stage's -- */
-
-uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
-		      const struct an_stats *es)
-{
-	return run_evictions(cs, ds, es);
-}
-
-const char *ui_cut_str(const struct cap_read_error *e, char *buf, size_t n)
-{
-	return run_cut_str(e, buf, n);
 }

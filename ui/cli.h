@@ -179,12 +179,6 @@ int ui_after_open(struct ui_src_opts *o);
 #define UI_EXIT_PIPE 141
 bool ui_out_failed(void);
 int ui_out_close(const char *who, int rc);
-/* Entries dropped for memory budgets so far: TCP flows, IP fragment
- * trains, decoder and engine xid entries, names, replies not held for
- * --late-mem (what "evicted" and the INCOMPLETE line count everywhere;
- * run_evictions). */
-uint64_t ui_evictions(const struct cap_stats *cs, const struct dec_stats *ds,
-		      const struct an_stats *es);
 /* Parse an unsigned number with an optional k/m/g suffix. */
 bool ui_parse_u64(const char *s, uint64_t *out);
 
@@ -200,9 +194,6 @@ struct ui_drops {
 	uint64_t drop, ifdrop;		/* totals over the spans */
 };
 void ui_drops_add(struct ui_drops *d, const struct cap_drop_span *sp);
-/* Does [start_ns, end_ns) overlap a span with drops? */
-bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
-		      int64_t end_ns);
 
 /*
  * Exit status of every command whose input was cut short or damaged (a
@@ -211,7 +202,5 @@ bool ui_drops_overlap(const struct ui_drops *d, int64_t start_ns,
  * reading stopped (doc/nfscope.1, EXIT STATUS).
  */
 #define UI_EXIT_CUT 3
-/* "reading stopped after packet N at byte B: WHY" into buf (run_cut_str). */
-const char *ui_cut_str(const struct cap_read_error *e, char *buf, size_t n);
 
 #endif

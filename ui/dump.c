@@ -182,7 +182,7 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		char m[CAP_ERRBUF_SIZE + 96];
 
 		fprintf(x->out, "# INPUT CUT: %s; every message before it is "
-			"above\n", ui_cut_str(cut, m, sizeof(m)));
+			"above\n", run_cut_str(cut, m, sizeof(m)));
 	}
 }
 

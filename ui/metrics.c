@@ -564,7 +564,7 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 		       c->ps_ifdrop);
 	health_counter(t, "nfscope_evictions_total", "Entries dropped for "
 		       "memory budgets (flows, fragments, xids, names, late "
-		       "replies).", ui_evictions(&st->cs, &st->ds, &st->es));
+		       "replies).", run_evictions(&st->cs, &st->ds, &st->es));
 	family(t, "nfscope_hidden_records_total", "counter", "RPC records "
 	       "the snaplen hid inside TCP segments (estimated).");
 	tb_printf(t, "nfscope_hidden_records_total{type=\"call\"} %llu\n"

@@ -11,7 +11,7 @@ int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 		.rpc_msgs = r->rpc_msgs,
 		.first_ns = r->first_ns, .last_ns = r->last_ns,
 		.interval_ns = r->interval_ns, .size_share = r->size_share,
-		.top = r->top, .evictions = ui_evictions(&r->cs, r->ds, r->es),
+		.top = r->top, .evictions = run_evictions(&r->cs, r->ds, r->es),
 		.cut = r->cut, .drops = r->drops.span, .ndrops = r->drops.n,
 		.want = want,
 	};

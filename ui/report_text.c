@@ -483,7 +483,7 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 		fprintf(r->out, "INCOMPLETE: input cut: %s\n  every packet "
 			"before it is analysed; operations whose call or reply "
 			"lay after it are missing or shown unanswered\n",
-			ui_cut_str(&r->cut_at, e, sizeof(e)));
+			run_cut_str(&r->cut_at, e, sizeof(e)));
 	}
 	if (c->ps_drop || c->ps_ifdrop) {
 		fprintf(r->out, "INCOMPLETE: %" PRIu64 " packets dropped by the "

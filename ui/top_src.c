@@ -177,7 +177,7 @@ static void run_packets(struct tm_worker *w)
 				w->m->input_cut = true;
 				snprintf(w->m->note, sizeof(w->m->note),
 					 "INPUT CUT: %s; everything before it "
-					 "is shown", ui_cut_str(&e, m, sizeof(m)));
+					 "is shown", run_cut_str(&e, m, sizeof(m)));
 				rc = 0;
 			} else {
 				fail(w, "capture", err);
