@@ -13,6 +13,7 @@
  * up the operations (on_op_sums), or on the main thread at the end.
  */
 #include "ui/report.h"
+#include "analyze/acc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,10 +21,12 @@
 
 #define EVERY_PROCS 64		/* rows per window; more: "other" */
 
+/* A procedure's cell of the window: the accumulator's sums (analyze/acc.h;
+ * lat_sum_ns is the exe sum) and the RTT sum, which the cell lacks. */
 struct every_row {
 	uint32_t prog, vers, proc;
-	uint64_t ops, answered, retrans, errors, data_bytes;
-	int64_t exe_sum_ns, rtt_sum_ns;
+	AN_SUMS_MEMBER;
+	int64_t rtt_sum_ns;
 };
 
 struct rep_every {
@@ -48,18 +51,11 @@ void rep_every_free(struct rep_every *e)
 	free(e);
 }
 
-static int64_t window_of(const struct rep_every *e, int64_t t)
-{
-	int64_t w = t / e->every_ns * e->every_ns;
-
-	return w > t ? w - e->every_ns : w;	/* before 1970: floor */
-}
-
 static int row_cmp(const void *x, const void *y)
 {
 	const struct every_row *a = x, *b = y;
 
-	return a->ops < b->ops ? 1 : a->ops > b->ops ? -1 : 0;
+	return a->calls < b->calls ? 1 : a->calls > b->calls ? -1 : 0;
 }
 
 static void print_window(struct rep *r, struct rep_every *e)
@@ -70,7 +66,7 @@ static void print_window(struct rep *r, struct rep_every *e)
 	uint32_t k;
 
 	for (k = 0; k < e->n; k++)
-		ops += e->row[k].ops;
+		ops += e->row[k].calls;
 	qsort(e->row, e->n, sizeof(e->row[0]), row_cmp);
 	run_block_signals(true);
 	fprintf(r->out, "\n--- %s + %.3f s (%s): %" PRIu64 " operations, "
@@ -86,13 +82,13 @@ static void print_window(struct rep *r, struct rep_every *e)
 		fprintf(r->out, "%-30s %9.1f %10.1f %8.1f %8" PRIu64 " %6.1f "
 			"%10.3f %10.3f %6" PRIu64 "\n",
 			rep_proc_name(w->prog, w->vers, w->proc, name,
-				      sizeof(name)), (double)w->ops / s,
+				      sizeof(name)), (double)w->calls / s,
 			(double)w->data_bytes / 1024 / s,
-			(double)w->data_bytes / 1024 / (double)w->ops,
-			w->retrans, 100.0 * (double)w->retrans / (double)w->ops,
+			(double)w->data_bytes / 1024 / (double)w->calls,
+			w->retrans, 100.0 * (double)w->retrans / (double)w->calls,
 			w->answered ? (double)w->rtt_sum_ns / 1e6 /
 				      (double)w->answered : 0.0,
-			w->answered ? (double)w->exe_sum_ns / 1e6 /
+			w->answered ? w->lat_sum_ns / 1e6 /
 				      (double)w->answered : 0.0, w->errors);
 	}
 	if (e->other)
@@ -139,7 +135,7 @@ void rep_every_add(struct rep *r, const struct an_op *op)
 {
 	struct rep_every *e = r->every;
 	int64_t t = op->reply_ns ? op->reply_ns : op->last_call_ns;
-	int64_t w = window_of(e, t);
+	int64_t w = an_bucket_start(t, e->every_ns);
 	struct every_row *x;
 
 	if (op->flags & AN_OP_CALL_NOT_SEEN)
@@ -158,15 +154,9 @@ void rep_every_add(struct rep *r, const struct an_op *op)
 		e->other++;
 		return;
 	}
-	x->ops++;
-	x->retrans += op->retrans;
-	x->errors += an_op_is_error(op);
-	x->data_bytes += an_op_data_bytes(op);
-	if ((op->flags & AN_OP_ANSWERED) && op->lat_first_ns >= 0) {
-		x->answered++;
-		x->exe_sum_ns += op->lat_first_ns;
+	an_cell_add(&x->s, NULL, op);
+	if (op->flags & AN_OP_ANSWERED)
 		x->rtt_sum_ns += op->lat_last_ns;
-	}
 }
 
 void rep_every_end(struct rep *r)
