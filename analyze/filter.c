@@ -621,6 +621,12 @@ void an_filter_bounds(const struct an_filter *f, int64_t base_ns,
 		*to = an_time_resolve(&f->to, base_ns, f->utc);
 }
 
+/* A PREFIX* term: does the printed name begin with it? */
+static bool text_has(const struct an_net *t, const char *name)
+{
+	return t->text && strncmp(name, t->typed, strlen(t->typed)) == 0;
+}
+
 static bool net_has(const struct an_net *t, const struct cap_addr *a)
 {
 	unsigned k = t->len / 8, rest = t->len % 8;
@@ -629,7 +635,7 @@ static bool net_has(const struct an_net *t, const struct cap_addr *a)
 		char b[64];
 
 		cap_addr_str(a, b, sizeof(b));
-		return strncmp(b, t->typed, strlen(t->typed)) == 0;
+		return text_has(t, b);
 	}
 	if (a->family != t->addr.family || memcmp(a->a, t->addr.a, k) != 0)
 		return false;
@@ -646,6 +652,19 @@ bool an_filter_addr(const struct an_filter *f, enum an_filter_key side,
 	assert(side == AN_FK_CLIENT || side == AN_FK_SERVER);
 	for (k = 0; k < nv; k++)
 		if (net_has(&v[k], a))
+			return true;
+	return nv == 0;
+}
+
+bool an_filter_addr_name(const struct an_filter *f, enum an_filter_key side,
+			 const char *name)
+{
+	const struct an_net *v = side == AN_FK_SERVER ? f->server : f->client;
+	uint32_t nv = side == AN_FK_SERVER ? f->n_server : f->n_client, k;
+
+	assert(side == AN_FK_CLIENT || side == AN_FK_SERVER);
+	for (k = 0; k < nv; k++)
+		if (text_has(&v[k], name))
 			return true;
 	return nv == 0;
 }

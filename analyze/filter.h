@@ -101,6 +101,10 @@ void an_filter_bounds(const struct an_filter *f, int64_t base_ns,
  * true when the kind has no term. */
 bool an_filter_addr(const struct an_filter *f, enum an_filter_key side,
 		    const struct cap_addr *a);
+/* The same for a row that stands for no one address (top's "(other)":
+ * the addresses past its table): only PREFIX* terms can match its name. */
+bool an_filter_addr_name(const struct an_filter *f, enum an_filter_key side,
+			 const char *name);
 bool an_filter_proc(const struct an_filter *f, uint32_t prog, uint32_t vers,
 		    uint32_t proc);
 bool an_filter_path(const struct an_filter *f, const char *path);

@@ -40,7 +40,7 @@ static void top_usage(FILE *f)
 	      "       nfscope top DB.db [--run N]\n"
 	      "options (all sources): [--window 10s|1m|5m|all] [--refresh MS] "
 	      "[--no-color]\n"
-	      "                       [--history OPS]\n"
+	      "                       [--history OPS] [--addresses N]\n"
 	      "  -r FILE        replay a capture at its own pace (--speed X: X "
 	      "times faster,\n"
 	      "                 --fast: as fast as possible), then browse it\n"
@@ -53,6 +53,8 @@ static void top_usage(FILE *f)
 	      "  --refresh MS   redraw period, 100..10000 ms (default 500)\n"
 	      "  --no-color     no colours (also: NO_COLOR set)\n"
 	      "  --history OPS  operations kept for browsing (default 1M)\n"
+	      "  --addresses N  addresses named, 16..65535 (default); the rest "
+	      "are one row, (other)\n"
 	      "Needs a terminal; for a text report use 'nfscope report'.\n"
 	      "capture options (-r, -i):\n" UI_SRC_USAGE
 	      "keys:\n", f);
@@ -124,8 +126,9 @@ static void drill(struct top *t)
 		u->detail = TD_HIST;
 		u->detail_key = r->key;
 	} else if ((u->panel == TP_CLIENTS || u->panel == TP_SERVERS) && r) {
+		/* the "(other)" row (addresses past the table) by its name */
 		push_addr(t, &f, u->panel == TP_CLIENTS ? AN_FK_CLIENT :
-			  AN_FK_SERVER, r->name);
+			  AN_FK_SERVER, r->key ? r->name : TM_OTHER "*");
 	} else if (u->panel == TP_FINDINGS && t->v.nfindings) {
 		u->detail = TD_EVIDENCE;
 	}
@@ -403,6 +406,7 @@ int ui_top_main(int argc, char **argv)
 		{ "refresh", required_argument, NULL, 'T' },
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "history", required_argument, NULL, 'H' },
+		{ "addresses", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -413,7 +417,7 @@ int ui_top_main(int argc, char **argv)
 	const char *out = NULL;
 	double speed = 1;
 	bool fast = false, speed_set = false, color = true;
-	uint64_t run = 0, history = 0, v;
+	uint64_t run = 0, history = 0, addrs = TM_ADDRS_MAX - 1, v;
 	int opt, rc, window = 1;
 	char *end;
 
@@ -466,6 +470,14 @@ int ui_top_main(int argc, char **argv)
 				return 2;
 			}
 			continue;
+		case 'A':
+			if (!ui_parse_u64(optarg, &addrs) || addrs < 16 ||
+			    addrs > TM_ADDRS_MAX - 1) {
+				fprintf(stderr, "nfscope top: bad --addresses '%s' "
+					"(16..%d)\n", optarg, TM_ADDRS_MAX - 1);
+				return 2;
+			}
+			continue;
 		case 'h': top_usage(stdout); return 0;
 		default: break;
 		}
@@ -515,7 +527,8 @@ int ui_top_main(int argc, char **argv)
 		cfg.src = src;
 		cfg.so = &so;
 	}
-	if (tm_model_init(&t.m, history) < 0 || tm_view_init(&t.v) < 0) {
+	if (tm_model_init(&t.m, history, (uint32_t)addrs) < 0 ||
+	    tm_view_init(&t.v) < 0) {
 		fprintf(stderr, "nfscope top: out of memory\n");
 		rc = 1;
 		goto out;

@@ -45,6 +45,8 @@
 #define TM_PATHS_MAX 65536
 #define TM_TICKS 4096		/* seconds of capture counters kept */
 #define TM_ONGOING_MAX 64
+/* Index 0 of the procedure and address tables: those past the table. */
+#define TM_OTHER "(other)"
 
 /* struct tm_rec.flags */
 #define TM_ERR      0x01
@@ -102,6 +104,7 @@ struct tm_model {
 	struct cap_addr *addrs;
 	char (*addr_str)[48];
 	uint32_t naddrs, *addr_hash;	/* open addressing, 2 x TM_ADDRS_MAX */
+	uint32_t addrs_max;		/* naddrs stays <= 1 + addrs_max */
 	char **paths;
 	uint32_t npaths, *path_hash;
 	uint64_t keys_dropped;		/* addresses/paths past their tables */
@@ -133,7 +136,9 @@ struct tm_model {
 	char note[640];			/* shown under the header */
 };
 
-int tm_model_init(struct tm_model *m, uint64_t history);
+/* history: ops kept (0: 1M); addrs: addresses named (< TM_ADDRS_MAX),
+ * the rest are index 0. */
+int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs);
 void tm_model_fini(struct tm_model *m);
 /* Worker side, with m->mu held. */
 void tm_model_add(struct tm_model *m, const struct an_op *op);

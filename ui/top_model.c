@@ -17,12 +17,13 @@ static uint32_t fnv(const void *p, size_t n)
 	return h;
 }
 
-int tm_model_init(struct tm_model *m, uint64_t history)
+int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs)
 {
 	memset(m, 0, sizeof(*m));
 	if (pthread_mutex_init(&m->mu, NULL) != 0)
 		return -1;
 	m->cap = history ? history : 1u << 20;
+	m->addrs_max = addrs && addrs < TM_ADDRS_MAX ? addrs : TM_ADDRS_MAX - 1;
 	/* calloc: pages are touched only as the history fills */
 	m->ring = calloc(m->cap, sizeof(*m->ring));
 	m->addrs = calloc(TM_ADDRS_MAX, sizeof(*m->addrs));
@@ -39,9 +40,9 @@ int tm_model_init(struct tm_model *m, uint64_t history)
 	}
 	/* index 0 of each table: "other" (table full) / "none" */
 	m->nprocs = 1;
-	snprintf(m->procs[0].name, sizeof(m->procs[0].name), "(other)");
+	snprintf(m->procs[0].name, sizeof(m->procs[0].name), TM_OTHER);
 	m->naddrs = 1;
-	snprintf(m->addr_str[0], sizeof(m->addr_str[0]), "(other)");
+	snprintf(m->addr_str[0], sizeof(m->addr_str[0]), TM_OTHER);
 	m->npaths = 1;
 	m->paths[0] = NULL;
 	return 0;
@@ -77,7 +78,7 @@ static uint32_t addr_index(struct tm_model *m, const struct cap_addr *a)
 			return k;
 		h = (h + 1) & (HASH_SLOTS - 1);
 	}
-	if (m->naddrs == TM_ADDRS_MAX) {
+	if (m->naddrs == 1 + m->addrs_max) {
 		m->keys_dropped++;
 		return 0;
 	}

@@ -18,10 +18,14 @@ static void filter_prepare(struct tm_view *v, const struct tm_model *m,
 
 	for (k = 0; k < m->naddrs; k++) {
 		const struct cap_addr *a = &m->addrs[k];
+		const char *s = m->addr_str[k];
 
-		v->addr_ok[k] = (uint8_t)(an_filter_addr(f, AN_FK_CLIENT, a) |
-			an_filter_addr(f, AN_FK_SERVER, a) << 1 |
-			an_filter_word(f, m->addr_str[k]) << 2);
+		/* index 0: the addresses past the table, by its name */
+		v->addr_ok[k] = (uint8_t)((k ? an_filter_addr(f, AN_FK_CLIENT, a) :
+			an_filter_addr_name(f, AN_FK_CLIENT, s)) |
+			(k ? an_filter_addr(f, AN_FK_SERVER, a) :
+			an_filter_addr_name(f, AN_FK_SERVER, s)) << 1 |
+			an_filter_word(f, s) << 2);
 	}
 	for (k = 0; k < m->npaths; k++) {
 		const char *p = m->paths[k] ? m->paths[k] : "";
