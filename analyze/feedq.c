@@ -79,6 +79,23 @@ void an_feedq_tick(struct an_feedq *q, int64_t now_ns)
 		put_mark(q, AN_MSG_TIME, now_ns);
 }
 
+void an_feedq_hidden(struct an_feedq *q, const struct cap_addr *src,
+		     const struct cap_addr *dst, int64_t until_ns)
+{
+	struct an_msg one, *am = q->ring ? an_ring_reserve(q->ring) : &one;
+
+	memset(am, 0, sizeof(*am));
+	am->size = sizeof(*am);
+	am->type = AN_MSG_HIDDEN;
+	am->ts_ns = until_ns;
+	am->src = *src;
+	am->dst = *dst;
+	if (q->ring)
+		an_ring_commit(q->ring, am->size);
+	else
+		an_feed_msg(q->e, am);
+}
+
 void an_feedq_flush(struct an_feedq *q)
 {
 	if (q->ring == NULL) {

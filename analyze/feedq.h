@@ -38,6 +38,9 @@ void an_feedq_free(struct an_feedq *q);
 void an_feedq_feed(struct an_feedq *q, const struct cap_msg *m,
 		   const struct dec_msg *d);
 void an_feedq_tick(struct an_feedq *q, int64_t now_ns);
+/* A span of hidden replies open at its flow's end (AN_MSG_HIDDEN). */
+void an_feedq_hidden(struct an_feedq *q, const struct cap_addr *src,
+		     const struct cap_addr *dst, int64_t until_ns);
 /* an_flush on the engine's thread, then wait until it is done. */
 void an_feedq_flush(struct an_feedq *q);
 

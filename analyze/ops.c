@@ -1003,6 +1003,10 @@ void an_feed_msg(struct an_engine *e, const struct an_msg *am)
 		e->now = am->ts_ns;
 		expire(e);
 	}
+	if (am->type == AN_MSG_HIDDEN) {	/* time is the span's */
+		hid_note(e, &am->dst, &am->src, am->ts_ns);
+		return;
+	}
 	if (am->type == AN_MSG_REPLY && am->hidden_from_ns)
 		hid_note(e, &am->dst, &am->src, am->ts_ns);
 	if (am->type == AN_MSG_CALL)

@@ -42,7 +42,7 @@
  *     hidden_from_ns) at or after the call is AN_OP_REPLY_HIDDEN: its
  *     reply may have been hidden ("reply not seen").  The pairs are kept
  *     in a fixed table of AN_HID_PAIRS (a collision replaces the entry);
- *     a span still open at the end of a flow is not known here.
+ *     a span still open at the end of its flow comes as AN_MSG_HIDDEN.
  *   - Replies the decoder could not pair are counted by the decoder
  *     (dec_stats.orphan_replies); replies the decoder paired whose
  *     operation this engine no longer holds (delivered: a duplicate reply
@@ -222,7 +222,10 @@ struct an_stats {
  * the engine does not match still lets time pass).
  */
 enum { AN_MSG_TIME = 0, AN_MSG_CALL = 1, AN_MSG_REPLY = 2,
-       AN_MSG_SHAPE = 3 };	/* a reply by its shape (dec_msg.by_shape) */
+       AN_MSG_SHAPE = 3,	/* a reply by its shape (dec_msg.by_shape) */
+       AN_MSG_HIDDEN = 4 };	/* src -> dst hid replies until ts_ns: a
+				   span open at its flow's end (cap_config
+				   hidden_end; only src, dst, ts_ns) */
 
 struct an_msg {
 	uint32_t size;

@@ -133,6 +133,14 @@ struct cap_config {
 	   is known only at the timeout): NULL, not told */
 	void (*frag_lost)(void *user, int64_t first_ts_ns);
 	void *frag_lost_user;
+	/* told of each span of hidden records (tcp_hidden_*) still open when
+	   its flow direction ends (FIN/RST, idle, eviction, end of input) if
+	   the span counted as replies: the direction src -> dst hid records
+	   until its last segment, at until_ns, as the next record's
+	   hidden_from_ns tells of a closed span: NULL, not told */
+	void (*hidden_end)(void *user, const struct cap_addr *src,
+			   const struct cap_addr *dst, int64_t until_ns);
+	void *hidden_end_user;
 };
 
 /*

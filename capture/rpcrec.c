@@ -20,7 +20,7 @@
  * segment where the next mark lies (its place is known from the previous
  * record's length), a span opens at that stream position (hide_open) and
  * closes at the resync (sync_found) or at the end of the flow
- * (cap_rec_end).  The span holds whole records, at least one; their number
+ * (cap_rec_end: no record follows to say so, cap_config's hidden_end does).  The span holds whole records, at least one; their number
  * is estimated from its length and the length of the records around it
  * when it closes (hidden_count; the estimator is described at struct
  * cap_stats).  f->pos counts every
@@ -162,7 +162,7 @@ bool cap_rec_sane_mark(const struct cap_pipe *p, const struct cap_msg *tmpl,
  * record before the span, or the direction's average if that is larger:
  * see struct cap_stats) and count them as the direction's kind
  * (what it delivered most; by the ports if nothing). */
-static void hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
+static bool hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
 {
 	uint64_t k = 1, size = f->hide_size;
 	bool replies;
@@ -183,6 +183,7 @@ static void hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
 		p->st.tcp_hidden_replies += k;
 	else
 		p->st.tcp_hidden_calls += k;
+	return replies;
 }
 
 /* A record of wire bytes (marks included) is delivered: its kind and
@@ -220,22 +221,27 @@ static void hide_open(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 	}
 }
 
-/* The open span ends at stream position at. */
-static void hide_close(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
+/* The open span ends at stream position at.  True if one was open and
+ * its records counted as replies. */
+static bool hide_close(struct cap_pipe *p, struct tcp_flow *f, uint64_t at)
 {
 	if (!f->hiding)
-		return;
+		return false;
 	f->hiding = false;
 	if (f->hide_segs > 0 && at - f->hide_seg_at < SYNC_LOOK)
 		f->hide_segs--;		/* found at the segment's start */
 	p->st.tcp_hidden_bytes += at - f->hide_start;
-	hidden_count(p, f, at - f->hide_start);
 	f->hidden_from_ns = f->hide_ts_ns;
+	return hidden_count(p, f, at - f->hide_start);
 }
 
+/* No record follows a span open at the end of the flow to carry its
+ * hidden_from_ns: the hook tells of the replies it may have hidden. */
 void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
 {
-	hide_close(p, f, f->pos);
+	if (hide_close(p, f, f->pos) && p->cfg.hidden_end)
+		p->cfg.hidden_end(p->cfg.hidden_end_user, &f->src, &f->dst,
+				  f->last_ts_ns);
 }
 
 static void deliver(struct cap_pipe *p, struct tcp_flow *f,

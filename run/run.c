@@ -166,6 +166,16 @@ static void deliver_held(struct run *r)
 		deliver(r, m, rpc);
 }
 
+/* A span of hidden replies open at its flow's end (cap_config). */
+static void on_hidden_end(void *user, const struct cap_addr *src,
+			  const struct cap_addr *dst, int64_t until_ns)
+{
+	struct run *r = user;
+
+	if (r->fq)
+		an_feedq_hidden(r->fq, src, dst, until_ns);
+}
+
 static void on_msg(void *user, const struct cap_msg *m)
 {
 	struct run *r = user;
@@ -277,6 +287,8 @@ static int build(struct run *r)
 	cc.probe = dec_probe_start;
 	cc.resync_probe = dec_probe_resync;
 	cc.probe_user = r->dec;
+	cc.hidden_end = on_hidden_end;
+	cc.hidden_end_user = r;
 	r->pipe = cap_pipe_new(&cc, on_msg, r);
 	return r->pipe ? 0 : -1;
 }

@@ -80,4 +80,41 @@ for size in (8192, 32768):
         if ('INCOMPLETE: about %d calls' % h['calls']) not in first or \
                 ('snaplen %d' % snap) not in first:
             fail('%s: the text does not say it first' % name)
+
+
+def hidden_reply_ops(truth):
+    """Operations whose call was captured and whose reply the snaplen hid
+    (the generator's record of every message, 'hidden' marked)."""
+    calls, replies = {}, {}
+    with open(truth) as f:
+        for line in f:
+            m = json.loads(line)
+            if m.get('type') == 'call':
+                calls[(m['src'], m['sport'], m['xid'])] = m
+            elif m.get('type') == 'reply':
+                replies[(m['dst'], m['dport'], m['xid'])] = m
+    return sum(1 for k, c in calls.items() if not c.get('hidden') and
+               k in replies and replies[k].get('hidden'))
+
+
+# A span still open when its flow ends (here: the end of the input, the
+# last replies of a direction hidden) feeds 'reply not seen' as a closed
+# span does: every unanswered operation is one whose reply was hidden.
+for count, seed in ((5, 1), (5, 3), (20, 1), (20, 2), (40, 2)):
+    pcap = os.path.join(work, 'hidden-end-%d-%d.pcap' % (count, seed))
+    truth = pcap + '.json'
+    subprocess.run([gen, '--scenario', 'pipeline', '--count', str(count),
+                    '--size', '32768', '--seed', str(seed), '--snaplen',
+                    '256', '-o', pcap, '-t', truth], check=True,
+                   stderr=subprocess.DEVNULL)
+    want = hidden_reply_ops(truth)
+    e = json.loads(subprocess.run([nfscope, 'report', '--json', '-r', pcap],
+                                  check=True, capture_output=True,
+                                  text=True).stdout)['engine']
+    name = 'hidden at the end, count %d seed %d' % (count, seed)
+    if e['unanswered'] != want or e['reply_not_seen'] != want:
+        fail('%s: unanswered %d reply_not_seen %d, truth %d hidden replies'
+             % (name, e['unanswered'], e['reply_not_seen'], want))
+    print('%s: %d replies hidden, %d not seen' % (name, want,
+                                                  e['reply_not_seen']))
 sys.exit(1 if bad else 0)
