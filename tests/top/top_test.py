@@ -723,7 +723,7 @@ def lost_trains(pcap):
 def check_totals():
     """top's window "all" at the end of a replay shows report's figures for
     the same capture (report --json --interval 1): ops/s, per procedure
-    calls, ops/s, errors and retransmits; its per-second retransmit table
+    calls, ops/s, avg/p50/p99/max latency, errors and retransmits; its per-second retransmit table
     is report's intervals (calls, retransmits), and a lost IP fragment train
     counts in the second its first fragment was seen (ground truth: the
     capture's fragments, read here)."""
@@ -753,6 +753,13 @@ def check_totals():
            'report %.3f' % (x['procedure'], c[1], x['ops_per_s']))
         ok(int(c[7]) == x['errors'], '%s errors' % x['procedure'])
         ok(int(c[8]) == x['retrans'], '%s retrans' % x['procedure'])
+        # the latencies: the same histograms, so the same figures
+        lat = x['latency_ms']
+        for col, key in ((3, 'avg'), (4, 'p50'), (5, 'p99'), (6, 'max')):
+            got = float(c[col])
+            ok(abs(got - lat[key]) <= lat[key] * 0.001 + 0.0011,
+               '%s %s: screen %s, report %.3f' % (x['procedure'], key,
+                                                  c[col], lat[key]))
     keys('5')
     s = wait_text('FRAGLOST')
     screen_rows = dict(table(s, 'TIME'))
@@ -777,6 +784,14 @@ def check_totals():
            (name, c[0], c[1], x['calls'], x['retrans']))
         ok(int(c[4]) == lost.get(sec, 0), '%s: fragment trains lost %s, '
            'capture %d' % (name, c[4], lost.get(sec, 0)))
+    # retransmits per second add up to report's total
+    ok(sum(int(c[1]) for c in screen_rows.values()) ==
+       rep['totals']['retrans'], 'retransmits per second sum to %d' %
+       rep['totals']['retrans'])
+    m = re.search(r'retransmitted calls (\d+)', s)
+    ok(m is not None and int(m.group(1)) == rep['totals']['retrans'],
+       'retransmitted calls: screen %s, report %d' %
+       (m and m.group(1), rep['totals']['retrans']))
     keys('q')
     wait_text('[exit 0]')
 
