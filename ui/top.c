@@ -560,7 +560,7 @@ int ui_top_main(int argc, char **argv)
 	tm_worker_stop(t.w);
 	t.w = NULL;
 	printf("nfscope top: %s: %" PRIu64 " packets, %" PRIu64 " operations%s\n",
-	       cfg.source, t.m.cs.packets, t.m.n, t.m.failed ? "" : "");
+	       cfg.source, t.m.cs.packets, t.m.win.n, t.m.failed ? "" : "");
 	if (t.m.failed)
 		fprintf(stderr, "nfscope top: %s\n", t.m.err);
 	else if (t.m.input_cut)

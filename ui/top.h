@@ -6,8 +6,10 @@
  *     file replayed at its own pace (or faster), or a database another
  *     process may still be writing - and runs decode -> analyze (and, with
  *     -w, the store) exactly as `report`/`record` do.  Every operation the
- *     engine delivers becomes a compact record (struct tm_rec) in a bounded
- *     history ring; per-second capture counters go to a second ring.
+ *     engine delivers becomes a compact record (struct an_win_rec) in a
+ *     bounded history ring; per-second capture counters go to a second
+ *     ring (both analyze/window.h, with the rules that lay a window over
+ *     them).
  *   - the UI thread (top.c, top_draw.c) wakes a few times per second,
  *     takes the model's mutex only to aggregate the shown time window into
  *     its own struct tm_view (top_view.c; it lets the lock go every 64k
@@ -35,6 +37,7 @@
 #include "analyze/filter.h"
 #include "analyze/find.h"
 #include "analyze/ops.h"
+#include "analyze/window.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
 #include "store/store.h"
@@ -43,61 +46,21 @@
 #define TM_PROCS_MAX 1024
 #define TM_ADDRS_MAX 65536
 #define TM_PATHS_MAX 65536
-#define TM_TICKS 4096		/* seconds of capture counters kept */
 #define TM_ONGOING_MAX 64
 /* Index 0 of the procedure and address tables: those past the table. */
 #define TM_OTHER "(other)"
-
-/* struct tm_rec.flags */
-#define TM_ERR      0x01
-#define TM_ANSWERED 0x02
-#define TM_READ     0x04
-#define TM_WRITE    0x08
-#define TM_TRUNC    0x10
-#define TM_COMMIT   0x20
-
-/* One delivered operation, as the dashboard needs it. */
-struct tm_rec {
-	int64_t ts_ns;		/* first call */
-	int64_t lat_ns;		/* from the first transmission; -1 none */
-	uint32_t data;		/* data bytes moved (READ/WRITE) */
-	uint32_t size;		/* READ/WRITE count asked (0 otherwise) */
-	uint32_t client, server;	/* address table indexes */
-	uint32_t path;		/* path table index (0: unknown) */
-	uint16_t proc;		/* procedure table index */
-	uint16_t retrans;	/* saturating */
-	uint8_t dup;		/* saturating */
-	uint8_t flags;		/* TM_* */
-	uint8_t cause;		/* enum an_rx_cause if retrans */
-};
 
 struct tm_proc {
 	uint32_t prog, vers, proc;
 	char name[32];
 };
 
-/* Cumulative capture counters at the end of one capture second
- * (frag_lost: as known then; the lost trains by the second they began are
- * in struct tm_model's lost[]). */
-struct tm_tick {
-	int64_t sec;
-	uint64_t packets, bytes, frag_lost, tcp_gaps, drops, ifdrops;
-};
-
-/* IP fragment trains lost, by the capture second of their first
- * fragment (slot sec % TM_TICKS). */
-struct tm_lost {
-	int64_t sec;
-	uint64_t n;
-};
-
 enum tm_mode { TM_LIVE, TM_REPLAY, TM_ATTACH };
 
 struct tm_model {
 	pthread_mutex_t mu;
-	/* history of operations */
-	struct tm_rec *ring;
-	uint64_t cap, n;		/* n: ever appended */
+	/* history of operations and capture counters (analyze/window.h) */
+	struct an_window win;
 	/* interned keys (index 0 is "none"/"other") */
 	struct tm_proc procs[TM_PROCS_MAX];
 	uint32_t nprocs;
@@ -108,11 +71,6 @@ struct tm_model {
 	char **paths;
 	uint32_t npaths, *path_hash;
 	uint64_t keys_dropped;		/* addresses/paths past their tables */
-	/* capture counters per second */
-	struct tm_tick ticks[TM_TICKS];
-	uint64_t nticks;
-	struct tm_lost lost[TM_TICKS];	/* when timed_lost */
-	bool timed_lost;		/* the capture tells when trains began */
 	/* the analysis (all of the input so far) */
 	struct an_figs *figs;
 	struct an_find *find;

@@ -22,10 +22,11 @@ int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs)
 	memset(m, 0, sizeof(*m));
 	if (pthread_mutex_init(&m->mu, NULL) != 0)
 		return -1;
-	m->cap = history ? history : 1u << 20;
+	if (an_window_init(&m->win, history ? history : 1u << 20) < 0) {
+		pthread_mutex_destroy(&m->mu);
+		return -1;
+	}
 	m->addrs_max = addrs && addrs < TM_ADDRS_MAX ? addrs : TM_ADDRS_MAX - 1;
-	/* calloc: pages are touched only as the history fills */
-	m->ring = calloc(m->cap, sizeof(*m->ring));
 	m->addrs = calloc(TM_ADDRS_MAX, sizeof(*m->addrs));
 	m->addr_str = calloc(TM_ADDRS_MAX, sizeof(*m->addr_str));
 	m->addr_hash = calloc(HASH_SLOTS, sizeof(*m->addr_hash));
@@ -33,7 +34,7 @@ int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs)
 	m->path_hash = calloc(HASH_SLOTS, sizeof(*m->path_hash));
 	m->figs = an_figs_new(NULL);
 	m->find = an_find_new(NULL);
-	if (!m->ring || !m->addrs || !m->addr_str || !m->addr_hash ||
+	if (!m->addrs || !m->addr_str || !m->addr_hash ||
 	    !m->paths || !m->path_hash || !m->figs || !m->find) {
 		tm_model_fini(m);
 		return -1;
@@ -52,7 +53,7 @@ void tm_model_fini(struct tm_model *m)
 {
 	uint32_t k;
 
-	if (m->cap == 0)	/* never initialised, or already finished */
+	if (m->win.cap == 0)	/* never initialised, or already finished */
 		return;
 	if (m->paths)
 		for (k = 0; k < m->npaths; k++)
@@ -62,7 +63,7 @@ void tm_model_fini(struct tm_model *m)
 	free(m->addr_hash);
 	free(m->addr_str);
 	free(m->addrs);
-	free(m->ring);
+	an_window_fini(&m->win);
 	an_figs_free(m->figs);
 	an_find_free(m->find);
 	pthread_mutex_destroy(&m->mu);
@@ -142,8 +143,9 @@ static uint16_t proc_index(struct tm_model *m, const struct an_op *op)
 
 void tm_model_add(struct tm_model *m, const struct an_op *op)
 {
-	struct tm_rec *r = &m->ring[m->n % m->cap];
-	bool nfs = op->prog == PROG_NFS;
+	struct an_win_rec r;
+	uint32_t client, server, path;
+	uint16_t proc;
 
 	if (op->flags & AN_OP_CALL_NOT_SEEN) {
 		/* known from its reply alone: no call, no latency, so not a
@@ -152,35 +154,14 @@ void tm_model_add(struct tm_model *m, const struct an_op *op)
 		an_find_add(m->find, op);
 		return;
 	}
-	memset(r, 0, sizeof(*r));
-	r->ts_ns = op->first_call_ns;
-	r->lat_ns = (op->flags & AN_OP_ANSWERED) ? op->lat_first_ns : -1;
-	r->data = (uint32_t)an_op_data_bytes(op);
-	r->client = addr_index(m, &op->client);
-	r->server = addr_index(m, &op->server);
-	r->path = path_index(m, op->path);
-	r->proc = proc_index(m, op);
-	r->retrans = op->retrans > 0xffff ? 0xffff : (uint16_t)op->retrans;
-	r->dup = op->dup_replies > 0xff ? 0xff : (uint8_t)op->dup_replies;
-	if (op->flags & AN_OP_ANSWERED)
-		r->flags |= TM_ANSWERED;
-	if (an_op_is_error(op))
-		r->flags |= TM_ERR;
-	if (op->flags & (AN_OP_CALL_TRUNC | AN_OP_REPLY_TRUNC))
-		r->flags |= TM_TRUNC;
-	if (nfs && ((op->vers == 3 && op->proc == NFS3_READ) ||
-		    (op->vers == 2 && op->proc == NFS2_READ)))
-		r->flags |= TM_READ;
-	if (nfs && ((op->vers == 3 && op->proc == NFS3_WRITE) ||
-		    (op->vers == 2 && op->proc == NFS2_WRITE)))
-		r->flags |= TM_WRITE;
-	if (nfs && op->vers == 3 && op->proc == NFS3_COMMIT)
-		r->flags |= TM_COMMIT;
-	if ((r->flags & (TM_READ | TM_WRITE)) && (op->have & AN_HAVE_COUNT))
-		r->size = op->count;
-	if (op->retrans)
-		r->cause = (uint8_t)an_retrans_cause(m->find, op);
-	m->n++;
+	/* interned in this order: the client's address before the server's */
+	client = addr_index(m, &op->client);
+	server = addr_index(m, &op->server);
+	path = path_index(m, op->path);
+	proc = proc_index(m, op);
+	r = an_win_rec_of(op, client, server, path, proc, op->retrans ?
+			  (uint8_t)an_retrans_cause(m->find, op) : 0);
+	an_window_add(&m->win, &r);
 	if (op->first_call_ns > m->delivered_ns)
 		m->delivered_ns = op->first_call_ns;
 	an_figs_add(m->figs, op);
@@ -190,20 +171,7 @@ void tm_model_add(struct tm_model *m, const struct an_op *op)
 void tm_model_tick(struct tm_model *m, int64_t ts_ns,
 		   const struct cap_stats *cs)
 {
-	int64_t sec = ts_ns / 1000000000;
-	struct tm_tick *t;
-
-	if (m->nticks && m->ticks[(m->nticks - 1) % TM_TICKS].sec >= sec)
-		t = &m->ticks[(m->nticks - 1) % TM_TICKS];
-	else
-		t = &m->ticks[m->nticks++ % TM_TICKS];
-	t->sec = sec;
-	t->packets = cs->packets;
-	t->bytes = cs->bytes;
-	t->frag_lost = cs->ipfrag_incomplete;
-	t->tcp_gaps = cs->tcp_gaps;
-	t->drops = cs->ps_drop;
-	t->ifdrops = cs->ps_ifdrop;
+	an_window_tick(&m->win, ts_ns, cs);
 	m->cs = *cs;
 	if (ts_ns > m->clock_ns)
 		m->clock_ns = ts_ns;
@@ -211,15 +179,5 @@ void tm_model_tick(struct tm_model *m, int64_t ts_ns,
 
 void tm_model_frag_lost(struct tm_model *m, int64_t first_ns)
 {
-	int64_t sec = first_ns / 1000000000;
-	struct tm_lost *x = &m->lost[(uint64_t)sec % TM_TICKS];
-
-	m->timed_lost = true;
-	if (x->sec > sec && x->n)
-		return;		/* older than the seconds kept */
-	if (x->sec != sec) {
-		x->sec = sec;
-		x->n = 0;
-	}
-	x->n++;
+	an_window_frag_lost(&m->win, first_ns);
 }

@@ -41,7 +41,7 @@ static void filter_prepare(struct tm_view *v, const struct tm_model *m,
 }
 
 static bool rec_match(const struct tm_view *v, const struct an_filter *f,
-		      const struct tm_rec *r)
+		      const struct an_win_rec *r)
 {
 	uint8_t c = v->addr_ok[r->client], s = v->addr_ok[r->server];
 
@@ -134,7 +134,7 @@ static struct tm_row *row_get(struct tm_view *v, int g, uint32_t key,
 
 /* One READ or WRITE into a row's figures of that direction. */
 static void dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
-		    const struct tm_rec *r)
+		    const struct an_win_rec *r)
 {
 	(*calls)++;
 	*bytes += r->data;
@@ -143,21 +143,14 @@ static void dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
 }
 
 /* A record into a row: the accumulator's rule (an_sums_add). */
-static void row_add(struct tm_row *w, const struct tm_rec *r)
+static void row_add(struct tm_row *w, const struct an_win_rec *r)
 {
-	struct an_opsum x;
+	struct an_opsum x = an_win_opsum(r);
 
-	memset(&x, 0, sizeof(x));
-	x.answered = r->flags & TM_ANSWERED;
-	x.error = r->flags & TM_ERR;
-	x.lat_ns = r->lat_ns;
-	x.data = r->data;
-	x.retrans = r->retrans;
-	x.dup = r->dup;
 	an_sums_add(&w->s, &w->lat, &x);
-	if (r->flags & TM_READ)
+	if (r->flags & AN_WR_READ)
 		dir_add(&w->reads, &w->rbytes, &w->rsizes, r);
-	if (r->flags & TM_WRITE)
+	if (r->flags & AN_WR_WRITE)
 		dir_add(&w->writes, &w->wbytes, &w->wsizes, r);
 }
 
@@ -201,27 +194,7 @@ static void sizes_shown(struct an_sizes *all, struct tm_size_count *out,
 
 /* -------------------------------------------------------- the window -- */
 
-/* Cumulative counters at the end of the last second before t's (with
- * incl: up to and including t's second); zero if none. */
-static const struct tm_tick *tick_at(const struct tm_model *m, int64_t t,
-				     bool incl)
-{
-	static const struct tm_tick zero;
-	uint64_t lo = m->nticks > TM_TICKS ? m->nticks - TM_TICKS : 0;
-	uint64_t k = m->nticks;
-	int64_t sec = t / 1000000000 + (incl ? 1 : 0);
-
-	while (k > lo) {
-		const struct tm_tick *x = &m->ticks[(k - 1) % TM_TICKS];
-
-		if (x->sec < sec)
-			return x;
-		k--;
-	}
-	return &zero;
-}
-
-static bool sel_match(const struct tm_query *q, const struct tm_rec *r)
+static bool sel_match(const struct tm_query *q, const struct an_win_rec *r)
 {
 	switch (q->sel_group) {
 	case 0: return r->proc == q->sel_key;
@@ -234,23 +207,8 @@ static bool sel_match(const struct tm_query *q, const struct tm_rec *r)
 static void window(struct tm_view *v, const struct tm_model *m,
 		   const struct tm_query *q)
 {
-	int64_t end;
-
-	if (v->done)
-		end = m->clock_ns + 1;
-	else
-		end = m->clock_ns - AN_ANSWERED_KEEP_NS;
-	if (q->end_ns && q->end_ns < end)
-		end = q->end_ns;
-	if (end < m->first_ns)
-		end = m->first_ns;
-	v->to_ns = end;
-	/* a window reaching back before the first message starts at it:
-	   rates are over the span that holds data, as report's are */
-	v->from_ns = q->width_ns && end - q->width_ns > m->first_ns ?
-		     end - q->width_ns : m->first_ns;
-	if (v->from_ns > end)
-		v->from_ns = end;
+	an_window_span(m->first_ns, m->clock_ns, v->done, q->width_ns,
+		       q->end_ns, &v->from_ns, &v->to_ns);
 	v->secs = (double)(v->to_ns - v->from_ns) / 1e9;
 	if (v->secs <= 0)
 		v->secs = 1;
@@ -259,24 +217,14 @@ static void window(struct tm_view *v, const struct tm_model *m,
 static void series_prepare(struct tm_view *v, const struct tm_query *q)
 {
 	uint32_t k, nb = q->buckets > 0 ? (uint32_t)q->buckets : 60;
-	int64_t base, last = v->to_ns > v->from_ns ? v->to_ns - 1 : v->from_ns;
 
 	if (nb > TM_SERIES)
 		nb = TM_SERIES;
-	/* whole seconds, on the accumulator's bucket boundaries (as report's
-	   --interval), as few as fit in nb columns */
-	v->bucket_ns = ((last - v->from_ns) / nb / 1000000000 + 1) * 1000000000;
-	for (;;) {
-		base = an_bucket_start(v->from_ns, v->bucket_ns);
-		if ((last - base) / v->bucket_ns < nb)
-			break;
-		v->bucket_ns += 1000000000;
-	}
-	v->series_base = base;
-	v->nseries = (uint32_t)((last - base) / v->bucket_ns + 1);
+	an_window_buckets(v->from_ns, v->to_ns, nb, &v->bucket_ns,
+			  &v->series_base, &v->nseries);
 	for (k = 0; k < v->nseries; k++) {
 		memset(&v->series[k], 0, sizeof(v->series[k]));
-		v->series[k].start_ns = base + (int64_t)k * v->bucket_ns;
+		v->series[k].start_ns = v->series_base + (int64_t)k * v->bucket_ns;
 		hist_clear(&v->bucket_lat[k]);
 	}
 	hist_clear(&v->sel_lat);
@@ -294,27 +242,26 @@ static void series_lost(struct tm_view *v, const struct tm_model *m)
 	v->frag_lost = 0;
 	for (k = 0; k < v->nseries; k++)
 		v->series[k].frag_lost = 0;
-	for (k = 0; k < TM_TICKS; k++) {
-		const struct tm_lost *x = &m->lost[k];
+	for (k = 0; k < AN_WIN_TICKS; k++) {
+		const struct an_win_lost *x = &m->win.lost[k];
 		int64_t t = x->sec * 1000000000;
 
 		if (x->n == 0 || t + 1000000000 <= v->from_ns || t >= v->to_ns)
 			continue;
 		v->frag_lost += x->n;
-		b = t > v->series_base ?
-		    (uint32_t)((t - v->series_base) / v->bucket_ns) : 0;
-		if (b >= v->nseries)
-			b = v->nseries - 1;
+		b = an_window_bucket(t, v->bucket_ns, v->series_base,
+				     v->nseries);
 		v->series[b].frag_lost += x->n;
 	}
 }
 
 static void series_ticks(struct tm_view *v, const struct tm_model *m)
 {
-	const struct tm_tick *a = tick_at(m, v->from_ns, false), *b;
+	const struct an_win_tick *a = an_window_tick_at(&m->win, v->from_ns,
+							false), *b;
 	uint32_t k;
 
-	b = tick_at(m, v->to_ns - 1, true);
+	b = an_window_tick_at(&m->win, v->to_ns - 1, true);
 	v->pkts_s = (double)(b->packets - a->packets) / v->secs;
 	v->drops = b->drops - a->drops;
 	v->ifdrops = b->ifdrops - a->ifdrops;
@@ -324,13 +271,14 @@ static void series_ticks(struct tm_view *v, const struct tm_model *m)
 		struct tm_bucket *s = &v->series[k];
 		int64_t end = s->start_ns + v->bucket_ns;
 
-		a = tick_at(m, s->start_ns, false);
-		b = tick_at(m, (end < v->to_ns ? end : v->to_ns) - 1, true);
+		a = an_window_tick_at(&m->win, s->start_ns, false);
+		b = an_window_tick_at(&m->win, (end < v->to_ns ? end :
+						 v->to_ns) - 1, true);
 		s->frag_lost = b->frag_lost - a->frag_lost;
 		s->tcp_gaps = b->tcp_gaps - a->tcp_gaps;
 		s->drops = (b->drops - a->drops) + (b->ifdrops - a->ifdrops);
 	}
-	if (m->timed_lost)
+	if (m->win.timed_lost)
 		series_lost(v, m);
 }
 
@@ -346,31 +294,32 @@ static void series_ticks(struct tm_view *v, const struct tm_model *m)
 static void scan(struct tm_view *v, struct tm_model *m,
 		 const struct tm_query *q)
 {
-	uint64_t lo = m->n > m->cap ? m->n - m->cap : 0, k, step = 0;
+	const struct an_window *h = &m->win;
+	uint64_t lo = h->n > h->cap ? h->n - h->cap : 0, k, step = 0;
 	int64_t stop = v->from_ns - AN_LATE_NS;
 	uint64_t rb = 0, wb = 0;
 	int g;
 
 	memset(&v->rs, 0, sizeof(v->rs));
 	memset(&v->ws, 0, sizeof(v->ws));
-	if (lo > 0 && m->ring[lo % m->cap].ts_ns > v->from_ns)
+	if (lo > 0 && h->ring[lo % h->cap].ts_ns > v->from_ns)
 		v->cut = true;
-	for (k = m->n; k > lo; k--) {
-		const struct tm_rec *r;
+	for (k = h->n; k > lo; k--) {
+		const struct an_win_rec *r;
 		struct tm_row *w;
 		uint32_t b;
 
 		if (++step % SCAN_CHUNK == 0) {
 			pthread_mutex_unlock(&m->mu);
 			pthread_mutex_lock(&m->mu);
-			if (m->n > m->cap && m->n - m->cap > lo)
-				lo = m->n - m->cap;	/* overwritten meanwhile */
+			if (h->n > h->cap && h->n - h->cap > lo)
+				lo = h->n - h->cap;	/* overwritten meanwhile */
 			if (k <= lo) {
 				v->cut = true;
 				break;
 			}
 		}
-		r = &m->ring[(k - 1) % m->cap];
+		r = &h->ring[(k - 1) % h->cap];
 		if (r->ts_ns < stop)
 			break;
 		if (r->ts_ns < v->from_ns || r->ts_ns >= v->to_ns ||
@@ -383,21 +332,20 @@ static void scan(struct tm_view *v, struct tm_model *m,
 			row_add(w, r);
 		if ((w = row_get(v, 2, r->server, m->addr_str[r->server])))
 			row_add(w, r);
-		if (r->flags & TM_READ) {
+		if (r->flags & AN_WR_READ) {
 			rb += r->data;
 			v->nreads++;
 			if (r->size)
 				an_sizes_add(&v->rs, r->size);
 		}
-		if (r->flags & TM_WRITE) {
+		if (r->flags & AN_WR_WRITE) {
 			wb += r->data;
 			v->nwrites++;
 			if (r->size)
 				an_sizes_add(&v->ws, r->size);
 		}
-		b = (uint32_t)((r->ts_ns - v->series_base) / v->bucket_ns);
-		if (b >= v->nseries)
-			b = v->nseries - 1;
+		b = an_window_bucket(r->ts_ns, v->bucket_ns, v->series_base,
+				     v->nseries);
 		v->series[b].calls++;
 		if (r->retrans) {
 			v->retrans += r->retrans;
@@ -408,7 +356,7 @@ static void scan(struct tm_view *v, struct tm_model *m,
 		}
 		v->dups += r->dup;
 		v->series[b].dups += r->dup;
-		if (!(r->flags & TM_ANSWERED)) {
+		if (!(r->flags & AN_WR_ANSWERED)) {
 			v->unanswered++;
 			v->series[b].unanswered++;
 		} else if (sel_match(q, r)) {
@@ -607,8 +555,8 @@ void tm_view_build(struct tm_view *v, struct tm_model *m,
 	an_figs_nfs4(m->figs, &v->nfs4_calls, &v->nfs4_clients,
 		     &v->nfs4_servers);
 	v->keys_dropped = m->keys_dropped;
-	v->history = m->cap;
-	v->history_n = m->n;
+	v->history = m->win.cap;
+	v->history_n = m->win.n;
 	v->mode = m->mode;
 	snprintf(v->source, sizeof(v->source), "%s", m->source);
 	v->speed = m->speed;
