@@ -79,6 +79,50 @@ struct an_opsum an_win_opsum(const struct an_win_rec *r)
 	return x;
 }
 
+void an_win_dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
+		    const struct an_win_rec *r)
+{
+	(*calls)++;
+	*bytes += r->data;
+	if (r->size)
+		an_sizes_add(sizes, r->size);
+}
+
+static uint64_t oldest(const struct an_window *w)
+{
+	return w->n > w->cap ? w->n - w->cap : 0;
+}
+
+bool an_window_cut(const struct an_window *w, int64_t from)
+{
+	uint64_t lo = oldest(w);
+
+	return lo > 0 && w->ring[lo % w->cap].ts_ns > from;
+}
+
+enum an_scan an_window_scan(const struct an_window *w, int64_t from,
+			    int64_t to, uint64_t *pos, uint64_t budget,
+			    void (*fn)(void *user, const struct an_win_rec *r),
+			    void *user)
+{
+	uint64_t lo = oldest(w), k = *pos;
+	int64_t stop = from - AN_LATE_NS;
+
+	assert(k <= w->n);
+	if (k < w->n && k <= lo)
+		return AN_SCAN_CUT;	/* overwritten since the last call */
+	for (; k > lo && budget > 0; k--, budget--) {
+		const struct an_win_rec *r = &w->ring[(k - 1) % w->cap];
+
+		if (r->ts_ns < stop)
+			return AN_SCAN_DONE;
+		if (r->ts_ns >= from && r->ts_ns < to)
+			fn(user, r);
+	}
+	*pos = k;
+	return k > lo ? AN_SCAN_MORE : AN_SCAN_DONE;
+}
+
 void an_window_tick(struct an_window *w, int64_t ts_ns,
 		    const struct cap_stats *cs)
 {

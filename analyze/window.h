@@ -90,6 +90,27 @@ struct an_win_rec an_win_rec_of(const struct an_op *op, uint32_t client,
 void an_window_add(struct an_window *w, const struct an_win_rec *r);
 /* What the accumulator's rule reads of a record (an_sums_add). */
 struct an_opsum an_win_opsum(const struct an_win_rec *r);
+/* A READ's or WRITE's record into the figures of that direction: calls,
+ * data bytes and, if it asked a size, the sizes asked. */
+void an_win_dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
+		    const struct an_win_rec *r);
+
+/*
+ * Visit the kept records whose first call is in [from, to), newest first,
+ * from *pos (w->n to begin) down, at most budget of them; *pos is where to
+ * go on.  The caller may let records be appended between calls (they are
+ * not visited): AN_SCAN_CUT says appends overwrote where the scan was.
+ * AN_SCAN_DONE: at the oldest record kept, or at records older than from
+ * - AN_LATE_NS (an op is delivered at most that much after its call).
+ */
+enum an_scan { AN_SCAN_MORE, AN_SCAN_DONE, AN_SCAN_CUT };
+enum an_scan an_window_scan(const struct an_window *w, int64_t from,
+			    int64_t to, uint64_t *pos, uint64_t budget,
+			    void (*fn)(void *user, const struct an_win_rec *r),
+			    void *user);
+/* Does a window from `from` reach back past the oldest record kept? */
+bool an_window_cut(const struct an_window *w, int64_t from);
+
 /* Capture counters at capture time ts_ns. */
 void an_window_tick(struct an_window *w, int64_t ts_ns,
 		    const struct cap_stats *cs);

@@ -139,7 +139,8 @@ struct tm_size_count {
 /* One time bucket of the retransmit and latency series. */
 struct tm_bucket {
 	int64_t start_ns;
-	uint64_t calls, retrans, dups, unanswered, frag_lost, tcp_gaps, drops;
+	AN_SUMS_MEMBER;			/* its ops (an_sums_add) */
+	uint64_t frag_lost, tcp_gaps, drops;
 	uint64_t p50, p99, max;		/* latency of the selection, ns */
 	uint64_t lat_n;
 };
@@ -168,6 +169,7 @@ struct tm_view {
 	uint32_t nverdicts;
 	char fsinfo[TM_VERDICTS][160];
 	uint32_t nfsinfo;
+	struct an_sums sum;		/* the window's ops (an_sums_add) */
 	/* retransmits */
 	uint64_t retrans, retrans_ops, dups, unanswered, frag_lost, tcp_gaps;
 	uint64_t causes[AN_RX_NCAUSES];

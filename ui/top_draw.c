@@ -784,7 +784,7 @@ static void series_table(const struct tm_ui *u, const struct tm_view *v,
 		w[c] = (int)strlen(title[c]) + 1;
 	for (k = 0; k < (int)v->nseries; k++) {
 		const struct tm_bucket *s = &v->series[k];
-		const uint64_t x[NSER] = { s->calls, s->retrans, s->dups,
+		const uint64_t x[NSER] = { s->calls, s->retrans, s->dup_replies,
 			s->unanswered, s->frag_lost, s->tcp_gaps, s->drops };
 
 		for (c = 0; c < NSER; c++)
@@ -800,7 +800,7 @@ static void series_table(const struct tm_ui *u, const struct tm_view *v,
 	line_at(y++, A_BOLD | A_UNDERLINE, "%s", b);
 	for (k = (int)v->nseries - 1; k >= 0 && y < y1; k--) {
 		const struct tm_bucket *s = &v->series[k];
-		const uint64_t x[NSER] = { s->calls, s->retrans, s->dups,
+		const uint64_t x[NSER] = { s->calls, s->retrans, s->dup_replies,
 			s->unanswered, s->frag_lost, s->tcp_gaps, s->drops };
 
 		o = (size_t)snprintf(b, sizeof(b), " %-9s",
@@ -808,7 +808,7 @@ static void series_table(const struct tm_ui *u, const struct tm_view *v,
 		for (c = 0; c < ncol; c++)
 			o += (size_t)snprintf(b + o, sizeof(b) - o, "%*" PRIu64,
 					      w[c], x[c]);
-		line_at(y++, s->retrans || s->dups || s->unanswered ||
+		line_at(y++, s->retrans || s->dup_replies || s->unanswered ||
 			s->frag_lost || s->tcp_gaps || s->drops ?
 			pair(u, PAIR_WARN, A_BOLD) : A_NORMAL, "%s", b);
 	}

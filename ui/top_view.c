@@ -132,16 +132,6 @@ static struct tm_row *row_get(struct tm_view *v, int g, uint32_t key,
 	return r;
 }
 
-/* One READ or WRITE into a row's figures of that direction. */
-static void dir_add(uint64_t *calls, uint64_t *bytes, struct an_sizes *sizes,
-		    const struct an_win_rec *r)
-{
-	(*calls)++;
-	*bytes += r->data;
-	if (r->size)
-		an_sizes_add(sizes, r->size);
-}
-
 /* A record into a row: the accumulator's rule (an_sums_add). */
 static void row_add(struct tm_row *w, const struct an_win_rec *r)
 {
@@ -149,9 +139,9 @@ static void row_add(struct tm_row *w, const struct an_win_rec *r)
 
 	an_sums_add(&w->s, &w->lat, &x);
 	if (r->flags & AN_WR_READ)
-		dir_add(&w->reads, &w->rbytes, &w->rsizes, r);
+		an_win_dir_add(&w->reads, &w->rbytes, &w->rsizes, r);
 	if (r->flags & AN_WR_WRITE)
-		dir_add(&w->writes, &w->wbytes, &w->wsizes, r);
+		an_win_dir_add(&w->writes, &w->wbytes, &w->wsizes, r);
 }
 
 /* A row's dominant sizes, once its records are in. */
@@ -283,90 +273,83 @@ static void series_ticks(struct tm_view *v, const struct tm_model *m)
 }
 
 /*
- * Scan the history from the newest record back, with m->mu held but let go
- * every SCAN_CHUNK records so the worker never waits long.  Records only
- * get appended meanwhile; an append overwrites the oldest slot, so after
- * each pause the scan stops at what is still intact.  Records appended
+ * Scan the history (an_window_scan) with m->mu held, letting it go every
+ * SCAN_CHUNK records so the worker never waits long.  Records appended
  * after the start are not in this view (the window was fixed before).
  */
 #define SCAN_CHUNK 65536
 
+struct scan_ctx {
+	struct tm_view *v;
+	const struct tm_model *m;
+	const struct tm_query *q;
+	uint64_t rb, wb;		/* READ/WRITE data bytes */
+};
+
+/* One record of the window: its rows, the window's sums and series (the
+ * accumulator's rule), its sizes, retransmit causes and the selection's
+ * latency. */
+static void scan_rec(void *user, const struct an_win_rec *r)
+{
+	struct scan_ctx *c = user;
+	struct tm_view *v = c->v;
+	const struct tm_model *m = c->m;
+	struct an_opsum x;
+	struct tm_row *w;
+	uint32_t b;
+
+	if (!rec_match(v, &c->q->filt, r))
+		return;
+	x = an_win_opsum(r);
+	an_sums_add(&v->sum, NULL, &x);
+	b = an_window_bucket(r->ts_ns, v->bucket_ns, v->series_base,
+			     v->nseries);
+	an_sums_add(&v->series[b].s, NULL, &x);
+	if ((w = row_get(v, 0, r->proc, m->procs[r->proc].name)))
+		row_add(w, r);
+	if ((w = row_get(v, 1, r->client, m->addr_str[r->client])))
+		row_add(w, r);
+	if ((w = row_get(v, 2, r->server, m->addr_str[r->server])))
+		row_add(w, r);
+	if (r->flags & AN_WR_READ)
+		an_win_dir_add(&v->nreads, &c->rb, &v->rs, r);
+	if (r->flags & AN_WR_WRITE)
+		an_win_dir_add(&v->nwrites, &c->wb, &v->ws, r);
+	if (r->retrans && r->cause < AN_RX_NCAUSES)
+		v->causes[r->cause]++;
+	if ((r->flags & AN_WR_ANSWERED) && sel_match(c->q, r)) {
+		hist_add(&v->bucket_lat[b], (uint64_t)r->lat_ns);
+		hist_add(&v->sel_lat, (uint64_t)r->lat_ns);
+	}
+}
+
 static void scan(struct tm_view *v, struct tm_model *m,
 		 const struct tm_query *q)
 {
-	const struct an_window *h = &m->win;
-	uint64_t lo = h->n > h->cap ? h->n - h->cap : 0, k, step = 0;
-	int64_t stop = v->from_ns - AN_LATE_NS;
-	uint64_t rb = 0, wb = 0;
+	struct scan_ctx c = { v, m, q, 0, 0 };
+	uint64_t pos = m->win.n, k;
+	enum an_scan st;
 	int g;
 
+	memset(&v->sum, 0, sizeof(v->sum));
 	memset(&v->rs, 0, sizeof(v->rs));
 	memset(&v->ws, 0, sizeof(v->ws));
-	if (lo > 0 && h->ring[lo % h->cap].ts_ns > v->from_ns)
-		v->cut = true;
-	for (k = h->n; k > lo; k--) {
-		const struct an_win_rec *r;
-		struct tm_row *w;
-		uint32_t b;
-
-		if (++step % SCAN_CHUNK == 0) {
-			pthread_mutex_unlock(&m->mu);
-			pthread_mutex_lock(&m->mu);
-			if (h->n > h->cap && h->n - h->cap > lo)
-				lo = h->n - h->cap;	/* overwritten meanwhile */
-			if (k <= lo) {
-				v->cut = true;
-				break;
-			}
-		}
-		r = &h->ring[(k - 1) % h->cap];
-		if (r->ts_ns < stop)
-			break;
-		if (r->ts_ns < v->from_ns || r->ts_ns >= v->to_ns ||
-		    !rec_match(v, &q->filt, r))
-			continue;
-		v->ops++;
-		if ((w = row_get(v, 0, r->proc, m->procs[r->proc].name)))
-			row_add(w, r);
-		if ((w = row_get(v, 1, r->client, m->addr_str[r->client])))
-			row_add(w, r);
-		if ((w = row_get(v, 2, r->server, m->addr_str[r->server])))
-			row_add(w, r);
-		if (r->flags & AN_WR_READ) {
-			rb += r->data;
-			v->nreads++;
-			if (r->size)
-				an_sizes_add(&v->rs, r->size);
-		}
-		if (r->flags & AN_WR_WRITE) {
-			wb += r->data;
-			v->nwrites++;
-			if (r->size)
-				an_sizes_add(&v->ws, r->size);
-		}
-		b = an_window_bucket(r->ts_ns, v->bucket_ns, v->series_base,
-				     v->nseries);
-		v->series[b].calls++;
-		if (r->retrans) {
-			v->retrans += r->retrans;
-			v->retrans_ops++;
-			v->series[b].retrans += r->retrans;
-			if (r->cause < AN_RX_NCAUSES)
-				v->causes[r->cause]++;
-		}
-		v->dups += r->dup;
-		v->series[b].dups += r->dup;
-		if (!(r->flags & AN_WR_ANSWERED)) {
-			v->unanswered++;
-			v->series[b].unanswered++;
-		} else if (sel_match(q, r)) {
-			hist_add(&v->bucket_lat[b], (uint64_t)r->lat_ns);
-			hist_add(&v->sel_lat, (uint64_t)r->lat_ns);
-		}
+	v->cut = an_window_cut(&m->win, v->from_ns);
+	while ((st = an_window_scan(&m->win, v->from_ns, v->to_ns, &pos,
+				    SCAN_CHUNK, scan_rec, &c)) == AN_SCAN_MORE) {
+		pthread_mutex_unlock(&m->mu);
+		pthread_mutex_lock(&m->mu);
 	}
+	if (st == AN_SCAN_CUT)
+		v->cut = true;
+	v->ops = v->sum.calls;
+	v->retrans = v->sum.retrans;
+	v->retrans_ops = v->sum.retrans_ops;
+	v->dups = v->sum.dup_replies;
+	v->unanswered = v->sum.unanswered;
 	v->ops_s = an_rate(v->ops, v->from_ns, v->to_ns);
-	v->rmb_s = an_rate(rb, v->from_ns, v->to_ns) / 1e6;
-	v->wmb_s = an_rate(wb, v->from_ns, v->to_ns) / 1e6;
+	v->rmb_s = an_rate(c.rb, v->from_ns, v->to_ns) / 1e6;
+	v->wmb_s = an_rate(c.wb, v->from_ns, v->to_ns) / 1e6;
 	for (g = 0; g < 3; g++)
 		for (k = 0; k < v->nrows[g]; k++)
 			row_sizes(&v->rows[g][k]);

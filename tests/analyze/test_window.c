@@ -4,7 +4,9 @@
  * latency, error, retransmits), the ring keeps exactly the newest N, the
  * window ends at the delivered data and starts no earlier than the first
  * message (so rates are over the span that holds data), its buckets are
- * whole seconds on an_bucket_start's boundaries, counters are read at
+ * whole seconds on an_bucket_start's boundaries, a scan visits the
+ * window's records newest first (in chunks, and says when appends between
+ * them overwrote its place), counters are read at
  * second ends, and a lost fragment train counts in the second it began.
  */
 #include "analyze/window.h"
@@ -86,6 +88,67 @@ static void ring(void)
 	CHECK(w.ring == NULL);
 }
 
+static uint64_t visited;
+static int64_t last_ts;
+static bool newest_first;
+
+static void visit(void *user, const struct an_win_rec *r)
+{
+	(void)user;
+	if (visited && r->ts_ns >= last_ts)
+		newest_first = false;
+	last_ts = r->ts_ns;
+	visited++;
+}
+
+/* 3000 records one a second from T0 in a ring of 2000. */
+static void fill(struct an_window *w, uint64_t from, uint64_t to)
+{
+	struct an_win_rec r;
+	uint64_t k;
+
+	memset(&r, 0, sizeof(r));
+	for (k = from; k < to; k++) {
+		r.ts_ns = T0 + (int64_t)k * S;
+		an_window_add(w, &r);
+	}
+}
+
+static void scans(void)
+{
+	static struct an_window w;
+	uint64_t pos;
+
+	CHECK(an_window_init(&w, 2000) == 0);
+	fill(&w, 0, 3000);
+	/* [T0 + 2500 s, T0 + 2600 s): 100 records, newest first */
+	visited = 0;
+	newest_first = true;
+	pos = w.n;
+	CHECK(an_window_scan(&w, T0 + 2500 * S, T0 + 2600 * S, &pos, 1000000,
+			     visit, NULL) == AN_SCAN_DONE);
+	CHECK(visited == 100 && newest_first);
+	CHECK(!an_window_cut(&w, T0 + 2500 * S));
+	/* everything kept, in chunks of 300: exactly the newest 2000 */
+	CHECK(an_window_cut(&w, T0));
+	visited = 0;
+	pos = w.n;
+	while (an_window_scan(&w, T0, T0 + 4000 * S, &pos, 300, visit,
+			      NULL) == AN_SCAN_MORE)
+		;
+	CHECK(visited == 2000);
+	/* appends between the chunks overwrite where the scan was: cut */
+	visited = 0;
+	pos = w.n;
+	CHECK(an_window_scan(&w, T0, T0 + 4000 * S, &pos, 1500, visit,
+			     NULL) == AN_SCAN_MORE);
+	fill(&w, 3000, 4600);
+	CHECK(an_window_scan(&w, T0, T0 + 4000 * S, &pos, 1500, visit,
+			     NULL) == AN_SCAN_CUT);
+	CHECK(visited == 1500);
+	an_window_fini(&w);
+}
+
 static void spans(void)
 {
 	int64_t from, to, width, base;
@@ -154,6 +217,7 @@ int main(void)
 {
 	records();
 	ring();
+	scans();
 	spans();
 	ticks();
 	return CHECK_SUMMARY();

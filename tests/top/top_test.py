@@ -169,10 +169,25 @@ def close(got, want, what):
        '%s: screen %.3f ms, truth %.3f ms' % (what, got, want))
 
 
+def settled(text, timeout=30):
+    """The screen once it shows text and two captures in a row agree (a
+    capture can catch the terminal halfway through a redraw: the new
+    header over the rows of the frame before)."""
+    end = time.time() + timeout
+    prev = wait_text(text, timeout)
+    while time.time() < end:
+        time.sleep(0.25)    # a redraw (--refresh 200) in between
+        s = wait_text(text, timeout)
+        if s == prev:
+            return s
+        prev = s
+    fail('the screen did not settle on ' + repr(text))
+
+
 def replay_all(pcap, extra=''):
     start('%s top -r %s --fast --window all --refresh 200 %s' %
           (NFSCOPE, pcap, extra))
-    return wait_text('end of input')
+    return settled('end of input')
 
 
 # ----------------------------------------------------------------- checks --
