@@ -643,30 +643,30 @@ static bool net_has(const struct an_net *t, const struct cap_addr *a)
 	       ((a->a[k] ^ t->addr.a[k]) & (uint8_t)(0xff00u >> rest)) == 0;
 }
 
-bool an_filter_addr(const struct an_filter *f, enum an_filter_key side,
-		    const struct cap_addr *a)
+/* Does a term of the side hold a (or, a NULL, match the printed name)? */
+static bool side_has(const struct an_filter *f, enum an_filter_key side,
+		     const struct cap_addr *a, const char *name)
 {
 	const struct an_net *v = side == AN_FK_SERVER ? f->server : f->client;
 	uint32_t nv = side == AN_FK_SERVER ? f->n_server : f->n_client, k;
 
 	assert(side == AN_FK_CLIENT || side == AN_FK_SERVER);
 	for (k = 0; k < nv; k++)
-		if (net_has(&v[k], a))
+		if (a ? net_has(&v[k], a) : name && text_has(&v[k], name))
 			return true;
 	return nv == 0;
+}
+
+bool an_filter_addr(const struct an_filter *f, enum an_filter_key side,
+		    const struct cap_addr *a)
+{
+	return side_has(f, side, a, NULL);
 }
 
 bool an_filter_addr_name(const struct an_filter *f, enum an_filter_key side,
 			 const char *name)
 {
-	const struct an_net *v = side == AN_FK_SERVER ? f->server : f->client;
-	uint32_t nv = side == AN_FK_SERVER ? f->n_server : f->n_client, k;
-
-	assert(side == AN_FK_CLIENT || side == AN_FK_SERVER);
-	for (k = 0; k < nv; k++)
-		if (text_has(&v[k], name))
-			return true;
-	return nv == 0;
+	return side_has(f, side, NULL, name);
 }
 
 bool an_filter_proc(const struct an_filter *f, uint32_t prog, uint32_t vers,
