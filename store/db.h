@@ -2,8 +2,9 @@
  * db.h - internal to store/, its bottom: struct store, the prepared
  * statements and their binding, errors, the histogram blob (db.c).  Every
  * other store/ file builds on it; db.c calls none of them.  Layers, each
- * calling only those below: db.c; schema.c (tables, versions, store_open)
- * and tables.c (flows, exports, end-of-run tables); read.c and write.c.
+ * calling only those below: db.c; keys.c (the ops table's key caches),
+ * schema.c (tables, versions, store_open) and tables.c (flows, exports,
+ * end-of-run tables); read.c and write.c.
  * Not a public header.
  */
 #ifndef NFSCOPE_STORE_DB_H

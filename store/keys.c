@@ -1,8 +1,8 @@
 /* keys.c - the writer's caches of the ops table's lookup keys; see
- * keys.h.  Per kind an open-addressing table of a fixed number of slots
+ * keys.h.  Calls db.c's hash only.  Per kind an open-addressing table of a fixed number of slots
  * (value hash, key, the value's bytes); a lookup probes PROBES slots, a
  * value that finds them all taken replaces the first. */
-#include "store/keys.h"
+#include "store/db.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -78,24 +78,14 @@ void store_keys_reset(struct store_keys *k)
 		memset(k->c[i].mem, 0, (k->c[i].mask + 1) * k->c[i].stride);
 }
 
-/* A word-at-a-time hash of the value, never 0 (0: an empty slot). */
+/* store_hash (db.c), mixed further so that every bit reaches the low
+ * ones the slot is taken from (murmur3's finalizer); never 0 (0: an
+ * empty slot). */
 static uint64_t khash(const void *v, size_t len)
 {
-	const uint8_t *p = v;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	uint64_t h = store_hash(0x9e3779b97f4a7c15ull ^ len, v, len);
 
-	for (; len >= 8; len -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 29;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-		h ^= h >> 29;
-	}
-	h ^= h >> 33;	/* murmur3's finalizer: every bit into the low ones */
+	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;

@@ -6,7 +6,7 @@
  * its table and is cached.  A value whose entry was pushed out gets a
  * second row (another key, the same value): the view ops joins by key, so
  * a reader never sees it.  Writer thread only; no allocation after
- * store_keys_new.  Calls nothing else in store/.
+ * store_keys_new.  Calls only db.c (its hash).
  */
 #ifndef NFSCOPE_STORE_KEYS_H
 #define NFSCOPE_STORE_KEYS_H
