@@ -10,8 +10,9 @@
 # scripted scenario and three feature mixes, made with NFSGEN, fixed seeds).
 # Outputs per capture and binary: report text, --json, --by
 # client|server|export|file, every --csv table, --interval 1 (text); dump
-# text and --json; record into a database, then every table dumped row by
-# row (the runs row without its wall-clock columns `started`/`ended`);
+# text and --json; record into a database, then every table and view
+# dumped row by row (the runs row without its wall-clock columns
+# `started`/`ended`; the op_* tables of schema 5 through their view ops);
 # --every 1 (text) and every --csv table (with shortio and vantage); the
 # report of that database (text, --json, --by client, --csv ops, --interval
 # 1), and partial reports of runs recorded with --ops slow:5 and --ops none
@@ -62,12 +63,14 @@ run() {
 	echo "exit $?" >> "$out.err"
 }
 
-dump_db() {	# dump_db DB OUT: every table, rows in a stable order
+dump_db() {	# dump_db DB OUT: every documented table and view (ops: a view over
+	# op_rows and its key tables since schema 5), rows in a stable order
 	python3 - "$1" > "$2" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.text_factory = lambda b: b.decode('utf-8', 'backslashreplace')
-for (t,) in c.execute("select name from sqlite_master where type='table' order by name"):
+for (t,) in c.execute("select name from sqlite_master where type in ('table', 'view') "
+                      "and name not like 'op\\_%' escape '\\' order by name"):
     cols = [r[1] for r in c.execute('pragma table_info("%s")' % t)]
     keep = [x for x in cols if not (t == 'runs' and x in ('started', 'ended'))]
     print('## %s (%s)' % (t, ','.join(keep)))

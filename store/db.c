@@ -11,9 +11,20 @@
 static const char *const stmt_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN",
 	[ST_COMMIT] = "COMMIT",
-	[ST_INS_OP] = "INSERT INTO ops(" STORE_OPS_COLUMNS ")"
+	[ST_INS_OP] = "INSERT INTO op_rows(" STORE_OP_ROWS_COLUMNS ")"
 		" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		"?,?,?,?,?,?,?,?,?)",
+	[ST_INS_HOST] = "INSERT INTO op_hosts(addr) VALUES(?)",
+	[ST_INS_PROC] = "INSERT INTO op_procs(prog, vers, proc, op) "
+		"VALUES(?,?,?,?)",
+	[ST_INS_BLOB] = "INSERT INTO op_blobs(data) VALUES(?)",
+	[ST_INS_STRING] = "INSERT INTO op_strings(text) VALUES(?)",
+	[ST_INS_OPMORE] = "INSERT INTO op_more(id, last_call_dns, "
+		"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, "
+		"client_port_last, rtmax, rtpref, wtmax, wtpref, dtpref, tsize) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_INS_OPRUN] = "INSERT OR IGNORE INTO op_runs(run, base_ns) "
+		"VALUES(?,?)",
 	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
 		"op, client, server, calls, answered, unanswered, errors, retrans, "
 		"dup_replies, bytes, data_bytes, lat_count, lat_sum_ns, lat_min_ns, "
@@ -37,7 +48,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_INS_FINDING] = "INSERT INTO findings(run, kind, start_ns, end_ns, "
 		"client, server, fh, path, count, peak_rate, evidence, meaning) "
 		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_RETAIN_OPS] = "DELETE FROM ops WHERE run = ?1 AND first_call_ns < ?2",
+	[ST_RETAIN_OPS] = "DELETE FROM op_rows WHERE run = ?1 AND "
+		"first_call_dns < ?2",
 	[ST_RETAIN_CELLS] = "DELETE FROM intervals WHERE run = ?1 AND "
 		"start_ns < ?2",
 	[ST_RETAIN_RUNS] = "DELETE FROM runs WHERE id <> ?1 AND last_ns < ?2",

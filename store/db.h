@@ -2,8 +2,9 @@
  * db.h - internal to store/, its bottom: struct store, the prepared
  * statements and their binding, errors, the histogram blob (db.c).  Every
  * other store/ file builds on it; db.c calls none of them.  Layers, each
- * calling only those below: db.c; schema.c (tables, versions, store_open)
- * and tables.c (flows, exports, end-of-run tables); read.c and write.c.
+ * calling only those below: db.c; keys.c (the ops table's key caches),
+ * schema.c (tables, versions, store_open) and tables.c (flows, exports,
+ * end-of-run tables); read.c and write.c.
  * Not a public header.
  */
 #ifndef NFSCOPE_STORE_DB_H
@@ -12,6 +13,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+#include "store/keys.h"
 #include "store/store.h"
 
 #define CELL_MAX 32768		/* open interval cells (then all are written) */
@@ -83,20 +85,15 @@ struct qop {
 	char rfh_path[AN_PATH_MAX];
 };
 
-#define ADDR_CACHE 256
-#define OP_COLS 52		/* parameters of the INSERT INTO ops */
-
-struct addr_text {
-	bool used;
-	struct cap_addr addr;
-	int len;
-	char text[48];
-};
+#define OP_COLS 35		/* parameters of the INSERT INTO op_rows */
 
 enum {	/* prepared statements */
 	ST_BEGIN, ST_COMMIT, ST_INS_OP, ST_INS_CELL, ST_UPS_FLOW, ST_UPS_NAME,
 	ST_INS_EXPORT, ST_INS_SIZE, ST_INS_SIZE_REP, ST_INS_FSINFO, ST_INS_FINDING,
-	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_INS_DROP, ST_N
+	ST_RETAIN_OPS, ST_RETAIN_CELLS, ST_RETAIN_RUNS, ST_INS_DROP,
+	ST_INS_HOST, ST_INS_PROC, ST_INS_BLOB, ST_INS_STRING,
+	ST_INS_OPRUN, ST_INS_OPMORE,
+	ST_N
 };
 
 struct store {
@@ -138,9 +135,13 @@ struct store {
 	struct cap_drop_span drop_q[DROP_QUEUE];
 	uint32_t ndrop_q;
 	uint8_t blob[HIST_BLOB_MAX];
-	struct addr_text atext[2][ADDR_CACHE];	/* writer thread only */
-	const struct addr_text *abound[2];	/* bound to ops' client, server */
-	int64_t op_val[OP_COLS + 1];		/* ops' bound integers (writer) */
+	/* the ops table's keys and its run's time base (writer thread) */
+	struct store_keys *keys;		/* owned; keys.h */
+	int64_t op_base_ns;
+	bool op_based;				/* op_runs has the run's base */
+	bool ops_v4;				/* an older file's ops, renamed */
+	uint64_t keys_gc;			/* batches retained (retain_keys) */
+	int64_t op_val[OP_COLS + 1];		/* op_rows' bound integers (writer) */
 	bool op_bound[OP_COLS + 1];
 	/*
 	 * The writer thread: store_put_op and store_commit fill queue slots
@@ -187,8 +188,17 @@ const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
  * thread may run: store_close stops it first); NULL: a no-op. */
 void store_db_free(struct store *s);
 
-/* The ops table's columns in the order the writer binds them and the reader
- * reads them back: one list, so the two cannot drift apart. */
+/* The columns of table op_rows (version 5) in the order the writer binds
+ * them (schema.c, write.c). */
+#define STORE_OP_ROWS_COLUMNS "run, call_frame, reply_dframe, " \
+	"first_call_dns, reply_dns, client, server, client_port, " \
+	"server_port, tcp, xid, proc, error, flags, have, uid, gid, " \
+	"machine, fh, rfh, " \
+	"export_id, path, name, file_offset, count, rcount, eof, stable, " \
+	"committed, verf, reply_stat, accept_stat, status, call_len, reply_len"
+
+/* The columns of the view ops (of the table ops before version 5) in the
+ * order the reader reads them back. */
 #define STORE_OPS_COLUMNS "run, call_frame, reply_frame, " \
 	"first_call_ns, last_call_ns, reply_ns, lat_first_ns, lat_last_ns, " \
 	"retrans_ivl_first_ns, retrans_ivl_max_ns, retrans, dup_replies, " \

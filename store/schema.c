@@ -101,6 +101,109 @@ const char store_ack_cols_sql[] =
 	"ALTER TABLE handshakes ADD COLUMN cli_acks INTEGER;\n"
 	"ALTER TABLE handshakes ADD COLUMN cli_ack_min_ns INTEGER;\n";
 
+/*
+ * Version 5 (issue 18): operations in a compact table, op_rows, whose
+ * hosts, procedures, handles and write verifiers (op_blobs), machine
+ * names and paths (op_strings) are integer keys into small tables
+ * (keys.h); a handle or verifier is stored in its row (a blob) until it
+ * comes again, then it gets a key (one seen once costs no row of its own,
+ * fh, rfh and verf are a blob or a key); times are
+ * offsets from a base per run (op_runs) and from the first call; what
+ * few operations have (retransmissions, duplicate replies, a second
+ * client port, FSINFO and STATFS sizes) is a row of op_more; an empty
+ * value is NULL (one byte).  The view ops gives every column of the
+ * table ops of versions 1-4 under its name, with the same values, so the
+ * documented queries read as before.  No index on time (--retain makes
+ * one: op_rows_time); the path's index went with the text.
+ */
+#define OP_ROWS_SQL \
+	"CREATE TABLE op_runs(run INTEGER PRIMARY KEY, base_ns INTEGER " \
+	"  NOT NULL);\n" \
+	"CREATE TABLE op_hosts(id INTEGER PRIMARY KEY, addr TEXT NOT NULL);\n" \
+	"CREATE TABLE op_procs(id INTEGER PRIMARY KEY, prog INTEGER, " \
+	"  vers INTEGER, proc INTEGER, op TEXT);\n" \
+	"CREATE TABLE op_blobs(id INTEGER PRIMARY KEY, data BLOB NOT NULL);\n" \
+	"CREATE TABLE op_strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL);\n" \
+	"CREATE TABLE op_rows(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, " \
+	"  call_frame INTEGER, reply_dframe INTEGER, first_call_dns INTEGER, " \
+	"  reply_dns INTEGER, client INTEGER, server INTEGER, " \
+	"  client_port INTEGER, server_port INTEGER, tcp INTEGER, " \
+	"  xid INTEGER, proc INTEGER, error INTEGER, flags INTEGER, " \
+	"  have INTEGER, uid INTEGER, gid INTEGER, machine INTEGER, " \
+	"  fh, rfh, " \
+	"  export_id INTEGER, path INTEGER, name TEXT, file_offset INTEGER, " \
+	"  count INTEGER, rcount INTEGER, eof INTEGER, stable INTEGER, " \
+	"  committed INTEGER, verf, reply_stat INTEGER, " \
+	"  accept_stat INTEGER, status INTEGER, call_len INTEGER, " \
+	"  reply_len INTEGER);\n" \
+	"CREATE TABLE op_more(id INTEGER PRIMARY KEY, last_call_dns INTEGER, " \
+	"  retrans_ivl_first_ns INTEGER, retrans_ivl_max_ns INTEGER, " \
+	"  retrans INTEGER, dup_replies INTEGER, client_port_last INTEGER, " \
+	"  rtmax INTEGER, rtpref INTEGER, wtmax INTEGER, wtpref INTEGER, " \
+	"  dtpref INTEGER, tsize INTEGER);\n"
+
+/* The view's columns over op_rows o (and its keys' tables), in the order
+ * of the old table ops (id first). */
+#define OPS_VIEW_COLS \
+	"o.id AS id, o.run AS run, o.call_frame AS call_frame, " \
+	"CASE WHEN o.reply_dframe IS NULL THEN 0 ELSE o.call_frame + " \
+	"  o.reply_dframe END AS reply_frame, " \
+	"b.base_ns + o.first_call_dns AS first_call_ns, " \
+	"b.base_ns + o.first_call_dns + coalesce(x.last_call_dns, 0) " \
+	"  AS last_call_ns, " \
+	"b.base_ns + o.first_call_dns + o.reply_dns AS reply_ns, " \
+	"max(o.reply_dns, 0) AS lat_first_ns, " \
+	"max(o.reply_dns - coalesce(x.last_call_dns, 0), 0) AS lat_last_ns, " \
+	"coalesce(x.retrans_ivl_first_ns, 0) AS retrans_ivl_first_ns, " \
+	"coalesce(x.retrans_ivl_max_ns, 0) AS retrans_ivl_max_ns, " \
+	"coalesce(x.retrans, 0) AS retrans, " \
+	"coalesce(x.dup_replies, 0) AS dup_replies, c.addr AS client, " \
+	"s.addr AS server, o.client_port AS client_port, " \
+	"coalesce(x.client_port_last, o.client_port) AS client_port_last, " \
+	"o.server_port AS server_port, " \
+	"CASE o.tcp WHEN 1 THEN 'tcp' ELSE 'udp' END AS transport, " \
+	"o.xid & 4294967295 AS xid, p.prog AS prog, p.vers AS vers, " \
+	"p.proc AS proc, p.op AS op, o.error AS error, o.flags AS flags, " \
+	"o.have AS have, o.uid AS uid, o.gid AS gid, " \
+	"coalesce(m.text, '') AS machine, " \
+	"CASE WHEN typeof(o.fh) = 'blob' THEN o.fh ELSE coalesce(f.data, X'') " \
+	"  END AS fh, " \
+	"CASE WHEN typeof(o.rfh) = 'blob' THEN o.rfh ELSE coalesce(r.data, X'') " \
+	"  END AS rfh, o.export_id AS export_id, " \
+	"coalesce(pa.text, '') AS path, coalesce(o.name, '') AS name, " \
+	"o.file_offset AS file_offset, o.count AS count, o.rcount AS rcount, " \
+	"o.eof AS eof, o.stable AS stable, o.committed AS committed, " \
+	"CASE WHEN typeof(o.verf) = 'blob' THEN o.verf ELSE v.data END " \
+	"  AS verf, o.reply_stat AS reply_stat, " \
+	"o.accept_stat AS accept_stat, o.status AS status, " \
+	"o.call_len AS call_len, o.reply_len AS reply_len, " \
+	"coalesce(x.rtmax, 0) AS rtmax, coalesce(x.rtpref, 0) AS rtpref, " \
+	"coalesce(x.wtmax, 0) AS wtmax, coalesce(x.wtpref, 0) AS wtpref, " \
+	"coalesce(x.dtpref, 0) AS dtpref, coalesce(x.tsize, 0) AS tsize " \
+	"FROM op_rows o LEFT JOIN op_runs b ON b.run = o.run " \
+	"LEFT JOIN op_more x ON x.id = o.id " \
+	"LEFT JOIN op_hosts c ON c.id = o.client " \
+	"LEFT JOIN op_hosts s ON s.id = o.server " \
+	"LEFT JOIN op_procs p ON p.id = o.proc " \
+	"LEFT JOIN op_strings m ON m.id = o.machine " \
+	"LEFT JOIN op_blobs f ON f.id = o.fh " \
+	"LEFT JOIN op_blobs r ON r.id = o.rfh " \
+	"LEFT JOIN op_blobs v ON v.id = o.verf " \
+	"LEFT JOIN op_strings pa ON pa.id = o.path"
+
+#define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n"
+
+/* A file of versions 1-4 appended to: its table ops becomes ops_v4, as it
+ * was, and the view ops reads both (op_rows' ids go on after ops_v4's: a
+ * placeholder row of run 0 holds the last old id; the view skips it). */
+static const char ops_v4_sql[] =
+	"ALTER TABLE ops RENAME TO ops_v4;\n"
+	OP_ROWS_SQL
+	"INSERT INTO op_rows(id, run) SELECT id, 0 FROM ops_v4 "
+	"  ORDER BY id DESC LIMIT 1;\n"
+	"CREATE VIEW ops AS SELECT " OPS_VIEW_COLS " WHERE o.run <> 0 "
+	"UNION ALL SELECT id, " STORE_OPS_COLUMNS " FROM ops_v4;\n";
+
 static const char schema_sql[] =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL, "
 	"  app TEXT NOT NULL);\n"
@@ -109,25 +212,7 @@ static const char schema_sql[] =
 	"  interval_ns INTEGER, retain_ns INTEGER, started INTEGER, "
 	"  ended INTEGER, state TEXT, read_error TEXT, "
 	"  read_error_offset INTEGER%s);\n"
-	"CREATE TABLE ops(id INTEGER PRIMARY KEY, run INTEGER NOT NULL, "
-	"  call_frame INTEGER, reply_frame INTEGER, first_call_ns INTEGER, "
-	"  last_call_ns INTEGER, reply_ns INTEGER, lat_first_ns INTEGER, "
-	"  lat_last_ns INTEGER, retrans_ivl_first_ns INTEGER, "
-	"  retrans_ivl_max_ns INTEGER, retrans INTEGER, dup_replies INTEGER, "
-	"  client TEXT, server TEXT, client_port INTEGER, "
-	"  client_port_last INTEGER, server_port INTEGER, transport TEXT, "
-	"  xid INTEGER, prog INTEGER, vers INTEGER, proc INTEGER, op TEXT, "
-	"  error INTEGER, flags INTEGER, have INTEGER, uid INTEGER, "
-	"  gid INTEGER, machine TEXT, fh BLOB, rfh BLOB, export_id INTEGER, "
-	"  path TEXT, name TEXT, file_offset INTEGER, count INTEGER, "
-	"  rcount INTEGER, eof INTEGER, stable INTEGER, committed INTEGER, "
-	"  verf BLOB, reply_stat INTEGER, accept_stat INTEGER, "
-	"  status INTEGER, call_len INTEGER, reply_len INTEGER, "
-	"  rtmax INTEGER, rtpref INTEGER, wtmax INTEGER, wtpref INTEGER, "
-	"  dtpref INTEGER, tsize INTEGER);\n"
-	"CREATE INDEX ops_time ON ops(run, first_call_ns);\n"
-	"CREATE INDEX ops_path ON ops(path) WHERE path <> '';\n"
-	"CREATE INDEX ops_retrans ON ops(run, client) WHERE retrans > 0;\n"
+	OPS_SQL
 	"CREATE TABLE intervals(run INTEGER NOT NULL, start_ns INTEGER, "
 	"  prog INTEGER, vers INTEGER, proc INTEGER, op TEXT, client TEXT, "
 	"  server TEXT, calls INTEGER, answered INTEGER, unanswered INTEGER, "
@@ -301,6 +386,20 @@ static int add_run_cols(struct store *s, char *errbuf)
 	return 0;
 }
 
+/* Is ops a table (versions 1-4), not the view of version 5? */
+static bool ops_is_table(struct store *s)
+{
+	sqlite3_stmt *q = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_schema "
+			       "WHERE name = 'ops' AND type = 'table'", -1, &q,
+			       NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
+}
+
 /* An older schema opened for writing: add what it lacks, in one
  * transaction (the meaning of existing tables never changes). */
 static int migrate(struct store *s, int version, char *errbuf)
@@ -321,6 +420,8 @@ static int migrate(struct store *s, int version, char *errbuf)
 		rc = store_exec(s, SIZES_REP_SQL, errbuf);
 	if (rc == 0)
 		rc = add_run_cols(s, errbuf);
+	if (rc == 0 && ops_is_table(s))	/* 4 -> 5 */
+		rc = store_exec(s, ops_v4_sql, errbuf);
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);

@@ -56,14 +56,15 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 4	/* 2: table drops; 3: runs.read_error,
+#define STORE_SCHEMA_VERSION 5	/* 2: table drops; 3: runs.read_error,
 				   read_error_offset, runs columns of TCP
 				   records hidden by the snaplen and of
 				   replies decoded by shape, table
 				   sizes_from_replies; 4: runs columns
 				   tcp_rejected, tcp_mem_evicted, dec_late_*,
-				   dec_skew_tolerated (older versions are
-				   migrated on write) */
+				   dec_skew_tolerated; 5: ops a view over
+				   op_rows and its key tables (older
+				   versions are migrated on write) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

@@ -5,6 +5,7 @@
 #include "store/schema.h"
 #include "store/tables.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,31 +24,6 @@ static int batch_commit(struct store *s, const struct batch *b,
 static void batch_free(struct batch *b);
 static int writer_start(struct store *s, char *errbuf);
 
-/*
- * The writer's addresses: per column of ops (client, server), a small
- * direct-mapped cache of their text, bound without a copy (SQLITE_STATIC)
- * and not bound again while the column holds the same address.  An entry
- * is only ever replaced by its own column, which then binds it anew, so a
- * bound text never changes under sqlite.
- */
-static void bind_addr_cached(struct store *s, sqlite3_stmt *q, int k,
-			     int col, const struct cap_addr *a)
-{
-	struct addr_text *e = &s->atext[col][(a->a[3] ^ a->a[15] ^ a->a[14] ^
-					 ((uint32_t)a->a[2] << 2)) % ADDR_CACHE];
-
-	if (!e->used || !cap_addr_eq(&e->addr, a)) {
-		e->used = true;
-		e->addr = *a;
-		cap_addr_str(a, e->text, sizeof(e->text));
-		e->len = (int)strlen(e->text);
-	} else if (s->abound[col] == e) {
-		return;
-	}
-	sqlite3_bind_text(q, k, e->text, e->len, SQLITE_STATIC);
-	s->abound[col] = e;
-}
-
 static int begin(struct store *s, char *errbuf)
 {
 	sqlite3_stmt *q;
@@ -64,6 +40,27 @@ static int begin(struct store *s, char *errbuf)
 static const char *mode_name(enum store_ops_mode m)
 {
 	return m == STORE_OPS_ALL ? "all" : m == STORE_OPS_SLOW ? "slow" : "none";
+}
+
+/* A new run's ops: no time base yet, the keys of an earlier run's rows
+ * forgotten (--retain may delete them), an older file's ops_v4 noted;
+ * --retain deletes by time: op_rows gets an index on it. */
+static int ops_setup(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q = NULL;
+
+	s->op_based = false;
+	store_keys_reset(s->keys);
+	s->ops_v4 = false;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_schema "
+			       "WHERE name = 'ops_v4'", -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		s->ops_v4 = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	if (s->retain_ns > 0)
+		return store_exec(s, "CREATE INDEX IF NOT EXISTS op_rows_time "
+				  "ON op_rows(run, first_call_dns)", errbuf);
+	return 0;
 }
 
 int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
@@ -86,6 +83,10 @@ int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
 			snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
 			return -1;
 		}
+	}
+	if (s->keys == NULL && (s->keys = store_keys_new()) == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
 	}
 	run->started = (int64_t)time(NULL);
 	run->ended = 0;
@@ -127,7 +128,7 @@ int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
 	s->upd_run = NULL;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &s->upd_run, NULL) != SQLITE_OK)
 		return store_err(s, errbuf, "runs");
-	if (begin(s, errbuf) < 0)
+	if (ops_setup(s, errbuf) < 0 || begin(s, errbuf) < 0)
 		return -1;
 	return writer_start(s, errbuf);
 }
@@ -393,85 +394,243 @@ static void bind_null(struct store *s, sqlite3_stmt *q, int k)
 	s->op_bound[k] = false;
 }
 
+/*
+ * The key of a value in its lookup table (keys.h): cached, or a new row
+ * inserted by statement st.  For KEY_MACHINE and KEY_PATH v is the row's
+ * one value (a text); for the others the caller has bound the row's values
+ * already.
+ */
+static int key_of(struct store *s, enum store_key_kind kind, int st,
+		  const void *v, size_t len, int64_t *id, char *errbuf)
+{
+	sqlite3_stmt *q;
+
+	if (store_keys_get(s->keys, kind, v, len, id))
+		return 0;
+	if ((q = store_stmt(s, st, errbuf)) == NULL)
+		return -1;
+	if (kind == KEY_PATH || kind == KEY_MACHINE)
+		sqlite3_bind_text(q, 1, v, (int)len, SQLITE_STATIC);
+	if (store_run_stmt(s, q, errbuf, "ops keys") < 0)
+		return -1;
+	*id = sqlite3_last_insert_rowid(s->db);
+	store_keys_put(s->keys, kind, v, len, *id);
+	return 0;
+}
+
+static int key_host(struct store *s, const struct cap_addr *a, int64_t *id,
+		    char *errbuf)
+{
+	sqlite3_stmt *q;
+	char t[64];
+
+	if (store_keys_get(s->keys, KEY_HOST, a, sizeof(*a), id))
+		return 0;
+	if ((q = store_stmt(s, ST_INS_HOST, errbuf)) == NULL)
+		return -1;
+	store_bind_text(q, 1, cap_addr_str(a, t, sizeof(t)));
+	return key_of(s, KEY_HOST, ST_INS_HOST, a, sizeof(*a), id, errbuf);
+}
+
+static int key_proc(struct store *s, const struct an_op *op, int64_t *id,
+		    char *errbuf)
+{
+	uint32_t v[3] = { op->prog, op->vers, op->proc };
+	sqlite3_stmt *q;
+	char b[32];
+
+	if (store_keys_get(s->keys, KEY_PROC, v, sizeof(v), id))
+		return 0;
+	if ((q = store_stmt(s, ST_INS_PROC, errbuf)) == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, op->prog);
+	sqlite3_bind_int64(q, 2, op->vers);
+	sqlite3_bind_int64(q, 3, op->proc);
+	store_bind_text(q, 4, store_op_name(op->prog, op->vers, op->proc, b,
+					    sizeof(b)));
+	return key_of(s, KEY_PROC, ST_INS_PROC, v, sizeof(v), id, errbuf);
+}
+
+/* A machine name's or path's key into column k, NULL for an empty one. */
+static int bind_text_key(struct store *s, sqlite3_stmt *q, int k,
+			 enum store_key_kind kind, const char *t, size_t max,
+			 char *errbuf)
+{
+	size_t len = strnlen(t, max - 1);
+	int64_t id;
+
+	if (len == 0) {
+		bind_null(s, q, k);
+		return 0;
+	}
+	if (key_of(s, kind, ST_INS_STRING, t, len, &id, errbuf) < 0)
+		return -1;
+	bind_i64(s, q, k, id);
+	return 0;
+}
+
+/*
+ * A handle or write verifier into column k: NULL for none; the first time
+ * it is seen its bytes (a blob, cached with key 0), from then on its key
+ * into op_blobs (the row made the second time).
+ */
+static int bind_blob_key(struct store *s, sqlite3_stmt *q, int k,
+			 const void *v, size_t len, char *errbuf)
+{
+	int64_t id;
+
+	if (len == 0) {
+		bind_null(s, q, k);
+		return 0;
+	}
+	if (!store_keys_get(s->keys, KEY_BLOB, v, len, &id)) {
+		store_keys_put(s->keys, KEY_BLOB, v, len, 0);
+		sqlite3_bind_blob(q, k, v, (int)len, SQLITE_STATIC);
+		s->op_bound[k] = false;
+		return 0;
+	}
+	if (id == 0) {
+		sqlite3_stmt *b = store_stmt(s, ST_INS_BLOB, errbuf);
+
+		if (b == NULL)
+			return -1;
+		sqlite3_bind_blob(b, 1, v, (int)len, SQLITE_STATIC);
+		if (store_run_stmt(s, b, errbuf, "ops keys") < 0)
+			return -1;
+		id = sqlite3_last_insert_rowid(s->db);
+		store_keys_put(s->keys, KEY_BLOB, v, len, id);
+	}
+	bind_i64(s, q, k, id);
+	return 0;
+}
+
+/* The run's time base: the first op's first call (op_runs). */
+static int op_base(struct store *s, const struct an_op *op, char *errbuf)
+{
+	sqlite3_stmt *q;
+
+	if (s->op_based)
+		return 0;
+	if ((q = store_stmt(s, ST_INS_OPRUN, errbuf)) == NULL)
+		return -1;
+	s->op_base_ns = op->first_call_ns;
+	sqlite3_bind_int64(q, 1, s->run);
+	sqlite3_bind_int64(q, 2, s->op_base_ns);
+	if (store_run_stmt(s, q, errbuf, "ops") < 0)
+		return -1;
+	s->op_based = true;
+	return 0;
+}
+
+/* What few ops have, into op_more (row id): retransmissions, duplicate
+ * replies, a second client port, FSINFO/STATFS sizes. */
+static bool has_more(const struct an_op *op)
+{
+	return op->last_call_ns != op->first_call_ns || op->retrans ||
+	       op->dup_replies || op->retrans_ivl_first_ns ||
+	       op->retrans_ivl_max_ns || op->client_port_last != op->client_port ||
+	       op->rtmax || op->rtpref || op->wtmax || op->wtpref ||
+	       op->dtpref || op->tsize;
+}
+
+static int insert_more(struct store *s, const struct an_op *op, int64_t id,
+		       char *errbuf)
+{
+	sqlite3_stmt *q = store_stmt(s, ST_INS_OPMORE, errbuf);
+	const int64_t v[] = { op->last_call_ns - op->first_call_ns,
+		op->retrans_ivl_first_ns, op->retrans_ivl_max_ns, op->retrans,
+		op->dup_replies, op->client_port_last, op->rtmax, op->rtpref,
+		op->wtmax, op->wtpref, op->dtpref, op->tsize };
+	size_t k;
+
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	for (k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		sqlite3_bind_int64(q, (int)k + 2, v[k]);
+	return store_run_stmt(s, q, errbuf, "ops");
+}
+
+/*
+ * One row of op_rows, and of op_more if the op has what it holds (the
+ * view ops turns them back into the old columns, schema.c).  Latencies are
+ * not stored: the engine makes them from the times (analyze/ops.c), and
+ * the view does the same.
+ */
 static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 {
 	sqlite3_stmt *q = store_stmt(s, ST_INS_OP, errbuf);
 	bool ans = (op->flags & AN_OP_ANSWERED) &&
 		   !(op->flags & AN_OP_CALL_NOT_SEEN);	/* no latency */
-	const char *opn;
-	char b[32];
+	int64_t client, server, proc, drep;
 	int k = 1;
 
-	if (q == NULL)
+	if (q == NULL || op_base(s, op, errbuf) < 0 ||
+	    key_host(s, &op->client, &client, errbuf) < 0 ||
+	    key_host(s, &op->server, &server, errbuf) < 0 ||
+	    key_proc(s, op, &proc, errbuf) < 0)
 		return -1;
+	drep = op->reply_ns - op->first_call_ns;
 	bind_i64(s, q, k++, s->run);
 	bind_i64(s, q, k++, (int64_t)op->call_frame);
-	bind_i64(s, q, k++, (int64_t)op->reply_frame);
-	bind_i64(s, q, k++, op->first_call_ns);
-	bind_i64(s, q, k++, op->last_call_ns);
+	if (op->reply_frame)
+		bind_i64(s, q, k++, (int64_t)(op->reply_frame - op->call_frame));
+	else
+		bind_null(s, q, k++);
+	bind_i64(s, q, k++, op->first_call_ns - s->op_base_ns);
 	if (ans) {
-		bind_i64(s, q, k++, op->reply_ns);
-		bind_i64(s, q, k++, op->lat_first_ns);
-		bind_i64(s, q, k++, op->lat_last_ns);
+		int64_t dl = drep - (op->last_call_ns - op->first_call_ns);
+
+		assert(op->lat_first_ns == (drep > 0 ? drep : 0));
+		assert(op->lat_last_ns == (dl > 0 ? dl : 0));
+		bind_i64(s, q, k++, drep);
 	} else {
 		bind_null(s, q, k++);
-		bind_null(s, q, k++);
-		bind_null(s, q, k++);
 	}
-	bind_i64(s, q, k++, op->retrans_ivl_first_ns);
-	bind_i64(s, q, k++, op->retrans_ivl_max_ns);
-	bind_i64(s, q, k++, op->retrans);
-	bind_i64(s, q, k++, op->dup_replies);
-	bind_addr_cached(s, q, k++, 0, &op->client);
-	bind_addr_cached(s, q, k++, 1, &op->server);
+	bind_i64(s, q, k++, client);
+	bind_i64(s, q, k++, server);
 	bind_i64(s, q, k++, op->client_port);
-	bind_i64(s, q, k++, op->client_port_last);
 	bind_i64(s, q, k++, op->server_port);
-	sqlite3_bind_text(q, k++, op->transport == CAP_TCP ? "tcp" : "udp", -1,
-			  SQLITE_STATIC);
-	bind_i64(s, q, k++, op->xid);
-	bind_i64(s, q, k++, op->prog);
-	bind_i64(s, q, k++, op->vers);
-	bind_i64(s, q, k++, op->proc);
-	opn = dec_proc_name(op->prog, op->vers, op->proc);
-	if (opn)	/* a static string */
-		sqlite3_bind_text(q, k++, opn, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_text(q, k++, store_op_name(op->prog, op->vers,
-				  op->proc, b, sizeof(b)), -1, SQLITE_TRANSIENT);
+	bind_i64(s, q, k++, op->transport == CAP_TCP);
+	bind_i64(s, q, k++, (int32_t)op->xid);	/* 4 bytes, not 6 */
+	bind_i64(s, q, k++, proc);
 	bind_i64(s, q, k++, an_op_is_error(op));
 	bind_i64(s, q, k++, op->flags);
 	bind_i64(s, q, k++, op->have);
 	bind_i64(s, q, k++, op->uid);
 	bind_i64(s, q, k++, op->gid);
-	sqlite3_bind_text(q, k++, op->machine, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(q, k++, op->fh.data, (int)op->fh.len, SQLITE_STATIC);
-	sqlite3_bind_blob(q, k++, op->rfh.data, (int)op->rfh.len, SQLITE_STATIC);
+	if (bind_text_key(s, q, k++, KEY_MACHINE, op->machine, AN_MACHINE_MAX,
+			  errbuf) < 0 ||
+	    bind_blob_key(s, q, k++, op->fh.data, op->fh.len, errbuf) < 0 ||
+	    bind_blob_key(s, q, k++, op->rfh.data, op->rfh.len, errbuf) < 0)
+		return -1;
 	bind_i64(s, q, k++, op->export_id);
-	sqlite3_bind_text(q, k++, op->path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, k++, op->name, -1, SQLITE_STATIC);
+	if (bind_text_key(s, q, k++, KEY_PATH, op->path, AN_PATH_MAX,
+			  errbuf) < 0)
+		return -1;
+	if (op->name[0])
+		sqlite3_bind_text(q, k++, op->name, -1, SQLITE_STATIC);
+	else
+		bind_null(s, q, k++);
 	bind_i64(s, q, k++, (int64_t)op->offset);
 	bind_i64(s, q, k++, op->count);
 	bind_i64(s, q, k++, op->rcount);
 	bind_i64(s, q, k++, op->eof);
 	bind_i64(s, q, k++, op->stable);
 	bind_i64(s, q, k++, op->committed);
-	if (op->have & AN_HAVE_VERF)
-		sqlite3_bind_blob(q, k++, op->verf, NFS_VERF_SIZE, SQLITE_STATIC);
-	else
-		bind_null(s, q, k++);
+	if (bind_blob_key(s, q, k++, op->verf, (op->have & AN_HAVE_VERF) ?
+			  NFS_VERF_SIZE : 0, errbuf) < 0)
+		return -1;
 	bind_i64(s, q, k++, op->reply_stat);
 	bind_i64(s, q, k++, op->accept_stat);
 	bind_i64(s, q, k++, op->status);
 	bind_i64(s, q, k++, op->call_len);
 	bind_i64(s, q, k++, op->reply_len);
-	bind_i64(s, q, k++, op->rtmax);
-	bind_i64(s, q, k++, op->rtpref);
-	bind_i64(s, q, k++, op->wtmax);
-	bind_i64(s, q, k++, op->wtpref);
-	bind_i64(s, q, k++, op->dtpref);
-	bind_i64(s, q, k++, op->tsize);
+	assert(k == OP_COLS + 1);
 	if (store_run_stmt(s, q, errbuf, "ops") < 0)
+		return -1;
+	if (has_more(op) &&
+	    insert_more(s, op, sqlite3_last_insert_rowid(s->db), errbuf) < 0)
 		return -1;
 	s->counts.ops++;
 	return 0;
@@ -601,6 +760,8 @@ static void writer_stop(struct store *s)
 	free(s->q);
 	s->q = NULL;
 	s->thread_up = false;
+	store_keys_free(s->keys);
+	s->keys = NULL;
 }
 
 /* The writer thread stopped (what it had queued inserted), then the
@@ -751,9 +912,9 @@ static int write_run(struct store *s, const struct store_run *run,
 static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 {
 	int64_t cut = max_call_ns - s->retain_ns;
-	static const char *const tabs[] = { "ops", "intervals", "sizes",
-		"sizes_from_replies", "fsinfo", "findings", "names", "exports",
-		"flows", "drops" };
+	static const char *const tabs[] = { "op_rows", "op_runs", "ops_v4",
+		"intervals", "sizes", "sizes_from_replies", "fsinfo", "findings",
+		"names", "exports", "flows", "drops" };
 	int k, i;
 	char sql[256];
 
@@ -763,11 +924,15 @@ static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 		if (q == NULL)
 			return -1;
 		sqlite3_bind_int64(q, 1, s->run);
-		sqlite3_bind_int64(q, 2, cut);
+		/* op_rows' times are offsets from the run's base */
+		sqlite3_bind_int64(q, 2, k == ST_RETAIN_OPS ?
+				   cut - s->op_base_ns : cut);
 		if (store_run_stmt(s, q, errbuf, "retain") < 0)
 			return -1;
 	}
 	for (i = 0; i < (int)(sizeof(tabs) / sizeof(tabs[0])); i++) {
+		if (i == 2 && !s->ops_v4)
+			continue;
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run IN (SELECT "
 			 "id FROM runs WHERE id <> %" PRId64 " AND last_ns < %"
 			 PRId64 ")", tabs[i], s->run, cut);
@@ -783,6 +948,33 @@ static int retain(struct store *s, int64_t max_call_ns, char *errbuf)
 		sqlite3_bind_int64(q, 2, cut);
 		return store_run_stmt(s, q, errbuf, "retain");
 	}
+}
+
+#define KEYS_GC_EVERY 64	/* batches with --retain */
+
+/*
+ * --retain: the lookup rows no op_rows row names any more, deleted every
+ * KEYS_GC_EVERY batches (each pass reads op_rows whole), and the writer's
+ * cache of keys forgotten with them.
+ */
+static int retain_keys(struct store *s, char *errbuf)
+{
+	if (++s->keys_gc % KEYS_GC_EVERY)
+		return 0;
+	store_keys_reset(s->keys);
+	return store_exec(s, "DELETE FROM op_more WHERE id NOT IN (SELECT id "
+		"FROM op_rows);"
+		"DELETE FROM op_hosts WHERE id NOT IN (SELECT client FROM op_rows "
+		"WHERE run <> 0 UNION SELECT server FROM op_rows WHERE run <> 0);"
+		"DELETE FROM op_procs WHERE id NOT IN (SELECT proc FROM op_rows "
+		"WHERE run <> 0);"
+		"DELETE FROM op_blobs WHERE id NOT IN (SELECT fh FROM op_rows "
+		"WHERE typeof(fh) = 'integer' UNION SELECT rfh FROM op_rows "
+		"WHERE typeof(rfh) = 'integer' UNION SELECT verf FROM op_rows "
+		"WHERE typeof(verf) = 'integer');"
+		"DELETE FROM op_strings WHERE id NOT IN (SELECT machine FROM "
+		"op_rows WHERE machine IS NOT NULL UNION SELECT path FROM op_rows "
+		"WHERE path IS NOT NULL);", errbuf);
 }
 
 void store_put_drop(struct store *s, const struct cap_drop_span *sp)
@@ -874,7 +1066,8 @@ static int batch_write(struct store *s, const struct batch *b, char *errbuf)
 	    store_write_exports(s, b, errbuf) < 0)
 		return -1;
 	if (s->retain_ns > 0 && b->max_call_ns > s->retain_ns &&
-	    retain(s, b->max_call_ns, errbuf) < 0)
+	    (retain(s, b->max_call_ns, errbuf) < 0 ||
+	     retain_keys(s, errbuf) < 0))
 		return -1;
 	return write_run(s, &b->run, errbuf);
 }

@@ -1,7 +1,9 @@
 /*
  * sqlite_ceiling.c - what sqlite alone can insert: the ops rows of an
- * nfscope database, re-inserted into a fresh file with the same table, the
- * same indexes and the same settings as the store (page_size 16384, WAL,
+ * nfscope database (table op_rows since schema 5, without the rows of its
+ * key tables and op_more; table ops before), re-inserted into a fresh
+ * file with the same table, the same indexes and the same settings as the
+ * store (page_size 16384, WAL,
  * synchronous NORMAL, 32 MiB cache, no memory statistics, one transaction
  * per 45,000 rows), by a loop that does nothing but bind and step.  No
  * nfscope code runs, so this is the ceiling the store's insert thread can
@@ -23,6 +25,8 @@
 
 #define LOAD_MAX 200000
 #define BATCH 45000
+
+static const char *tab = "ops";	/* the table of the rows (main) */
 
 struct val {
 	int type;		/* SQLITE_INTEGER, _FLOAT, _TEXT, _BLOB, _NULL */
@@ -79,9 +83,10 @@ static void run(sqlite3 *src, const char *dst, const struct val *v,
 	exec(db, "PRAGMA synchronous=NORMAL");
 	exec(db, "PRAGMA cache_size=-32768");
 	exec(db, "PRAGMA wal_autocheckpoint=8192");
-	if (sqlite3_prepare_v2(src, "SELECT sql, type FROM sqlite_master WHERE "
-			       "tbl_name = 'ops' AND sql IS NOT NULL ORDER BY "
-			       "type DESC", -1, &q, NULL))
+	snprintf(path, sizeof(path), "SELECT sql, type FROM sqlite_master "
+		 "WHERE tbl_name = '%s' AND sql IS NOT NULL ORDER BY type DESC",
+		 tab);
+	if (sqlite3_prepare_v2(src, path, -1, &q, NULL))
 		die(src, "sqlite_master");
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int idx = strcmp((const char *)sqlite3_column_text(q, 1),
@@ -97,7 +102,7 @@ static void run(sqlite3 *src, const char *dst, const struct val *v,
 	ins = malloc(64 + (size_t)ncol * 4);
 	if (ins == NULL)
 		die(NULL, "insert");
-	off = (size_t)sprintf(ins, "INSERT INTO ops VALUES(NULL");
+	off = (size_t)sprintf(ins, "INSERT INTO %s VALUES(NULL", tab);
 	for (k = 0; k < ncol; k++)
 		off += (size_t)sprintf(ins + off, ",?");
 	sprintf(ins + off, ")");
@@ -153,6 +158,7 @@ int main(int argc, char **argv)
 	char *arena;
 	size_t used = 0, cap = 64u << 20;
 	long nload = 0, rows = argc > 3 ? atol(argv[3]) : 2000000;
+	char sel[128];
 	int ncol, k;
 
 	if (argc < 3) {
@@ -162,8 +168,13 @@ int main(int argc, char **argv)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	if (sqlite3_open_v2(argv[1], &src, SQLITE_OPEN_READONLY, NULL))
 		die(src, argv[1]);
-	if (sqlite3_prepare_v2(src, "SELECT * FROM ops ORDER BY id LIMIT 200000",
-			       -1, &q, NULL))
+	if (sqlite3_prepare_v2(src, "SELECT 1 FROM op_rows LIMIT 0", -1, &q,
+			       NULL) == SQLITE_OK)
+		tab = "op_rows";	/* schema 5: the table under the view */
+	sqlite3_finalize(q);
+	snprintf(sel, sizeof(sel), "SELECT * FROM %s WHERE run <> 0 ORDER BY "
+		 "id LIMIT 200000", tab);
+	if (sqlite3_prepare_v2(src, sel, -1, &q, NULL))
 		die(src, "ops");
 	ncol = sqlite3_column_count(q) - 1;	/* id is left to sqlite */
 	v = malloc((size_t)LOAD_MAX * (size_t)ncol * sizeof(*v));

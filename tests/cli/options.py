@@ -165,8 +165,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4,
-          'new database has schema version 4')
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5,
+          'new database has schema version 5')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
@@ -190,8 +190,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
     check(p.returncode == 0, 'record appends to a schema 1 database: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4 and
-          con.execute('PRAGMA user_version').fetchone()[0] == 4 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+          con.execute('PRAGMA user_version').fetchone()[0] == 5 and
           con.execute("SELECT count(*) FROM pragma_table_info('runs') "
                       "WHERE name LIKE 'read_error%'").fetchone()[0] == 2 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
@@ -202,7 +202,7 @@ def test_migration():
           con.execute('SELECT count(*) FROM runs WHERE dec_shape_fit = 0')
           .fetchone()[0] == 2 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
-          'schema 1 migrated to 4 on append, both runs there')
+          'schema 1 migrated to 5 on append, both runs there')
     con.close()
 
 
@@ -232,11 +232,11 @@ def test_migration_v2():
     check(p.returncode == 0, 'record appends to a schema 2 database: %s' % p.stderr)
     con = sqlite3.connect(db)
     cols = {r[1] for r in con.execute('PRAGMA table_info(runs)')}
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
           all(c in cols for c in HIDDEN_COLS) and
           con.execute('SELECT count(*) FROM runs WHERE tcp_hidden_spans = 0')
           .fetchone()[0] == 2,
-          'schema 2 migrated to 4 on append: runs has the hidden columns')
+          'schema 2 migrated to 5 on append: runs has the hidden columns')
     con.close()
 
 

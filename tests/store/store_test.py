@@ -18,6 +18,12 @@ MODE:
                lists and --from/--to (analyze/filter.h) on the capture, a
                database with every op and one with none (table intervals):
                the counts of the generator's per-operation truth
+  compact      schema 5's view ops over op_rows and its key tables: each
+               row field by field == the generator's per-operation truth
+               (times, latencies, ports, handles seen once and again); a
+               schema 4 file (table ops) is read, appended to (ops_v4 +
+               op_rows under one view) and read again the same; the op_*
+               tables' payload per op on pcaps/lab-demo.pcap
 """
 import atexit
 import json
@@ -708,8 +714,130 @@ def mode_filter():
               "filter %s: exit %d %s" % (args, r.returncode, r.stderr[-200:]))
     print("filter: %d cases, %d NFSv3 ops" % (len(cases), len(nfs)))
 
+# --------------------------------------------------------------- compact --
+
+TRUTH_COLS = (("server", "server"), ("cport", "client_port"),
+              ("cport_last", "client_port_last"), ("sport", "server_port"),
+              ("proto", "transport"), ("prog", "prog"), ("vers", "vers"),
+              ("proc", "proc"), ("retrans", "retrans"),
+              ("last_call_ns", "last_call_ns"),
+              ("reply_ns", "reply_ns"), ("offset", "file_offset"),
+              ("count", "count"), ("rcount", "rcount"), ("status", "status"))
+
+
+def compact_truth(db, ops):
+    """Every answered op the capture shows whole: its row of the view ops
+    has the generator's values."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    con.text_factory = lambda b: b.decode("utf-8", "backslashreplace")
+    rows = {(r["client"], r["xid"], r["first_call_ns"]): r
+            for r in con.execute("SELECT * FROM ops")}
+    want = [o for o in ops if o["answered"] and not o["tx_lost"] and
+            not o["reply_lost"] and not o["xid_reused"] and not o["one_way"]]
+    seen = bad = 0
+    for o in want:
+        r = rows.get((o["client"], o["xid"], o["first_call_ns"]))
+        if r is None:
+            continue
+        seen += 1
+        exp = {c: o[t] for t, c in TRUTH_COLS if t in o}
+        exp["lat_first_ns"] = o["reply_ns"] - o["first_call_ns"]
+        exp["lat_last_ns"] = o["reply_ns"] - o["last_call_ns"]
+        if "fh" in o:
+            exp["fh"] = bytes.fromhex(o["fh"])
+        got = {c: r[c] for c in exp}
+        if got != exp:
+            bad += 1
+            if bad <= 3:
+                check(False, "ops row %s: %s != truth %s" % (
+                    o["xid"], {c: got[c] for c in exp if got[c] != exp[c]},
+                    {c: exp[c] for c in exp if got[c] != exp[c]}))
+    check(bad == 0 and seen >= 0.9 * len(want) and seen > 1000,
+          "view ops == truth: %d rows checked of %d, %d differ" % (
+              seen, len(want), bad))
+    con.close()
+    return seen
+
+
+def make_v4(db):
+    """The file as version 4 wrote it: one table ops, no op_* tables."""
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(ops)")]
+    con.execute("CREATE TABLE ops4 AS SELECT * FROM ops ORDER BY id")
+    for (t,) in con.execute("SELECT name FROM sqlite_schema WHERE type = "
+                            "'table' AND name LIKE 'op\\_%' ESCAPE '\\'").fetchall():
+        con.execute("DROP TABLE %s" % t)
+    con.executescript("DROP VIEW ops; ALTER TABLE ops4 RENAME TO ops; "
+                      "DELETE FROM schema_version; INSERT INTO schema_version "
+                      "VALUES(4, 'nfscope'); PRAGMA user_version = 4;")
+    con.close()
+    return cols
+
+
+def report_json(*args):
+    r = run([NFSCOPE, "report", "--json"] + list(args))
+    check(r.returncode == 0, "report --json %s: %s" % (args, r.stderr[-300:]))
+    return json.loads(r.stdout) if r.returncode == 0 else {}
+
+
+def mode_compact():
+    pcap, ops = gen("cp", "--all-features", "--count", "6000", "--seed", "11",
+                    "--ip", "mix", "--transport", "mix")
+    db = os.path.join(TMP, "cp.db")
+    record(pcap, db, "--force", "--quiet")
+    n = compact_truth(db, ops)
+    con = sqlite3.connect(db)
+    check(con.execute("SELECT type FROM sqlite_schema WHERE name = 'ops'")
+          .fetchone()[0] == "view", "schema 5: ops is a view")
+    con.close()
+    before = report_json(db)
+    # a version 4 file: read as it is, then appended to
+    cols = make_v4(db)
+    check(report_json(db) == before, "report reads a schema 4 file the same")
+    record(pcap, db, "--quiet")
+    con = sqlite3.connect(db)
+    check([r[1] for r in con.execute("PRAGMA table_info(ops)")] == cols,
+          "the view ops over ops_v4 and op_rows has the columns of 4")
+    ids = [r[0] for r in con.execute("SELECT id FROM ops ORDER BY id")]
+    r1 = con.execute("SELECT count(*), max(id) FROM ops WHERE run = 1").fetchone()
+    r2 = con.execute("SELECT count(*), min(id) FROM ops WHERE run = 2").fetchone()
+    check(len(ids) == len(set(ids)) and r1[0] == r2[0] > 0 and r2[1] > r1[1] and
+          con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == 5,
+          "appended to schema 4: ids %d unique of %d, runs %s %s" % (
+              len(set(ids)), len(ids), r1, r2))
+    con.close()
+    check(report_json(db, "--run", "1") == before, "run 1 reads the same after")
+    b2 = report_json(db, "--run", "2")
+    for k in ("totals", "procedures"):
+        check(b2.get(k) == before.get(k), "run 2 (op_rows) == run 1 (ops_v4): %s" % k)
+    # size: the op_* tables' payload per operation on a real capture
+    demo = os.path.join(SRCDIR, "pcaps", "lab-demo.pcap")
+    record(demo, db, "--force", "--quiet")
+    con = sqlite3.connect(db)
+    nops = con.execute("SELECT count(*) FROM ops").fetchone()[0]
+    # its handles come again: the first sight in the row, then a key
+    inl, key = con.execute("SELECT sum(typeof(fh) = 'blob') + sum(typeof(rfh) "
+                           "= 'blob'), sum(typeof(fh) = 'integer') + "
+                           "sum(typeof(rfh) = 'integer') FROM op_rows").fetchone()
+    nfh = con.execute("SELECT count(*) FROM (SELECT fh FROM ops WHERE fh <> "
+                      "X'' UNION SELECT rfh FROM ops WHERE rfh <> X'')"
+                      ).fetchone()[0]
+    check(inl == nfh and key > inl, "lab-demo: %s handles in rows, %s keys, "
+          "%d distinct" % (inl, key, nfh))
+    try:
+        pay = con.execute("SELECT sum(payload) FROM dbstat WHERE name LIKE "
+                          "'op\\_%' ESCAPE '\\'").fetchone()[0]
+        check(nops > 3000 and pay / nops <= 90, "lab-demo: %.1f bytes of op_* "
+              "payload per op (%d ops)" % (pay / nops, nops))
+    except sqlite3.OperationalError:
+        pay = 0		# no dbstat in this sqlite
+    con.close()
+    print("compact: %d rows == truth; schema 4 read and appended; lab-demo "
+          "%.1f B/op payload" % (n, pay / max(nops, 1)))
+
 
 {"roundtrip": mode_roundtrip, "concurrency": mode_concurrency, "crash": mode_crash,
  "sql": mode_sql, "errors": mode_errors, "live": mode_live,
- "filter": mode_filter}[MODE]()
+ "filter": mode_filter, "compact": mode_compact}[MODE]()
 sys.exit(tally.summary(MODE))

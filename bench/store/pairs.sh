@@ -1,0 +1,35 @@
+#!/bin/sh
+# bench/store/pairs.sh NFSCOPE CAPTURE... - issue 18's two store ratios,
+# measured as pairs: `report -r X` then `record --ops all -w DB -r X` on
+# the same capture back to back, PAIRS times (default 5).  Prints per
+# capture the median (and range) of the pairs' wall-time ratios, of their
+# CPU-time ratios (user + system, all threads: what a busy shared host
+# still measures fairly), and bytes per stored operation (database file
+# size / op rows, after the run's final checkpoint).  Targets: wall ratio
+# <= 1.5, <= 100 bytes per operation.  Never asserts speed.
+set -u
+N=$1; shift
+P=${PAIRS:-5}
+T=${TMPDIR:-/tmp}/nfscope-pairs.$$
+mkdir -p "$T" || exit 1
+trap 'rm -rf "$T"' EXIT
+med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+printf "%-28s %6s %22s %22s %8s %10s\n" capture pairs "wall x report" \
+	"CPU x report" "B/op" "ops"
+for x in "$@"; do
+	cat "$x" > /dev/null	# the page cache: time the programs, not the disk
+	: > "$T/wall"; : > "$T/cpu"
+	for i in $(seq "$P"); do
+		/usr/bin/time -f "%e %U %S" -o "$T/a" "$N" report -r "$x" > /dev/null || exit 1
+		rm -f "$T/db" "$T/db-wal" "$T/db-shm"
+		/usr/bin/time -f "%e %U %S" -o "$T/b" "$N" record -r "$x" -w "$T/db" \
+			--ops all --quiet || exit 1
+		paste "$T/a" "$T/b" | awk -v w="$T/wall" -v c="$T/cpu" '{
+			print $4 / $1 >> w; print ($5 + $6) / ($2 + $3) >> c }'
+	done
+	rows=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
+	size=$(stat -c %s "$T/db")
+	printf "%-28s %6d %22s %22s %8.1f %10d\n" "$(basename "$x")" "$P" \
+		"$(med < "$T/wall")" "$(med < "$T/cpu")" \
+		"$(echo "$size $rows" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$rows"
+done
