@@ -291,6 +291,80 @@ static int build_findings(struct an_model *m)
 	return 0;
 }
 
+/* ------------------------------------------ per-procedure time series -- */
+
+static int series_cmp(const void *x, const void *y)
+{
+	const struct an_series_cell *a = ((const struct an_model_series *)x)->cell;
+	const struct an_series_cell *b = ((const struct an_model_series *)y)->cell;
+
+	if (a->prog != b->prog)
+		return a->prog < b->prog ? -1 : 1;
+	if (a->vers != b->vers)
+		return a->vers < b->vers ? -1 : 1;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+static int heat_cmp(const void *x, const void *y)
+{
+	int64_t a = ((const struct an_model_heat *)x)->start_ns;
+	int64_t b = ((const struct an_model_heat *)y)->start_ns;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The heat map's column of the interval at start (cells sorted by time
+ * would do without the search; the series' order is by procedure). */
+static struct an_model_heat *heat_col(struct an_model *m, int64_t start)
+{
+	uint32_t k;
+
+	for (k = 0; k < m->nheat; k++)
+		if (m->heat[k].start_ns == start)
+			return &m->heat[k];
+	m->heat[m->nheat].start_ns = start;
+	return &m->heat[m->nheat++];
+}
+
+static int build_series(struct an_model *m)
+{
+	const struct an_series *s = m->in.series;
+	uint32_t k, c, n = an_series_ncells(s);
+	double w = s ? (double)an_series_interval_ns(s) / 1e9 : 0;
+	uint64_t lo, hi;
+	struct hist none;
+
+	m->series = calloc(n ? n : 1, sizeof(*m->series));
+	m->heat = calloc(n ? n : 1, sizeof(*m->heat));
+	if (m->series == NULL || m->heat == NULL)
+		return -1;
+	for (k = 0; k < n; k++) {
+		struct an_model_series *o = &m->series[k];
+		struct an_model_heat *h;
+
+		o->cell = an_series_cell(s, k);
+		o->ops_per_s = an_per_s(o->cell->calls, w);
+		an_lat_of(&o->cell->lat, &o->lat);
+		h = heat_col(m, o->cell->start_ns);
+		for (c = 0; c < AN_MODEL_HEAT_ROWS; c++)
+			h->count[c] += hist_range_count(&o->cell->lat, c, &lo,
+							&hi);
+	}
+	m->nseries = n;
+	qsort(m->series, n, sizeof(*m->series), series_cmp);
+	qsort(m->heat, m->nheat, sizeof(*m->heat), heat_cmp);
+	hist_init(&none);
+	for (c = 0; c < AN_MODEL_HEAT_ROWS; c++) {
+		hist_range_count(&none, c, &lo, &hi);
+		m->heat_edge_ms[c] = an_ms(c == 0 ? 64 : lo);
+		m->heat_edge_ms[c + 1] = an_ms(hi);
+	}
+	m->series_dropped = an_series_dropped(s);
+	return 0;
+}
+
 /* ------------------------------------------------------------- model -- */
 
 int an_model_build(struct an_model *m, const struct an_model_input *in)
@@ -315,7 +389,8 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 		    build_rows(m, (enum an_group)g) < 0)
 			goto fail;
 	if (build_pairs_servers(m) < 0 || build_findings(m) < 0 ||
-	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0))
+	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0) ||
+	    ((in->want & AN_MODEL_SERIES) && build_series(m) < 0))
 		goto fail;
 	return 0;
 fail:
@@ -336,6 +411,11 @@ void an_model_fini(struct an_model *m)
 	free(m->servers);
 	free(m->intervals);
 	free(m->findings);
+	free(m->series);
+	free(m->heat);
+	m->series = NULL;
+	m->heat = NULL;
+	m->nseries = m->nheat = 0;
 	m->pairs = NULL;
 	m->servers = NULL;
 	m->intervals = NULL;

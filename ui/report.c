@@ -23,6 +23,8 @@ static void on_op_sums(void *user, const struct an_op *op)
 
 	an_figs_push(r->figs, op);
 	an_find_add(r->find, op);
+	if (r->series)
+		an_series_add(r->series, op);
 	if (r->every)
 		rep_every_add(r, op);
 }
@@ -87,7 +89,7 @@ static void report_usage(FILE *f)
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
 	      "[--server ADDR] [--op NAME[,NAME]]...\n"
-	      "                      [--json] [--csv TABLE] "
+	      "                      [--json] [--csv TABLE] [--html OUT.html] "
 	      "[--by op|client|server|export|file]\n"
 	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
@@ -187,6 +189,7 @@ int ui_report_main(int argc, char **argv)
 		UI_SRC_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", required_argument, NULL, 'C' },
+		{ "html", required_argument, NULL, 'M' },
 		{ "by", required_argument, NULL, 'Y' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "every", required_argument, NULL, 'G' },
@@ -213,6 +216,7 @@ int ui_report_main(int argc, char **argv)
 	struct store_run run;
 	struct an_names *names = NULL;
 	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
+	const char *html = NULL;
 	int64_t run_id = 0;
 	bool list_runs = false;
 	bool json = false;
@@ -236,6 +240,9 @@ int ui_report_main(int argc, char **argv)
 			continue;
 		case 'C':
 			csv = optarg;
+			continue;
+		case 'M':
+			html = optarg;
 			continue;
 		case 'Y':
 			if (parse_by(optarg, &r.by) < 0) {
@@ -326,6 +333,12 @@ int ui_report_main(int argc, char **argv)
 	if (csv && json)
 		return ui_usage_error("report", "--csv TABLE and --json exclude "
 				      "each other: give one");
+	if (html && (csv || json || every_ns))
+		return ui_usage_error("report", "--html and --%s exclude each "
+				      "other: give one", csv ? "csv" : json ?
+				      "json" : "every");
+	if (html && r.interval_ns == 0)
+		r.interval_ns = 1000000000;	/* the page's time series */
 	if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
 		if (!rep_is_store(db) && access(db, R_OK) == 0)
@@ -373,6 +386,9 @@ int ui_report_main(int argc, char **argv)
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
 	r.figs = an_figs_new(&fc);
+	if ((html || (json && r.interval_ns)) &&
+	    (r.series = an_series_new(fc.interval_ns, 0)) == NULL)
+		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
 		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
@@ -397,7 +413,7 @@ int ui_report_main(int argc, char **argv)
 				   on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
-			rc = report_partial(&r, db, &run, csv || json ||
+			rc = report_partial(&r, db, &run, csv || json || html ||
 					    every_ns || r.interval_ns ||
 					    r.by != AN_BY_OP);
 			goto out;
@@ -407,7 +423,9 @@ int ui_report_main(int argc, char **argv)
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
-	if (csv) {
+	if (html) {
+		rc = rep_html(&r, html) < 0;
+	} else if (csv) {
 		rc = rep_csv(&r, csv) < 0;	/* the name was checked above */
 	} else if (json) {
 		rc = rep_json(&r) < 0;
@@ -421,6 +439,7 @@ out:
 	run_free(r.run);	/* first: its threads use figs, find, every */
 	an_find_free(r.find);
 	an_figs_free(r.figs);
+	an_series_free(r.series);
 	rep_every_free(r.every);
 	an_names_free(names);
 	return rc;
