@@ -5,6 +5,7 @@
 #include "ui/esc.h"
 #include "ui/times.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -217,6 +218,7 @@ int ui_report_main(int argc, char **argv)
 	struct an_names *names = NULL;
 	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
 	const char *html = NULL;
+	FILE *hf = NULL;		/* --html's file */
 	int64_t run_id = 0;
 	bool list_runs = false;
 	bool json = false;
@@ -406,6 +408,13 @@ int ui_report_main(int argc, char **argv)
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
+	/* before the capture: a bad path fails at once */
+	if (html && (hf = strcmp(html, "-") ? fopen(html, "w") : stdout) ==
+	    NULL) {
+		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+			strerror(errno));
+		goto out;
+	}
 	if (run_go(r.run, &h) < 0)
 		goto out;
 	if (db) {
@@ -424,7 +433,7 @@ int ui_report_main(int argc, char **argv)
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
 	if (html) {
-		rc = rep_html(&r, html) < 0;
+		rc = rep_html(&r, hf) < 0;
 	} else if (csv) {
 		rc = rep_csv(&r, csv) < 0;	/* the name was checked above */
 	} else if (json) {
@@ -442,5 +451,10 @@ out:
 	an_series_free(r.series);
 	rep_every_free(r.every);
 	an_names_free(names);
+	if (hf && hf != stdout && fclose(hf) != 0 && rc == 0) {
+		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+			strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

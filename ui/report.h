@@ -96,9 +96,10 @@ void rep_every_free(struct rep_every *e);
 void rep_every_add(struct rep *r, const struct an_op *op);
 void rep_every_end(struct rep *r);		/* the last window */
 
-/* --html OUT (report_html.c): the page, to OUT ("-": stdout).  Returns
- * 0, or -1 with a message on stderr. */
-int rep_html(const struct rep *r, const char *path);
+/* --html OUT (report_html.c): the page, to f (OUT opened by the driver
+ * before the capture, so a bad path fails at once).  Returns 0, or -1
+ * with a message on stderr (out of memory). */
+int rep_html(const struct rep *r, FILE *f);
 /* The text report's capture health section (report_text.c). */
 void rep_text_health(FILE *f, const struct an_model *m);
 

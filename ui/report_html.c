@@ -17,7 +17,6 @@
 #include "ui/esc.h"
 #include "ui/svg.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,7 +35,9 @@ static const char css[] =
 	"table{border-collapse:collapse;font-size:12px}"
 	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
 	"td:first-child,th:first-child{text-align:left}"
-	"p.verdict{margin:.2em 0 1em 0}li{margin-bottom:.5em}";
+	"p.verdict{margin:.2em 0 1em 0}li{margin-bottom:.5em}"
+	"figure.size{display:inline-block;vertical-align:top;width:550px;"
+	"margin:0 .5em 0 0}";
 
 /* Text of a text-report section (written by fn into memory) as a <pre>,
  * escaped; nothing if fn wrote nothing. */
@@ -55,9 +56,11 @@ static int html_pre(FILE *f, const char *cls, const char *id,
 		free(buf);
 		return -1;
 	}
-	if (n > 0) {
+	for (line = buf; *line == '\n'; line++)
+		;			/* a section's blank line above it */
+	if (*line) {
 		fprintf(f, "<pre class=\"%s\" id=\"%s\">", cls, id);
-		for (line = buf; *line; line = nl + 1) {
+		for (; *line; line = nl + 1) {
 			if ((nl = strchr(line, '\n')) == NULL)
 				nl = line + strlen(line) - 1;
 			else
@@ -106,8 +109,11 @@ static void head(FILE *f, const struct rep *r, const struct an_model *m)
 			rep_time(r, r->last_ns, t1, sizeof(t1)),
 			ui_time_zone(r->first_ns, r->tmode, z, sizeof(z)));
 	fprintf(f, ", %" PRIu64 " operations (%" PRIu64 " answered, %" PRIu64
-		" unanswered, %" PRIu64 " errors), %.1f ops/s</p>\n", t->ops,
-		t->answered, t->unanswered, t->errors, m->ops_per_s);
+		" unanswered", t->ops, t->answered, t->unanswered);
+	if (t->reply_not_seen)	/* as the text report's header */
+		fprintf(f, ", %" PRIu64 " reply not seen", t->reply_not_seen);
+	fprintf(f, ", %" PRIu64 " errors), %.1f ops/s</p>\n", t->errors,
+		m->ops_per_s);
 }
 
 static int health(FILE *f, const struct rep *r, const struct an_model *m)
@@ -427,7 +433,7 @@ static void size_chart(FILE *f, const struct rep *r, uint32_t pair,
 		.tmode = r->tmode, .unit = "calls", .digits = 0,
 	};
 
-	fputs("<figure>\n", f);
+	fputs("<figure class=\"size\">\n", f);
 	svg_bars(f, &p, b, sz->nsizes, mk, nm);
 	fprintf(f, "<p class=\"verdict\" id=\"%s-verdict\">", id);
 	svg_text(f, write ? q->write_verdict : q->read_verdict);
@@ -627,32 +633,17 @@ static int page(FILE *f, const struct rep *r, const struct an_model *m)
 	return 0;
 }
 
-int rep_html(const struct rep *r, const char *path)
+int rep_html(const struct rep *r, FILE *f)
 {
 	struct an_model m;
-	bool out = !strcmp(path, "-");
-	FILE *f = out ? r->out : fopen(path, "w");
 	int rc;
 
-	if (f == NULL) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
 	if (rep_model(r, AN_MODEL_ROWS(AN_BY_OP) | AN_MODEL_INTERVALS |
-		      AN_MODEL_SERIES, &m) < 0) {
-		if (!out)
-			fclose(f);
+		      AN_MODEL_SERIES, &m) < 0)
 		return -1;
-	}
 	rc = page(f, r, &m);
 	if (rc < 0)
 		fprintf(stderr, "nfscope: out of memory\n");
 	an_model_fini(&m);
-	if (!out && fclose(f) != 0 && rc == 0) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", path,
-			strerror(errno));
-		rc = -1;
-	}
 	return rc;
 }
