@@ -110,13 +110,15 @@ struct an_model_series {
 	struct an_lat lat;		/* answered ops of the cell */
 };
 
-/* The latency heat map: per interval, its answered ops (every procedure)
- * per latency range, the histograms' power-of-two ranges (hist.h's
- * hist_range_count): row c from edge_ms[c] to edge_ms[c + 1].  Row 0
- * (below 128 ns) starts at 64 ns, so a log axis can show it. */
+/* A column of the series (every procedure of one interval): its sums,
+ * and for the latency heat map its answered ops per latency range, the
+ * histograms' power-of-two ranges (hist.h's hist_range_count): row c from
+ * edge_ms[c] to edge_ms[c + 1].  Row 0 (below 128 ns) starts at 64 ns, so
+ * a log axis can show it. */
 #define AN_MODEL_HEAT_ROWS HIST_NCHUNK
 struct an_model_heat {
 	int64_t start_ns;
+	struct an_sums sums;
 	uint64_t count[AN_MODEL_HEAT_ROWS];
 };
 
@@ -143,6 +145,9 @@ struct an_model_input {
 	const struct cap_drop_span *drops;	/* spans with capture drops */
 	uint32_t ndrops;
 	const struct an_series *series;	/* per procedure; NULL: none */
+	uint32_t series_cols_max;	/* >= 2: more intervals than this are
+					   merged, k at a time (exactly: the
+					   histograms merge); 0: never */
 	unsigned want;			/* AN_MODEL_* bits */
 };
 
@@ -169,7 +174,12 @@ struct an_model {
 	size_t nfindings;
 	uint64_t findings_dropped;
 	/* AN_MODEL_SERIES: by procedure (program, version, procedure), then
-	   by time; the heat map by time; ops the series could not keep */
+	   by time, series_width_ns wide (the series' interval, or k of them
+	   merged: series_cols_max); the columns (heat map) by time; ops the
+	   series could not keep */
+	int64_t series_width_ns;
+	struct an_series_cell *series_own;	/* merged cells (owned) */
+	uint32_t nseries_own;
 	struct an_model_series *series;
 	uint32_t nseries;
 	struct an_model_heat *heat;

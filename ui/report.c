@@ -341,6 +341,7 @@ int ui_report_main(int argc, char **argv)
 				      "json" : "every");
 	if (html && r.interval_ns == 0)
 		r.interval_ns = 1000000000;	/* the page's time series */
+	r.series_cols = html ? 600 : 0;		/* points per line */
 	if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
 		if (!rep_is_store(db) && access(db, R_OK) == 0)

@@ -39,6 +39,8 @@ struct rep {
 	struct an_find *find;
 	struct an_series *series;	/* --html, --json --interval: per
 					   procedure over time; else NULL */
+	uint32_t series_cols;		/* --html: the series' columns at most
+					   (model.h series_cols_max) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;

@@ -145,7 +145,7 @@ struct tframe {
 
 static struct tframe tframe_of(const struct an_model *m)
 {
-	struct tframe t = { 0, m->in.interval_ns, 0 };
+	struct tframe t = { 0, m->series_width_ns, 0 };
 
 	if (m->nheat > 0) {
 		t.t0_ns = m->heat[0].start_ns;
@@ -293,6 +293,11 @@ static int over_time(FILE *f, const struct rep *r, const struct an_model *m,
 	fprintf(f, "<section id=\"over-time\"><h2>Operations and latency over "
 		"time, per procedure (%.3f s intervals)</h2>\n",
 		(double)t->w_ns / 1e9);
+	if (m->series_width_ns != m->in.interval_ns)
+		fprintf(f, "<p>%.3f s intervals merged %" PRId64 " at a time "
+			"(at most %u points a line)</p>\n",
+			(double)m->in.interval_ns / 1e9, m->series_width_ns /
+			m->in.interval_ns, m->in.series_cols_max);
 	if (np > nd)
 		fprintf(f, "<p>the %u procedures with most calls; the other %u "
 			"are in the table below</p>\n", nd, np - nd);
@@ -475,15 +480,13 @@ static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 		return -1;
 	for (i = 0; i < t->n; i++)
 		v[i] = (double)i * (double)t->w_ns / 1e9;
-	for (k = 0; k < m->nintervals; k++) {
-		const struct an_interval *iv = m->intervals[k].iv;
+	for (k = 0; k < m->nheat; k++) {
+		const struct an_model_heat *c = &m->heat[k];
 
-		i = (uint32_t)((iv->start_ns - t->t0_ns) / t->w_ns);
-		if (iv->start_ns < t->t0_ns || i >= t->n)
-			continue;
-		v[n + i] = (double)iv->retrans;
-		v[2 * n + i] = (double)iv->dup_replies;
-		v[3 * n + i] = (double)iv->unanswered;
+		i = (uint32_t)((c->start_ns - t->t0_ns) / t->w_ns);
+		v[n + i] = (double)c->sums.retrans;
+		v[2 * n + i] = (double)c->sums.dup_replies;
+		v[3 * n + i] = (double)c->sums.unanswered;
 	}
 	for (k = 0; k < 3; k++) {
 		s[k] = (struct svg_series){ names[k], v, v + (k + 1) * n, t->n };
@@ -638,8 +641,7 @@ int rep_html(const struct rep *r, FILE *f)
 	struct an_model m;
 	int rc;
 
-	if (rep_model(r, AN_MODEL_ROWS(AN_BY_OP) | AN_MODEL_INTERVALS |
-		      AN_MODEL_SERIES, &m) < 0)
+	if (rep_model(r, AN_MODEL_ROWS(AN_BY_OP) | AN_MODEL_SERIES, &m) < 0)
 		return -1;
 	rc = page(f, r, &m);
 	if (rc < 0)

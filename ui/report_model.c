@@ -14,6 +14,7 @@ int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 		.top = r->top, .evictions = run_evictions(&r->cs, r->ds, r->es),
 		.cut = r->cut, .drops = r->drops.span, .ndrops = r->drops.n,
 		.series = r->series,
+		.series_cols_max = r->series_cols,
 		.want = want,
 	};
 

@@ -10,6 +10,9 @@ and procedure) or the lab's record (calls per procedure, sizes, caps).
 
 usage: html_check.py NFSCOPE WORKDIR NAME CAPTURE [--ops-truth F]
                      [--lab-truth F] [--png OUT.png]
+                     [--interval S --json-interval S2]
+--interval: the page's (more than 600 intervals are merged k at a time:
+S2 = k x S is what the page must show).
 Exit 77 (skipped) only when chromium is missing.
 """
 import argparse
@@ -126,6 +129,8 @@ def main():
     ap.add_argument('--ops-truth')
     ap.add_argument('--lab-truth')
     ap.add_argument('--png')
+    ap.add_argument('--interval')
+    ap.add_argument('--json-interval', default='1')
     o = ap.parse_args()
     if not render.available():
         print('SKIP: no chromium (apt-get install chromium)')
@@ -133,10 +138,11 @@ def main():
     os.makedirs(o.work, exist_ok=True)
     page = os.path.join(o.work, o.name + '.html')
     png = o.png or os.path.join(o.work, o.name + '.png')
-    r = subprocess.run([o.nfscope, 'report', '-r', o.capture, '--html', page])
+    r = subprocess.run([o.nfscope, 'report', '-r', o.capture, '--html', page] +
+                       (['--interval', o.interval] if o.interval else []))
     check(r.returncode == 0, 'report --html exit %d' % r.returncode)
     j = json.loads(subprocess.run([o.nfscope, 'report', '-r', o.capture, '--json',
-                                   '--interval', '1'], capture_output=True,
+                                   '--interval', o.json_interval], capture_output=True,
                                   text=True, check=True).stdout)
     text = subprocess.run([o.nfscope, 'report', '-r', o.capture],
                           capture_output=True, text=True, check=True).stdout
@@ -174,7 +180,10 @@ def main():
     check((j['complete'] is True) == (want == [] and j['incomplete']['nfs4_not_analysed'] is None)
           or not j['complete'], 'complete as JSON says')
 
-    w_ns = 10**9
+    w_ns = round(float(o.json_interval) * 1e9)
+    widths = {int(e['a']['data-width-ns']) for e in els if e['tag'] == 'figure'
+              and 'data-width-ns' in e['a']}
+    check(widths == {w_ns}, 'the page\'s intervals %s, JSON\'s %d' % (widths, w_ns))
     procs = {p['procedure']: p for p in j['procedures']}
     series = collections.defaultdict(dict)      # name -> start_ns -> cell
     for c in j['interval_procedures']:
@@ -198,7 +207,8 @@ def main():
     bad = [(n, s, y) for n, pts in rate.items() for s, y, _ in pts
            if not close(y, series[n][s]['ops_per_s'] if s in series[n] else 0)]
     check(not bad, 'ops/s equal JSON: %s' % bad[:3])
-    check(all(sum(y for _, y, _ in rate[n]) == procs[n]['calls'] for n in rate),
+    check(all(round(sum(y for _, y, _ in rate[n]) * w_ns / 1e9) == procs[n]['calls']
+              for n in rate),
           'ops/s add up to the procedure calls')
     for key, svg in (('p50', 'lat-p50'), ('p99', 'lat-p99')):
         pts = points(svg)
@@ -277,7 +287,8 @@ def main():
             retr[s] += t['retrans']
             dup[s] += t['dup_replies']
             unans[s] += not t['answered']
-        bad = [(n, s, y) for n, pts in rate.items() for s, y, _ in pts if y != calls[(n, s)]]
+        bad = [(n, s, y) for n, pts in rate.items() for s, y, _ in pts
+               if not close(y * w_ns / 1e9, calls[(n, s)])]
         check(not bad, 'ops/s per procedure and second equal the generator\'s: %s' % bad[:3])
         for name, want in (('calls retransmitted', retr), ('duplicate replies', dup),
                            ('unanswered calls', unans)):
