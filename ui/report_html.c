@@ -299,8 +299,8 @@ static int over_time(FILE *f, const struct rep *r, const struct an_model *m,
 			(double)m->in.interval_ns / 1e9, m->series_width_ns /
 			m->in.interval_ns, m->in.series_cols_max);
 	if (np > nd)
-		fprintf(f, "<p>the %u procedures with most calls; the other %u "
-			"are in the table below</p>\n", nd, np - nd);
+		fprintf(f, "<p>the %u procedures with most calls (%u more in "
+			"the table below)</p>\n", nd, np - nd);
 	for (c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
 		struct svg_plot p = plot_of(r, t, charts[c].id, charts[c].title);
 		double hi = 0, lo = 1e300;
@@ -414,16 +414,17 @@ static void size_chart(FILE *f, const struct rep *r, uint32_t pair,
 		snprintf(ml[2], sizeof(ml[2]), "tsize %u", sv->tsize);
 		mk[nm++] = (struct svg_mark){ sv->tsize, ml[2] };
 	}
-	for (k = 0; k < sz->nsizes; k++) {
-		lo = sz->s[k].size < lo ? sz->s[k].size : lo;
+	for (k = 0; k < sz->nsizes; k++) {	/* a size 0 sits at the left */
+		if (sz->s[k].size > 0 && sz->s[k].size < lo)
+			lo = sz->s[k].size;
 		hi = sz->s[k].size > hi ? sz->s[k].size : hi;
 		top = b[k].value > top ? b[k].value : top;
 	}
 	for (k = 0; k < nm; k++) {
-		lo = mk[k].at < lo ? mk[k].at : lo;
+		lo = mk[k].at > 0 && mk[k].at < lo ? mk[k].at : lo;
 		hi = mk[k].at > hi ? mk[k].at : hi;
 	}
-	if (!(lo >= 1))
+	if (lo > hi)			/* no size above 0 */
 		lo = 512;
 	if (hi < lo * 4)
 		hi = lo * 4;
