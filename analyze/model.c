@@ -291,6 +291,171 @@ static int build_findings(struct an_model *m)
 	return 0;
 }
 
+/* ------------------------------------------ per-procedure time series -- */
+
+static int cell_cmp(const void *x, const void *y)
+{
+	const struct an_series_cell *a = *(const struct an_series_cell *const *)x;
+	const struct an_series_cell *b = *(const struct an_series_cell *const *)y;
+
+	if (a->prog != b->prog)
+		return a->prog < b->prog ? -1 : 1;
+	if (a->vers != b->vers)
+		return a->vers < b->vers ? -1 : 1;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+static int heat_cmp(const void *x, const void *y)
+{
+	int64_t a = ((const struct an_model_heat *)x)->start_ns;
+	int64_t b = ((const struct an_model_heat *)y)->start_ns;
+
+	return a < b ? -1 : a > b;
+}
+
+static void sums_merge(struct an_sums *d, const struct an_sums *s)
+{
+	d->calls += s->calls;
+	d->answered += s->answered;
+	d->unanswered += s->unanswered;
+	d->errors += s->errors;
+	d->retrans += s->retrans;
+	d->retrans_ops += s->retrans_ops;
+	d->dup_replies += s->dup_replies;
+	d->bytes += s->bytes;
+	d->data_bytes += s->data_bytes;
+	d->lat_sum_ns += s->lat_sum_ns;
+	if (s->lat_max_ns > d->lat_max_ns)
+		d->lat_max_ns = s->lat_max_ns;
+}
+
+/* The columns' width: the series' interval, times k when there are more
+ * than series_cols_max of them (aligned to multiples of the width, at
+ * most series_cols_max columns). */
+static int64_t series_width(const struct an_model *m,
+			    const struct an_series_cell *const *v, uint32_t n)
+{
+	int64_t w = an_series_interval_ns(m->in.series), lo = 0, hi = 0, cols;
+	uint32_t k, max = m->in.series_cols_max;
+
+	for (k = 0; k < n; k++) {
+		if (k == 0 || v[k]->start_ns < lo)
+			lo = v[k]->start_ns;
+		if (k == 0 || v[k]->start_ns > hi)
+			hi = v[k]->start_ns;
+	}
+	cols = n ? (hi - lo) / w + 1 : 0;
+	if (max < 2 || cols <= max)
+		return w;
+	return w * ((cols + max - 2) / (max - 1));
+}
+
+/* v sorted (cell_cmp) into the model's cells, merged to width wd: a run
+ * of one procedure's cells that fall in one column becomes one. */
+static int merge_cells(struct an_model *m, const struct an_series_cell **v,
+		       uint32_t n, int64_t wd)
+{
+	struct an_series_cell *o = NULL;
+	uint32_t k;
+
+	if ((m->series_own = calloc(n ? n : 1, sizeof(*o))) == NULL)
+		return -1;
+	for (k = 0; k < n; k++) {
+		int64_t st = an_bucket_start(v[k]->start_ns, wd);
+
+		if (o == NULL || o->start_ns != st || o->prog != v[k]->prog ||
+		    o->vers != v[k]->vers || o->proc != v[k]->proc) {
+			o = &m->series_own[m->nseries_own++];
+			o->start_ns = st;
+			o->prog = v[k]->prog;
+			o->vers = v[k]->vers;
+			o->proc = v[k]->proc;
+			hist_init(&o->lat);
+		}
+		sums_merge(&o->s, &v[k]->s);
+		if (!hist_merge(&o->lat, &v[k]->lat))
+			return -1;
+	}
+	for (k = 0; k < m->nseries_own; k++)
+		v[k] = &m->series_own[k];
+	return 0;
+}
+
+/* The columns: one entry per cell sorted by time, then each run of one
+ * time added into its first. */
+static void heat_columns(struct an_model *m)
+{
+	uint32_t k, c, n = 0;
+
+	qsort(m->heat, m->nheat, sizeof(*m->heat), heat_cmp);
+	for (k = 0; k < m->nheat; k++) {
+		struct an_model_heat *d, *h = &m->heat[k];
+
+		if (n == 0 || m->heat[n - 1].start_ns != h->start_ns) {
+			m->heat[n++] = *h;
+			continue;
+		}
+		d = &m->heat[n - 1];
+		sums_merge(&d->sums, &h->sums);
+		for (c = 0; c < AN_MODEL_HEAT_ROWS; c++)
+			d->count[c] += h->count[c];
+	}
+	m->nheat = n;
+}
+
+static int build_series(struct an_model *m)
+{
+	const struct an_series *s = m->in.series;
+	uint32_t k, c, n = an_series_ncells(s);
+	const struct an_series_cell **v = calloc(n ? n : 1, sizeof(*v));
+	uint64_t lo, hi;
+	struct hist none;
+	int rc = -1;
+
+	m->series = calloc(n ? n : 1, sizeof(*m->series));
+	m->heat = calloc(n ? n : 1, sizeof(*m->heat));
+	if (v == NULL || m->series == NULL || m->heat == NULL)
+		goto out;
+	for (k = 0; k < n; k++)
+		v[k] = an_series_cell(s, k);
+	qsort(v, n, sizeof(*v), cell_cmp);
+	m->series_width_ns = s ? series_width(m, v, n) : m->in.interval_ns;
+	if (s && m->series_width_ns != an_series_interval_ns(s)) {
+		if (merge_cells(m, v, n, m->series_width_ns) < 0)
+			goto out;
+		n = m->nseries_own;
+	}
+	for (k = 0; k < n; k++) {
+		struct an_model_series *o = &m->series[k];
+		struct an_model_heat *h = &m->heat[k];
+
+		o->cell = v[k];
+		o->ops_per_s = an_per_s(o->cell->calls,
+					(double)m->series_width_ns / 1e9);
+		an_lat_of(&o->cell->lat, &o->lat);
+		h->start_ns = o->cell->start_ns;
+		h->sums = o->cell->s;
+		for (c = 0; c < AN_MODEL_HEAT_ROWS; c++)
+			h->count[c] += hist_range_count(&o->cell->lat, c, &lo,
+							&hi);
+	}
+	m->nseries = m->nheat = n;
+	heat_columns(m);
+	hist_init(&none);
+	for (c = 0; c < AN_MODEL_HEAT_ROWS; c++) {
+		hist_range_count(&none, c, &lo, &hi);
+		m->heat_edge_ms[c] = an_ms(c == 0 ? 64 : lo);
+		m->heat_edge_ms[c + 1] = an_ms(hi);
+	}
+	m->series_dropped = an_series_dropped(s);
+	rc = 0;
+out:
+	free(v);
+	return rc;
+}
+
 /* ------------------------------------------------------------- model -- */
 
 int an_model_build(struct an_model *m, const struct an_model_input *in)
@@ -315,7 +480,8 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 		    build_rows(m, (enum an_group)g) < 0)
 			goto fail;
 	if (build_pairs_servers(m) < 0 || build_findings(m) < 0 ||
-	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0))
+	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0) ||
+	    ((in->want & AN_MODEL_SERIES) && build_series(m) < 0))
 		goto fail;
 	return 0;
 fail:
@@ -336,6 +502,16 @@ void an_model_fini(struct an_model *m)
 	free(m->servers);
 	free(m->intervals);
 	free(m->findings);
+	free(m->series);
+	free(m->heat);
+	for (g = 0; g < (int)m->nseries_own; g++)
+		hist_fini(&m->series_own[g].lat);
+	free(m->series_own);
+	m->series_own = NULL;
+	m->nseries_own = 0;
+	m->series = NULL;
+	m->heat = NULL;
+	m->nseries = m->nheat = 0;
 	m->pairs = NULL;
 	m->servers = NULL;
 	m->intervals = NULL;

@@ -33,6 +33,7 @@
 #include "analyze/find.h"
 #include "analyze/hist.h"
 #include "analyze/names.h"
+#include "analyze/series.h"
 
 /* One latency histogram, summarised.  Percentiles are hist.h's
  * (nearest rank, bucket midpoint); all fields are set, 0 when empty. */
@@ -102,10 +103,30 @@ struct an_model_interval {
 	bool incomplete;		/* overlaps a span with drops */
 };
 
+/* One interval x procedure of the per-procedure time series (series.h). */
+struct an_model_series {
+	const struct an_series_cell *cell;	/* borrowed */
+	double ops_per_s;		/* calls over the interval's width */
+	struct an_lat lat;		/* answered ops of the cell */
+};
+
+/* A column of the series (every procedure of one interval): its sums,
+ * and for the latency heat map its answered ops per latency range, the
+ * histograms' power-of-two ranges (hist.h's hist_range_count): row c from
+ * edge_ms[c] to edge_ms[c + 1].  Row 0 (below 128 ns) starts at 64 ns, so
+ * a log axis can show it. */
+#define AN_MODEL_HEAT_ROWS HIST_NCHUNK
+struct an_model_heat {
+	int64_t start_ns;
+	struct an_sums sums;
+	uint64_t count[AN_MODEL_HEAT_ROWS];
+};
+
 /* What to build beyond the totals, pairs, servers and findings. */
 #define AN_MODEL_ROWS(g) (1u << (g))	/* the rows of group g */
 #define AN_MODEL_ALL_ROWS ((1u << AN_BY_N) - 1)
 #define AN_MODEL_INTERVALS (1u << AN_BY_N)
+#define AN_MODEL_SERIES (1u << (AN_BY_N + 1))	/* needs input series */
 
 struct an_model_input {
 	const struct an_figs *figs;
@@ -123,6 +144,10 @@ struct an_model_input {
 	bool cut;			/* the input was cut short */
 	const struct cap_drop_span *drops;	/* spans with capture drops */
 	uint32_t ndrops;
+	const struct an_series *series;	/* per procedure; NULL: none */
+	uint32_t series_cols_max;	/* >= 2: more intervals than this are
+					   merged, k at a time (exactly: the
+					   histograms merge); 0: never */
 	unsigned want;			/* AN_MODEL_* bits */
 };
 
@@ -148,6 +173,19 @@ struct an_model {
 	const struct an_finding **findings;
 	size_t nfindings;
 	uint64_t findings_dropped;
+	/* AN_MODEL_SERIES: by procedure (program, version, procedure), then
+	   by time, series_width_ns wide (the series' interval, or k of them
+	   merged: series_cols_max); the columns (heat map) by time; ops the
+	   series could not keep */
+	int64_t series_width_ns;
+	struct an_series_cell *series_own;	/* merged cells (owned) */
+	uint32_t nseries_own;
+	struct an_model_series *series;
+	uint32_t nseries;
+	struct an_model_heat *heat;
+	uint32_t nheat;
+	double heat_edge_ms[AN_MODEL_HEAT_ROWS + 1];
+	uint64_t series_dropped;
 };
 
 /* Returns 0, or -1 when out of memory (m is then finished). */

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 PKGS="meson ninja-build gcc clang pkg-config libpcap-dev zlib1g-dev gzip libzstd-dev zstd
       liblzma-dev xz-utils libbz2-dev libtirpc-dev rpcsvc-proto
       libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2 groff-base tmux
-      libmicrohttpd-dev prometheus tcpreplay
+      libmicrohttpd-dev prometheus tcpreplay chromium
       nfs-ganesha nfs-ganesha-vfs libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
 
 deps() {

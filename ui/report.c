@@ -5,6 +5,7 @@
 #include "ui/esc.h"
 #include "ui/times.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -23,6 +24,8 @@ static void on_op_sums(void *user, const struct an_op *op)
 
 	an_figs_push(r->figs, op);
 	an_find_add(r->find, op);
+	if (r->series)
+		an_series_add(r->series, op);
 	if (r->every)
 		rep_every_add(r, op);
 }
@@ -87,7 +90,7 @@ static void report_usage(FILE *f)
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
 	      "[--server ADDR] [--op NAME[,NAME]]...\n"
-	      "                      [--json] [--csv TABLE] "
+	      "                      [--json] [--csv TABLE] [--html OUT.html] "
 	      "[--by op|client|server|export|file]\n"
 	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
@@ -187,6 +190,7 @@ int ui_report_main(int argc, char **argv)
 		UI_SRC_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", required_argument, NULL, 'C' },
+		{ "html", required_argument, NULL, 'M' },
 		{ "by", required_argument, NULL, 'Y' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "every", required_argument, NULL, 'G' },
@@ -213,6 +217,8 @@ int ui_report_main(int argc, char **argv)
 	struct store_run run;
 	struct an_names *names = NULL;
 	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
+	const char *html = NULL;
+	FILE *hf = NULL;		/* --html's file */
 	int64_t run_id = 0;
 	bool list_runs = false;
 	bool json = false;
@@ -236,6 +242,9 @@ int ui_report_main(int argc, char **argv)
 			continue;
 		case 'C':
 			csv = optarg;
+			continue;
+		case 'M':
+			html = optarg;
 			continue;
 		case 'Y':
 			if (parse_by(optarg, &r.by) < 0) {
@@ -326,6 +335,13 @@ int ui_report_main(int argc, char **argv)
 	if (csv && json)
 		return ui_usage_error("report", "--csv TABLE and --json exclude "
 				      "each other: give one");
+	if (html && (csv || json || every_ns))
+		return ui_usage_error("report", "--html and --%s exclude each "
+				      "other: give one", csv ? "csv" : json ?
+				      "json" : "every");
+	if (html && r.interval_ns == 0)
+		r.interval_ns = 1000000000;	/* the page's time series */
+	r.series_cols = html ? 600 : 0;		/* points per line */
 	if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
 		if (!rep_is_store(db) && access(db, R_OK) == 0)
@@ -373,6 +389,9 @@ int ui_report_main(int argc, char **argv)
 	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
 	r.size_share = dc.size_share;
 	r.figs = an_figs_new(&fc);
+	if ((html || (json && r.interval_ns)) &&
+	    (r.series = an_series_new(fc.interval_ns, 0)) == NULL)
+		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
 		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
@@ -390,6 +409,13 @@ int ui_report_main(int argc, char **argv)
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
+	/* before the capture: a bad path fails at once */
+	if (html && (hf = strcmp(html, "-") ? fopen(html, "w") : stdout) ==
+	    NULL) {
+		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+			strerror(errno));
+		goto out;
+	}
 	if (run_go(r.run, &h) < 0)
 		goto out;
 	if (db) {
@@ -397,7 +423,7 @@ int ui_report_main(int argc, char **argv)
 				   on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
-			rc = report_partial(&r, db, &run, csv || json ||
+			rc = report_partial(&r, db, &run, csv || json || html ||
 					    every_ns || r.interval_ns ||
 					    r.by != AN_BY_OP);
 			goto out;
@@ -407,7 +433,9 @@ int ui_report_main(int argc, char **argv)
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
-	if (csv) {
+	if (html) {
+		rc = rep_html(&r, hf) < 0;
+	} else if (csv) {
 		rc = rep_csv(&r, csv) < 0;	/* the name was checked above */
 	} else if (json) {
 		rc = rep_json(&r) < 0;
@@ -421,7 +449,13 @@ out:
 	run_free(r.run);	/* first: its threads use figs, find, every */
 	an_find_free(r.find);
 	an_figs_free(r.figs);
+	an_series_free(r.series);
 	rep_every_free(r.every);
 	an_names_free(names);
+	if (hf && hf != stdout && fclose(hf) != 0 && rc == 0) {
+		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+			strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

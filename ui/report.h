@@ -19,6 +19,7 @@
 #include "analyze/find.h"
 #include "analyze/model.h"
 #include "analyze/ops.h"
+#include "analyze/series.h"
 #include "analyze/feedq.h"
 #include "analyze/opq.h"
 #include "decode/decode.h"
@@ -36,6 +37,10 @@ struct rep {
 	struct run *run;		/* the pipeline (run/run.h) */
 	struct an_figs *figs;
 	struct an_find *find;
+	struct an_series *series;	/* --html, --json --interval: per
+					   procedure over time; else NULL */
+	uint32_t series_cols;		/* --html: the series' columns at most
+					   (model.h series_cols_max) */
 	struct cap_stats cs;
 	int64_t first_ns, last_ns;	/* capture time span */
 	uint64_t rpc_msgs;
@@ -92,6 +97,13 @@ struct rep_every *rep_every_new(int64_t every_ns);
 void rep_every_free(struct rep_every *e);
 void rep_every_add(struct rep *r, const struct an_op *op);
 void rep_every_end(struct rep *r);		/* the last window */
+
+/* --html OUT (report_html.c): the page, to f (OUT opened by the driver
+ * before the capture, so a bad path fails at once).  Returns 0, or -1
+ * with a message on stderr (out of memory). */
+int rep_html(const struct rep *r, FILE *f);
+/* The text report's capture health section (report_text.c). */
+void rep_text_health(FILE *f, const struct an_model *m);
 
 /* JSON (report_out.c).  Returns 0, or -1 (out of memory). */
 int rep_json(const struct rep *r);

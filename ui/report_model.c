@@ -13,6 +13,8 @@ int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 		.interval_ns = r->interval_ns, .size_share = r->size_share,
 		.top = r->top, .evictions = run_evictions(&r->cs, r->ds, r->es),
 		.cut = r->cut, .drops = r->drops.span, .ndrops = r->drops.n,
+		.series = r->series,
+		.series_cols_max = r->series_cols,
 		.want = want,
 	};
 

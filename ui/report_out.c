@@ -459,6 +459,31 @@ static void j_intervals(struct jw *w, const struct an_model *m)
 	jw_end_arr(w);
 }
 
+/* The time series per procedure (--interval; series.h). */
+static void j_series(struct jw *w, const struct an_model *m)
+{
+	uint32_t k;
+	char b[64];
+
+	jw_arr(w, "interval_procedures");
+	for (k = 0; k < m->nseries; k++) {
+		const struct an_model_series *o = &m->series[k];
+		const struct an_series_cell *c = o->cell;
+
+		jw_obj(w, NULL);
+		j_time(w, "start", c->start_ns);
+		jw_str(w, "procedure", an_model_proc_name(c->prog, c->vers,
+							  c->proc, b, sizeof(b)));
+		jw_u64(w, "calls", c->calls);
+		jw_dbl(w, "ops_per_s", o->ops_per_s, 3);
+		jw_u64(w, "retrans", c->retrans);
+		j_lat(w, "latency_ms", &o->lat);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_u64(w, "interval_procedures_dropped", m->series_dropped);
+}
+
 int rep_json(const struct rep *r)
 {
 	const struct an_figs_totals *t;
@@ -467,7 +492,7 @@ int rep_json(const struct rep *r)
 	char iso[48];
 
 	if (rep_model(r, AN_MODEL_ALL_ROWS | (r->interval_ns ?
-		      AN_MODEL_INTERVALS : 0), &m) < 0)
+		      AN_MODEL_INTERVALS | AN_MODEL_SERIES : 0), &m) < 0)
 		return -1;
 	t = m.totals;
 	jw_init(&w, r->out);
@@ -497,8 +522,10 @@ int rep_json(const struct rep *r)
 	j_servers(&w, &m);
 	j_findings(&w, &m);
 	j_health(&w, &m);
-	if (r->interval_ns)
+	if (r->interval_ns) {
 		j_intervals(&w, &m);
+		j_series(&w, &m);
+	}
 	jw_end_obj(&w);
 	jw_newline(&w);
 	an_model_fini(&m);

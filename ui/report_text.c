@@ -355,7 +355,7 @@ static void text_findings(const struct rep *r, const struct an_model *m)
 	}
 }
 
-static void text_health(FILE *f, const struct an_model *m)
+void rep_text_health(FILE *f, const struct an_model *m)
 {
 	const struct cap_stats *c = m->in.cs;
 	const struct dec_stats *d = m->in.ds;
@@ -544,7 +544,7 @@ int rep_text(const struct rep *r)
 	text_writes(r, &m);
 	text_retrans(r, &m);
 	text_findings(r, &m);
-	text_health(r->out, &m);
+	rep_text_health(r->out, &m);
 	if (r->interval_ns)
 		text_intervals(r, &m);
 	an_model_fini(&m);

@@ -2,7 +2,7 @@
 """Habits of tcpdump and nfsiostat users (issue 19): tcpdump's display
 flags (-n, -nn, -v) accepted and bundled (-nr FILE), a trailing filter
 expression as the BPF filter (and with -f: both), --op repeatable and
-comma lists, --csv with --json refused, usage errors in two lines;
+comma lists, --csv with --json refused (and --html with either), usage errors in two lines;
 readable times (local with TZ, --utc, --epoch) in dump and report and in
 the findings' evidence, and
 --from/--to as a time of day, a date and time, ISO 8601 or epoch.
@@ -161,6 +161,21 @@ def test_usage_errors():
     p = run('frobnicate')
     check(p.returncode == 2 and len(p.stderr.splitlines()) == 2,
           'unknown command: %r' % p.stderr)
+    # report --html: one output, as --csv/--json; '-' is stdout
+    for other in (['--json'], ['--csv', 'ops'], ['--every', '1']):
+        p = run('report', '-r', SAMPLE, '--html', '-', *other)
+        check(p.returncode == 2 and p.stdout == '' and
+              p.stderr.splitlines()[0] == 'nfscope report: --html and %s '
+              'exclude each other: give one' % other[0],
+              '--html with %s: %d %r' % (other, p.returncode, p.stderr))
+    p = run('report', '-r', SAMPLE, '--html', '-')
+    check(p.returncode == 0 and p.stdout.startswith('<!DOCTYPE html>') and
+          p.stdout.endswith('</html>\n') and '<script' not in p.stdout,
+          '--html -: %d %r' % (p.returncode, p.stdout[:40]))
+    p = run('report', '-r', SAMPLE, '--html', '/nonexistent/dir/x.html')
+    check(p.returncode == 1 and p.stdout == '' and p.stderr.startswith(
+          'nfscope report: --html /nonexistent/dir/x.html: '),
+          '--html to a bad path: %d %r' % (p.returncode, p.stderr))
 
 
 def tshark_times(filt=None):
