@@ -76,6 +76,14 @@ static void on_end(void *user, const struct run_end *e)
 	an_find_handshakes(r->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
 }
 
+void rep_hooks(struct run_hooks *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->op = on_op_sums;
+	h->drops = on_drops;
+	h->end = on_end;
+}
+
 /* ------------------------------------------------------------- main -- */
 
 static void report_usage(FILE *f)

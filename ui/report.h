@@ -132,6 +132,11 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 /* List the runs of the store at path (--runs).  Returns 0 or -1. */
 int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm);
 
+/* The hooks report reads a capture with (run.h): the figures and
+ * findings of every operation, the drops and the counters at the end into
+ * struct rep (the caller sets h->user).  diff.c loads each side so. */
+void rep_hooks(struct run_hooks *h);
+
 /* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
 int ui_report_main(int argc, char **argv);
 

@@ -178,11 +178,31 @@ static int read_exports(struct store **s, const struct store_run *runs,
 	return 0;
 }
 
-/* When the engine delivered op: at its reply, or (unanswered) after its
- * last call.  Merged runs interleave their operations by it. */
-static int64_t op_delivered_ns(const struct an_op *op)
+/* When the engine delivered op, as far as the store tells: at its reply
+ * (also of a call not seen) or last call, and not before the op the run
+ * delivered before it (an unanswered call is delivered when it expires,
+ * after later replies).  Merged runs interleave their operations by it. */
+static int64_t op_delivered_ns(const struct an_op *op, int64_t prev)
 {
-	return op->lat_first_ns >= 0 ? op->reply_ns : op->last_call_ns;
+	int64_t t = op->reply_ns > op->last_call_ns ? op->reply_ns :
+						       op->last_call_ns;
+
+	return t > prev ? t : prev;
+}
+
+/* The next operation of run i into head[i]: its delivery time in at[i]
+ * (not before the last one's); live[i] false at the end. */
+static int merged_next(struct store_ops_cursor *cur, struct an_op *head,
+		       int64_t *at, bool *live, char *err)
+{
+	int got = store_ops_next(cur, head, err);
+
+	if (got < 0)
+		return -1;
+	*live = got == 1;
+	if (*live)
+		*at = op_delivered_ns(head, *at);
+	return 0;
 }
 
 /* Replay the runs' operations merged by delivery time (each run's own
@@ -193,29 +213,26 @@ static int replay_merged(struct rep *r, struct store **s,
 {
 	struct store_ops_cursor **cur = calloc(nsrc, sizeof(*cur));
 	struct an_op *head = calloc(nsrc, sizeof(*head));
+	int64_t *at = calloc(nsrc, sizeof(*at));
 	bool *live = calloc(nsrc, sizeof(*live));
-	int rc = -1, got;
+	int rc = -1;
 	size_t i, best;
 
-	if (cur == NULL || head == NULL || live == NULL) {
+	if (cur == NULL || head == NULL || at == NULL || live == NULL) {
 		snprintf(err, STORE_ERRBUF_SIZE, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < nsrc; i++) {
+	for (i = 0; i < nsrc; i++)
 		if (store_ops_open(s[i], runs[i].id, r->filtered ? &r->filt :
 				   NULL, r->first_ns, &cur[i], err) < 0 ||
-		    (got = store_ops_next(cur[i], &head[i], err)) < 0)
+		    merged_next(cur[i], &head[i], &at[i], &live[i], err) < 0)
 			goto out;
-		live[i] = got == 1;
-	}
 	for (;;) {
 		struct an_op *op;
 
 		best = nsrc;
 		for (i = 0; i < nsrc; i++)
-			if (live[i] && (best == nsrc ||
-					op_delivered_ns(&head[i]) <
-					op_delivered_ns(&head[best])))
+			if (live[i] && (best == nsrc || at[i] < at[best]))
 				best = i;
 		if (best == nsrc)
 			break;
@@ -227,9 +244,9 @@ static int replay_merged(struct rep *r, struct store **s,
 		if (op->export_id < 0)
 			op->have &= ~AN_HAVE_EXPORT;
 		fn(r, op);
-		if ((got = store_ops_next(cur[best], &head[best], err)) < 0)
+		if (merged_next(cur[best], &head[best], &at[best], &live[best],
+				err) < 0)
 			goto out;
-		live[best] = got == 1;
 	}
 	rc = 0;
 out:
@@ -237,6 +254,7 @@ out:
 		store_ops_close(cur[i]);
 	free(cur);
 	free(head);
+	free(at);
 	free(live);
 	return rc;
 }

@@ -54,13 +54,15 @@ SCENARIOS = {
         link='tap', caps=(32768, 32768),
         runs=[dict(proto='tcp', phases=['rw:1048576'], rsize=M, wsize=M)]),
     'diff-udp': dict(
-        doc='diff example: a mixed workload over UDP, 8k transfers',
+        doc='diff example: mixed ops and 512k copied each way over UDP, 8k',
         link='tap', caps=(M, M),
-        runs=[dict(proto='udp', phases=['mixed:1'], rsize=8192, wsize=8192)]),
+        runs=[dict(proto='udp', phases=['mixed:1', 'rw:524288'], rsize=8192,
+                   wsize=8192)]),
     'diff-tcp': dict(
-        doc='diff example: a mixed workload over TCP, 8k transfers',
+        doc='diff example: mixed ops and 512k copied each way over TCP, 8k',
         link='tap', caps=(M, M),
-        runs=[dict(proto='tcp', phases=['mixed:1'], rsize=8192, wsize=8192)]),
+        runs=[dict(proto='tcp', phases=['mixed:1', 'rw:524288'], rsize=8192,
+                   wsize=8192)]),
     'cap1m': dict(
         doc='server allows 1M, the client asks 1M; PrefRead 64k',
         link='tap', caps=(M, M), prefs=(65536, 65536),
