@@ -142,7 +142,7 @@ static void text_procs(FILE *f, const struct an_diff *d)
 	fprintf(f, "%-22s %8s %8s %9s %9s %7s", "Procedure", "Calls A",
 		"Calls B", "Ops/s A", "Ops/s B", "dOps/s");
 	for (i = 0; i < 3; i++)
-		fprintf(f, " %9s %9s %7s", q[i], q[i], "d");
+		fprintf(f, " %7s A %7s B %7s", q[i], q[i], "d");
 	fputc('\n', f);
 	for (k = 0; k < d->nprocs; k++) {
 		const struct an_diff_proc *x = &d->procs[k];
