@@ -377,11 +377,13 @@ int ui_report_main(int argc, char **argv)
 		db = srcs[0].path;
 	} else if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(db) && access(db, R_OK) == 0)
+		if (!rep_is_store(db) && access(db, R_OK) == 0) {
+			free(srcs);
 			return ui_usage_error("report", "%s is not a database "
 					      "written by nfscope record (a "
 					      "capture is read with -r %s)",
 					      db, db);
+		}
 		nsrc = 1;	/* not there: store_open says so */
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", db);
 	} else if (so.nfiles == 1 && rep_is_store(so.file)) {
@@ -406,6 +408,7 @@ int ui_report_main(int argc, char **argv)
 	if (list_runs) {
 		if (!db) {
 			fprintf(stderr, "nfscope report: --runs needs a database\n");
+			free(srcs);
 			return 2;
 		}
 		rc = rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
@@ -417,10 +420,13 @@ int ui_report_main(int argc, char **argv)
 	c.analyze = true;
 	c.dec.no_attrs = true;		/* no figure uses attribute values */
 	c.progress = so.file && isatty(2);
-	if (run_open(&r.run, &c) < 0)
+	if (run_open(&r.run, &c) < 0) {
+		free(srcs);
 		return 1;
+	}
 	if (run_after_open(r.run) < 0) {
 		run_free(r.run);
+		free(srcs);
 		return 1;
 	}
 	r.source = ui_src_name(&so);
