@@ -519,3 +519,106 @@ int store_read_table(struct store *s, int64_t run, const char *table,
 		return store_err(s, errbuf, table);
 	return 0;
 }
+
+/* ------------------------------------------------ several runs as one -- */
+
+struct store_ops_cursor {
+	struct store *s;
+	sqlite3_stmt *q;
+	const struct an_filter *f;	/* borrowed; NULL: every op */
+	int64_t base_ns;
+};
+
+int store_ops_open(struct store *s, int64_t run, const struct an_filter *f,
+		   int64_t base_ns, struct store_ops_cursor **out,
+		   char *errbuf)
+{
+	static const char sql[] = "SELECT id, " STORE_OPS_COLUMNS
+		" FROM ops WHERE run = ?1 AND first_call_ns >= ?2 AND "
+		"first_call_ns < ?3 ORDER BY id";
+	struct store_ops_cursor *c = calloc(1, sizeof(*c));
+	int64_t from, to;
+
+	*out = NULL;
+	if (c == NULL) {
+		snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, sql, -1, &c->q, NULL) != SQLITE_OK) {
+		free(c);
+		return store_err(s, errbuf, "ops");
+	}
+	an_filter_bounds(f, base_ns, &from, &to);
+	sqlite3_bind_int64(c->q, 1, run);
+	sqlite3_bind_int64(c->q, 2, from);
+	sqlite3_bind_int64(c->q, 3, to);
+	c->s = s;
+	c->f = f;
+	c->base_ns = base_ns;
+	*out = c;
+	return 0;
+}
+
+int store_ops_next(struct store_ops_cursor *c, struct an_op *op,
+		   char *errbuf)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(c->q)) == SQLITE_ROW) {
+		row_to_op_at(c->q, 1, op);
+		if (an_filter_match(c->f, op, c->base_ns))
+			return 1;
+	}
+	if (rc != SQLITE_DONE)
+		return store_err(c->s, errbuf, "ops");
+	return 0;
+}
+
+void store_ops_close(struct store_ops_cursor *c)
+{
+	if (c == NULL)
+		return;
+	sqlite3_finalize(c->q);
+	free(c);
+}
+
+/* Counters of runs that are a largest value, not a count. */
+static bool col_is_max(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 4 && strcmp(name + n - 4, "_max") == 0) ||
+	       strcmp(name, "snap_caplen") == 0 ||
+	       strcmp(name, "eng_pending_peak") == 0;
+}
+
+void store_run_add(struct store_run *dst, const struct store_run *src)
+{
+	int64_t first = dst->first_ns, last = dst->last_ns;
+	size_t k;
+
+	for (k = 0; k < store_run_ncols; k++) {
+		char *d = (char *)dst + store_run_cols[k].off;
+		const char *v = (const char *)src + store_run_cols[k].off;
+		bool max = col_is_max(store_run_cols[k].name);
+
+		if (store_run_cols[k].u32) {
+			uint32_t a, b;
+
+			memcpy(&a, d, sizeof(a));
+			memcpy(&b, v, sizeof(b));
+			a = max ? (a > b ? a : b) : a + b;
+			memcpy(d, &a, sizeof(a));
+		} else {
+			uint64_t a, b;
+
+			memcpy(&a, d, sizeof(a));
+			memcpy(&b, v, sizeof(b));
+			a = max ? (a > b ? a : b) : a + b;
+			memcpy(d, &a, sizeof(a));
+		}
+	}
+	dst->first_ns = first == 0 || (src->first_ns && src->first_ns < first) ?
+			src->first_ns : first;
+	dst->last_ns = src->last_ns > last ? src->last_ns : last;
+}

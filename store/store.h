@@ -174,6 +174,22 @@ int store_read_run(struct store *s, int64_t id, struct store_run *run,
  * base_ns resolves "+S" times. */
 int store_read_ops(struct store *s, int64_t run, const struct an_filter *f,
 		   int64_t base_ns, an_op_fn fn, void *user, char *errbuf);
+/* The same replay as a cursor, for merging several runs by time (report
+ * and diff over several databases or runs): store_ops_next fills *op with
+ * the next operation f matches and returns 1, 0 at the end, or -1 with a
+ * message.  The cursor is the caller's (store_ops_close; NULL is a no-op)
+ * and must be closed before its store. */
+struct store_ops_cursor;
+int store_ops_open(struct store *s, int64_t run, const struct an_filter *f,
+		   int64_t base_ns, struct store_ops_cursor **out,
+		   char *errbuf);
+int store_ops_next(struct store_ops_cursor *c, struct an_op *op,
+		   char *errbuf);
+void store_ops_close(struct store_ops_cursor *c);
+/* Add run src's counters into dst, as if one capture held both: counts
+ * add, largest sizes and peaks take the larger, the time span covers
+ * both (a zero first_ns is no time). */
+void store_run_add(struct store_run *dst, const struct store_run *src);
 /* Follow a run being written: its operations with ops.id > after_id, at
  * most limit (0: all), in id order; *last_id gets the last id read
  * (after_id if none). */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ui/cli.h"
+#include "ui/diff.h"
 #include "ui/dump.h"
 #include "ui/record.h"
 #include "ui/report.h"
@@ -15,6 +16,7 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  dump    one line (or --json object) per RPC message\n"
 	      "  report  operations, latency, sizes, retransmits, findings\n"
+	      "  diff    compare two captures, databases or runs (A B)\n"
 	      "  record  write the analysis into an sqlite database (-w OUT.db)\n"
 	      "  serve   headless: a Prometheus endpoint (--metrics ADDR:PORT)\n"
 	      "  top     the live dashboard (-i IFACE, -r FILE or a database)\n"
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "report"))
 		return ui_out_close("report",
 				    ui_report_main(argc - 1, argv + 1));
+	if (!strcmp(cmd, "diff"))
+		return ui_out_close("diff", ui_diff_main(argc - 1, argv + 1));
 	if (!strcmp(cmd, "record"))
 		return ui_out_close("record",
 				    ui_record_main(argc - 1, argv + 1));

@@ -79,6 +79,14 @@ static void on_end(void *user, const struct run_end *e)
 	an_find_handshakes(r->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
 }
 
+void rep_hooks(struct run_hooks *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->op = on_op_sums;
+	h->drops = on_drops;
+	h->end = on_end;
+}
+
 /* ------------------------------------------------------------- main -- */
 
 static void report_usage(FILE *f)
@@ -172,6 +180,29 @@ static int report_partial(struct rep *r, const char *db,
 	return rep_partial_text(r, db, run) < 0 ? 1 : 0;
 }
 
+/* --run N...: the runs of the one database named; a usage error without
+ * one database, or with DB:N sources. */
+static int rep_src_runs(struct rep_src *srcs, size_t *nsrc,
+			const int64_t *run_ids, size_t nruns)
+{
+	size_t k;
+
+	if (nruns == 0)
+		return 0;
+	if (*nsrc != 1 || srcs[0].run_id) {
+		fprintf(stderr, "nfscope report: --run needs one database "
+			"(nfscope report OUT.db --run N [--run M]...; runs of "
+			"several databases: DB:N)\n");
+		return -1;
+	}
+	for (k = 0; k < nruns; k++) {
+		srcs[k] = srcs[0];
+		srcs[k].run_id = run_ids[k];
+	}
+	*nsrc = nruns;
+	return 0;
+}
+
 static int parse_by(const char *s, enum an_group *g)
 {
 	int k;
@@ -219,7 +250,9 @@ int ui_report_main(int argc, char **argv)
 	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
 	const char *html = NULL;
 	FILE *hf = NULL;		/* --html's file */
-	int64_t run_id = 0;
+	int64_t run_ids[REP_SRC_MAX];
+	size_t nruns = 0, nsrc = 0;
+	struct rep_src *srcs = NULL;
 	bool list_runs = false;
 	bool json = false;
 	double secs;
@@ -293,7 +326,10 @@ int ui_report_main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			run_id = (int64_t)v;
+			if (nruns == REP_SRC_MAX)
+				return ui_usage_error("report", "more than %d "
+						      "--run", REP_SRC_MAX);
+			run_ids[nruns++] = (int64_t)v;
 			continue;
 		case 'W':
 			list_runs = true;
@@ -342,46 +378,71 @@ int ui_report_main(int argc, char **argv)
 	if (html && r.interval_ns == 0)
 		r.interval_ns = 1000000000;	/* the page's time series */
 	r.series_cols = html ? 600 : 0;		/* points per line */
-	if (optind + 1 == argc && !so.file && !so.iface) {
+	srcs = calloc(REP_SRC_MAX, sizeof(*srcs));
+	if (srcs == NULL) {
+		fprintf(stderr, "nfscope: out of memory\n");
+		return 1;
+	}
+	/* report DB[:N] [DB[:N]]...: several runs as one */
+	while (!so.file && !so.iface && optind < argc && nsrc < REP_SRC_MAX &&
+	       rep_src_parse(argv[optind], &srcs[nsrc]) == 0) {
+		nsrc++;
+		optind++;
+	}
+	if (nsrc) {
+		db = srcs[0].path;
+	} else if (optind + 1 == argc && !so.file && !so.iface) {
 		db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(db) && access(db, R_OK) == 0)
+		if (!rep_is_store(db) && access(db, R_OK) == 0) {
+			free(srcs);
 			return ui_usage_error("report", "%s is not a database "
 					      "written by nfscope record (a "
 					      "capture is read with -r %s)",
 					      db, db);
+		}
+		nsrc = 1;	/* not there: store_open says so */
+		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", db);
 	} else if (so.nfiles == 1 && rep_is_store(so.file)) {
 		db = so.file;		/* report -r OUT.db */
+		nsrc = 1;
+		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", db);
 	}
-	if (optind < argc && (db || (!so.file && !so.iface)))
+	if (optind < argc && (db || (!so.file && !so.iface))) {
+		free(srcs);
 		return ui_usage_error("report", db ? "a filter expression "
 				      "('%s') applies to a capture (-r FILE, "
 				      "-i IFACE), not to a database" :
 				      "no input: give -r FILE or -i IFACE ('%s' "
 				      "begins a filter expression)",
 				      argv[optind]);
-	if (ui_src_args(&so, "report", argc, argv, optind) < 0)
+	}
+	if (ui_src_args(&so, "report", argc, argv, optind) < 0 ||
+	    rep_src_runs(srcs, &nsrc, run_ids, nruns) < 0) {
+		free(srcs);
 		return 2;
+	}
 	if (list_runs) {
 		if (!db) {
 			fprintf(stderr, "nfscope report: --runs needs a database\n");
+			free(srcs);
 			return 2;
 		}
-		return rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
-	}
-	if (run_id && !db) {
-		fprintf(stderr, "nfscope report: --run needs a database "
-			"(nfscope report OUT.db --run N)\n");
-		return 2;
+		rc = rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
+		free(srcs);
+		return rc;
 	}
 	ui_run_config(&so, "report", &c);
 	c.ops_only = db != NULL;	/* a database's ops: run_put_op */
 	c.analyze = true;
 	c.dec.no_attrs = true;		/* no figure uses attribute values */
 	c.progress = so.file && isatty(2);
-	if (run_open(&r.run, &c) < 0)
+	if (run_open(&r.run, &c) < 0) {
+		free(srcs);
 		return 1;
+	}
 	if (run_after_open(r.run) < 0) {
 		run_free(r.run);
+		free(srcs);
 		return 1;
 	}
 	r.source = ui_src_name(&so);
@@ -419,8 +480,8 @@ int ui_report_main(int argc, char **argv)
 	if (run_go(r.run, &h) < 0)
 		goto out;
 	if (db) {
-		if (rep_store_load(&r, db, run_id, &run, &names,
-				   on_stored_op) < 0)
+		if (rep_store_load_many(&r, srcs, nsrc, &run, &names,
+					on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
 			rc = report_partial(&r, db, &run, csv || json || html ||
@@ -457,5 +518,6 @@ out:
 			strerror(errno));
 		rc = 1;
 	}
+	free(srcs);
 	return rc;
 }

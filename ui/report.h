@@ -121,8 +121,33 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 		   struct store_run *run, struct an_names **names,
 		   an_op_fn fn);
 
+/* One run of a database as a source: "DB" (its last run) or "DB:N"
+ * (run N; a file whose own name ends in ":N" is taken whole). */
+#define REP_SRC_MAX 64	/* runs one report or diff merges */
+struct rep_src {
+	char path[4096];
+	int64_t run_id;		/* 0: the last */
+};
+/* Parse arg into src: 0, or -1 if it names no database. */
+int rep_src_parse(const char *arg, struct rep_src *src);
+/* Several runs as one (rep_store_load for each, merged): counters add,
+ * the time span covers them all, exports and handshakes merge, and the
+ * operations are replayed interleaved by the time the engine delivered
+ * them, so the figures (counts, histograms, sizes) are those of one
+ * capture holding them all.  run gets the merged run (its source the
+ * runs' sources, comma separated).  Every run must hold every operation
+ * (--ops all) when nsrc > 1.  Prints errors; returns 0 or -1. */
+int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
+			struct store_run *run, struct an_names **names,
+			an_op_fn fn);
+
 /* List the runs of the store at path (--runs).  Returns 0 or -1. */
 int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm);
+
+/* The hooks report reads a capture with (run.h): the figures and
+ * findings of every operation, the drops and the counters at the end into
+ * struct rep (the caller sets h->user).  diff.c loads each side so. */
+void rep_hooks(struct run_hooks *h);
 
 /* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
 int ui_report_main(int argc, char **argv);

@@ -43,6 +43,26 @@ SCENARIOS = {
         doc='server capped at 32k, the client asks 1M',
         link='tap', caps=(32768, 32768), prefs=(16384, 16384),
         runs=[dict(proto='tcp', phases=['rw:2097152'], rsize=M, wsize=M)]),
+    # diff-* (issue 20, README's `nfscope diff` example, pcaps/diff-*):
+    # one workload under two configurations each; not in the lab suite
+    'diff-8k': dict(
+        doc='diff example: 1M copied each way over TCP, export capped at 8k',
+        link='tap', caps=(8192, 8192),
+        runs=[dict(proto='tcp', phases=['rw:1048576'], rsize=M, wsize=M)]),
+    'diff-32k': dict(
+        doc='diff example: 1M copied each way over TCP, export capped at 32k',
+        link='tap', caps=(32768, 32768),
+        runs=[dict(proto='tcp', phases=['rw:1048576'], rsize=M, wsize=M)]),
+    'diff-udp': dict(
+        doc='diff example: mixed ops and 512k copied each way over UDP, 8k',
+        link='tap', caps=(M, M),
+        runs=[dict(proto='udp', phases=['mixed:1', 'rw:524288'], rsize=8192,
+                   wsize=8192)]),
+    'diff-tcp': dict(
+        doc='diff example: mixed ops and 512k copied each way over TCP, 8k',
+        link='tap', caps=(M, M),
+        runs=[dict(proto='tcp', phases=['mixed:1', 'rw:524288'], rsize=8192,
+                   wsize=8192)]),
     'cap1m': dict(
         doc='server allows 1M, the client asks 1M; PrefRead 64k',
         link='tap', caps=(M, M), prefs=(65536, 65536),
