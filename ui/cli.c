@@ -2,6 +2,7 @@
  * stage's configuration; output; see cli.h. */
 #include "ui/cli.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdarg.h>
@@ -242,6 +243,30 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 	default:
 		return long_opt(o, opt, arg);
 	}
+}
+
+int ui_filter_opt(struct an_filter *f, const char *who, int opt,
+		  const char *arg)
+{
+	static const struct {
+		int opt;
+		enum an_filter_key key;
+		const char *name;
+	} keys[] = {
+		{ 'K', AN_FK_CLIENT, "--client" },
+		{ 'V', AN_FK_SERVER, "--server" },
+		{ 'P', AN_FK_OP, "--op" },
+		{ UI_OPT_FH, AN_FK_FH, "--fh" },
+	};
+	char err[4096];
+	size_t k;
+
+	for (k = 0; keys[k].opt != opt; k++)
+		assert(k + 1 < sizeof(keys) / sizeof(keys[0]));
+	if (an_filter_add(f, keys[k].key, arg, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nfscope %s: %s: %s\n", who, keys[k].name, err);
+	return -1;
 }
 
 int ui_usage_error(const char *who, const char *fmt, ...)

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/filter.h"
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
@@ -181,6 +182,21 @@ bool ui_out_failed(void);
 int ui_out_close(const char *who, int rc);
 /* Parse an unsigned number with an optional k/m/g suffix. */
 bool ui_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * The operation filters report and dump share (analyze/filter.h: comma
+ * lists, repeatable): --client, --server, --op, --fh, as getopt codes
+ * 'K', 'V', 'P', UI_OPT_FH.  ui_filter_opt adds arg to f; -1 with a message on
+ * stderr naming who.
+ */
+#define UI_OPT_FH 0x1f0
+#define UI_FILTER_LONGOPTS \
+	{ "client", required_argument, NULL, 'K' }, \
+	{ "server", required_argument, NULL, 'V' }, \
+	{ "op", required_argument, NULL, 'P' }, \
+	{ "fh", required_argument, NULL, UI_OPT_FH }
+int ui_filter_opt(struct an_filter *f, const char *who, int opt,
+		  const char *arg);
 
 /*
  * Capture drops seen in a run: spans merged when they touch (samples come

@@ -86,7 +86,7 @@ static void report_usage(FILE *f)
 	      "       nfscope report OUT.db [--run N | --runs]   (a database "
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
-	      "[--server ADDR] [--op NAME[,NAME]]...\n"
+	      "[--server ADDR] [--op NAME[,NAME]] [--fh HEX]...\n"
 	      "                      [--json] [--csv TABLE] "
 	      "[--by op|client|server|export|file]\n"
 	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
@@ -96,27 +96,10 @@ static void report_usage(FILE *f)
 	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
 }
 
-/* --client/--server/--op (analyze/filter.h: comma lists, repeatable). */
+/* --client/--server/--op/--fh (analyze/filter.h: comma lists, repeatable). */
 static int parse_filter(struct an_filter *f, int opt, const char *arg)
 {
-	static const struct {
-		int opt;
-		enum an_filter_key key;
-		const char *name;
-	} keys[] = {
-		{ 'K', AN_FK_CLIENT, "--client" },
-		{ 'V', AN_FK_SERVER, "--server" },
-		{ 'P', AN_FK_OP, "--op" },
-	};
-	char err[4096];
-	size_t k;
-
-	for (k = 0; keys[k].opt != opt; k++)
-		;
-	if (an_filter_add(f, keys[k].key, arg, err, sizeof(err)) == 0)
-		return 0;
-	fprintf(stderr, "nfscope report: %s: %s\n", keys[k].name, err);
-	return -1;
+	return ui_filter_opt(f, "report", opt, arg);
 }
 
 /* --from/--to T (filter.h), once --utc is known; a time of day waits for
@@ -200,6 +183,7 @@ int ui_report_main(int argc, char **argv)
 		{ "client", required_argument, NULL, 'K' },
 		{ "server", required_argument, NULL, 'V' },
 		{ "op", required_argument, NULL, 'P' },
+		{ "fh", required_argument, NULL, UI_OPT_FH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -297,6 +281,7 @@ int ui_report_main(int argc, char **argv)
 		case 'K':
 		case 'V':
 		case 'P':
+		case UI_OPT_FH:
 			if (parse_filter(&r.filt, opt, optarg) < 0)
 				return 2;
 			r.filtered = true;
