@@ -269,6 +269,56 @@ int ui_filter_opt(struct an_filter *f, const char *who, int opt,
 	return -1;
 }
 
+int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
+		const char *arg)
+{
+	char err[256];
+
+	if (opt == UI_OPT_WRITE_PCAP) {
+		o->path = arg;
+		return 0;
+	}
+	o->select = arg;
+	if (run_ev_select_parse(arg, &o->sel, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nfscope %s: %s\n", who, err);
+	return -1;
+}
+
+int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
+		  const struct ui_src_opts *so, bool db)
+{
+	if (o->select && !o->path)
+		ui_usage_error(who, "--select chooses what --write-pcap "
+			       "writes: give --write-pcap OUT");
+	else if (o->path && (db || so->iface))
+		ui_usage_error(who, "--write-pcap reads the capture files "
+			       "again: it needs -r FILE, not %s",
+			       db ? "a database" : "-i (live)");
+	else
+		return 0;
+	return -1;
+}
+
+int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+		  const struct run_config *c, bool quiet)
+{
+	struct run_ev_stats st;
+
+	if (run_evidence_write(ev, c, o->path, &st) < 0)
+		return -1;
+	if (!quiet)
+		fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64
+			" frames, %" PRIu64 " messages of %" PRIu64
+			" operations\n", c->who, o->path, st.frames, st.msgs,
+			st.ops);
+	if (st.ops_over)
+		fprintf(stderr, "nfscope %s: --write-pcap: %" PRIu64
+			" operations selected past the first %u not "
+			"written\n", c->who, st.ops_over, RUN_EV_OPS_MAX);
+	return 0;
+}
+
 int ui_usage_error(const char *who, const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,8 @@ static void on_op_sums(void *user, const struct an_op *op)
 	an_find_add(r->find, op);
 	if (r->every)
 		rep_every_add(r, op);
+	if (r->ev)
+		run_evidence_op(r->ev, op);
 }
 
 /* On the capture thread: the operation filters (a database's ops too). */
@@ -93,7 +95,8 @@ static void report_usage(FILE *f)
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
 	      "                      [EXPRESSION]   (a BPF filter, as tcpdump's)\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
-	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
+	      "findings, servers, intervals, drops\n" UI_PCAP_USAGE
+	      UI_SRC_USAGE, f);
 }
 
 /* --client/--server/--op/--fh (analyze/filter.h: comma lists, repeatable). */
@@ -184,10 +187,12 @@ int ui_report_main(int argc, char **argv)
 		{ "server", required_argument, NULL, 'V' },
 		{ "op", required_argument, NULL, 'P' },
 		{ "fh", required_argument, NULL, UI_OPT_FH },
+		UI_PCAP_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ui_src_opts so;
+	struct ui_pcap_opts po = { 0 };
 	struct rep r;
 	struct an_figs_config fc;
 	struct an_find_config dc;
@@ -286,6 +291,11 @@ int ui_report_main(int argc, char **argv)
 				return 2;
 			r.filtered = true;
 			continue;
+		case UI_OPT_WRITE_PCAP:
+		case UI_OPT_SELECT:
+			if (ui_pcap_opt(&po, "report", opt, optarg) < 0)
+				return 2;
+			continue;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -337,6 +347,8 @@ int ui_report_main(int argc, char **argv)
 		}
 		return rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
 	}
+	if (ui_pcap_check(&po, "report", &so, db != NULL) < 0)
+		return 2;
 	if (run_id && !db) {
 		fprintf(stderr, "nfscope report: --run needs a database "
 			"(nfscope report OUT.db --run N)\n");
@@ -361,6 +373,8 @@ int ui_report_main(int argc, char **argv)
 	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
 		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
+	if (po.path && (r.ev = run_evidence_new(&po.sel)) == NULL)
+		r.find = (an_find_free(r.find), NULL);	/* out of memory */
 	/*
 	 * With none of the operation filters (--from, --to, --client,
 	 * --server, --op) and a capture, the engine runs on the second
@@ -376,6 +390,8 @@ int ui_report_main(int argc, char **argv)
 		goto out;
 	}
 	if (run_go(r.run, &h) < 0)
+		goto out;
+	if (r.ev && ui_pcap_write(r.ev, &po, &c, false) < 0)
 		goto out;
 	if (db) {
 		if (rep_store_load(&r, db, run_id, &run, &names,
@@ -407,6 +423,7 @@ out:
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	rep_every_free(r.every);
+	run_evidence_free(r.ev);
 	an_names_free(names);
 	return rc;
 }
