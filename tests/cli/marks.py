@@ -11,7 +11,8 @@ generator's per-operation record.  The text lines carry the same marks.
 
 Filters: --op, --client, --server (CIDR), --fh (whole handle and short
 hash) show exactly the messages the generator's record says belong to the
-selected operations, and the summary says how many were shown.
+selected operations, and the summary says how many were shown; report
+--fh counts the record's operations on that handle.
 
 usage: marks.py NFSCOPE NFSGEN WORKDIR
 """
@@ -215,6 +216,15 @@ def main():
         check_filter(nfscope, pcap, t, ['--fh', fh], sel, '--fh HEX', errs)
         check_filter(nfscope, pcap, t, ['--fh', fnv(fh)], sel,
                      '--fh HASH', errs)
+        # report --fh: the operations on that handle, as the record has
+        want = len({(m['src'], m['dst'], m['xid'], m['proc']) for m in t
+                    if m.get('type') == 'call' and
+                    m.get('args', {}).get('fh') == fh})
+        rep = json.loads(run([nfscope, 'report', '-r', pcap, '--json',
+                              '--fh', fnv(fh) + ',' + fh]))
+        if rep['totals']['ops'] != want:
+            errs.append('%s report --fh: %d operations, the record %d' %
+                        (pcap, rep['totals']['ops'], want))
     r = subprocess.run([nfscope, 'dump', '-r', pcap, '--fh', 'xyz'],
                        capture_output=True, text=True)
     if r.returncode != 2 or '--fh' not in r.stderr:
