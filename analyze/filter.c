@@ -388,14 +388,17 @@ static int add_op(struct an_filter *f, const char *name, size_t len,
 	return 0;
 }
 
-static int add_ops(struct an_filter *f, const char *arg, char *err, size_t n)
+/* Each term of the comma list arg, through add. */
+static int add_list(struct an_filter *f, const char *arg,
+		    int (*add)(struct an_filter *, const char *, size_t,
+			       char *, size_t), char *err, size_t n)
 {
 	const char *p = arg, *comma;
 
 	do {
 		comma = strchr(p, ',');
-		if (add_op(f, p, comma ? (size_t)(comma - p) : strlen(p), err,
-			   n) < 0)
+		if (add(f, p, comma ? (size_t)(comma - p) : strlen(p), err,
+			n) < 0)
 			return -1;
 		p = comma + 1;
 	} while (comma);
@@ -431,6 +434,48 @@ static int set_time(struct an_filter *f, bool to, const char *arg, char *err,
 	return 0;
 }
 
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One handle term of len characters at s: 8 hex digits are a short hash,
+ * other even counts up to NFS_FHSIZE_MAX bytes a whole handle. */
+static int add_fh(struct an_filter *f, const char *s, size_t len, char *err,
+		  size_t n)
+{
+	struct an_fh_term t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < len && hexval((unsigned char)s[i]) >= 0; i++)
+		;
+	if (len == 0 || i < len || len % 2 || len > 2 * NFS_FHSIZE_MAX) {
+		snprintf(err, n, "bad handle '%.*s' (hex bytes of a handle, up "
+			 "to %d, or the 8 hex digits of its short hash)",
+			 (int)(len < 200 ? len : 200), s, NFS_FHSIZE_MAX);
+		return -1;
+	}
+	if (f->n_fh == AN_FILTER_FHS) {
+		snprintf(err, n, "more than %d handles", AN_FILTER_FHS);
+		return -1;
+	}
+	for (i = 0; i < len; i += 2) {
+		uint8_t b = (uint8_t)(hexval((unsigned char)s[i]) << 4 |
+				      hexval((unsigned char)s[i + 1]));
+
+		if (len == 8)
+			t.hash = t.hash << 8 | b;
+		else
+			t.data[t.len++] = b;
+	}
+	f->fh[f->n_fh++] = t;
+	return 0;
+}
+
 /* Into f only when every term parses. */
 static int add_into(struct an_filter *f, struct an_filter *tmp,
 		    enum an_filter_key k, const char *arg, char *err, size_t n)
@@ -446,13 +491,16 @@ static int add_into(struct an_filter *f, struct an_filter *tmp,
 		rc = add_nets(tmp->server, &tmp->n_server, arg, err, n);
 		break;
 	case AN_FK_OP:
-		rc = add_ops(tmp, arg, err, n);
+		rc = add_list(tmp, arg, add_op, err, n);
 		break;
 	case AN_FK_PATH:
 		rc = set_text(tmp->path, arg, err, n);
 		break;
 	case AN_FK_WORD:
 		rc = set_text(tmp->word, arg, err, n);
+		break;
+	case AN_FK_FH:
+		rc = add_list(tmp, arg, add_fh, err, n);
 		break;
 	default:
 		rc = set_time(tmp, k == AN_FK_TO, arg, err, n);
@@ -489,6 +537,7 @@ static int prompt_key(const char *w, size_t kl)
 		{ "server", AN_FK_SERVER }, { "s", AN_FK_SERVER },
 		{ "op", AN_FK_OP }, { "proc", AN_FK_OP },
 		{ "path", AN_FK_PATH }, { "p", AN_FK_PATH },
+		{ "fh", AN_FK_FH },
 	};
 	size_t i;
 
@@ -553,7 +602,8 @@ int an_filter_parse(const char *s, struct an_filter *f, char *err, size_t n)
 bool an_filter_empty(const struct an_filter *f)
 {
 	return f->n_client == 0 && f->n_server == 0 && f->n_op == 0 &&
-	       !f->path[0] && !f->word[0] && !f->have_from && !f->have_to;
+	       !f->path[0] && !f->word[0] && !f->have_from && !f->have_to &&
+	       f->n_fh == 0;
 }
 
 struct strbuf {
@@ -594,6 +644,16 @@ void an_filter_str(const struct an_filter *f, char *buf, size_t n)
 		put(&b, k ? "," : b.off ? " op=" : "op=", f->op[k], "");
 	if (f->path[0])
 		put(&b, b.off ? " path=" : "path=", f->path, "");
+	for (k = 0; k < f->n_fh; k++) {
+		char h[2 * NFS_FHSIZE_MAX + 1];
+		uint32_t i;
+
+		if (f->fh[k].len == 0)
+			snprintf(h, sizeof(h), "%08x", f->fh[k].hash);
+		for (i = 0; i < f->fh[k].len; i++)
+			snprintf(h + 2 * i, 3, "%02x", f->fh[k].data[i]);
+		put(&b, k ? "," : b.off ? " fh=" : "fh=", h, "");
+	}
 	if (f->word[0])
 		put(&b, b.off ? " " : "", f->word, "");
 }
@@ -684,6 +744,33 @@ bool an_filter_proc(const struct an_filter *f, uint32_t prog, uint32_t vers,
 	return false;
 }
 
+uint32_t an_fh_hash(const struct nfs_fh *fh)
+{
+	uint32_t h = 2166136261u;
+	uint32_t n = fh->len <= NFS_FHSIZE_MAX ? fh->len : NFS_FHSIZE_MAX;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h ^= fh->data[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+bool an_filter_fh(const struct an_filter *f, const struct nfs_fh *fh)
+{
+	uint32_t k;
+
+	for (k = 0; k < f->n_fh; k++) {
+		const struct an_fh_term *t = &f->fh[k];
+
+		if (t->len ? t->len == fh->len &&
+			     memcmp(t->data, fh->data, t->len) == 0 :
+			     t->hash == an_fh_hash(fh))
+			return true;
+	}
+	return f->n_fh == 0;
+}
+
 bool an_filter_path(const struct an_filter *f, const char *path)
 {
 	return !f->path[0] || (path[0] && strstr(path, f->path));
@@ -736,6 +823,8 @@ bool an_filter_match(const struct an_filter *f, const struct an_op *op,
 	    !an_filter_addr(f, AN_FK_SERVER, &op->server) ||
 	    !an_filter_proc(f, op->prog, op->vers, op->proc) ||
 	    !an_filter_path(f, op->path))
+		return false;
+	if (f->n_fh && !((op->have & AN_HAVE_FH) && an_filter_fh(f, &op->fh)))
 		return false;
 	if (f->word[0] && !op_has_word(f, op))
 		return false;

@@ -13,7 +13,9 @@
  * A procedure is a name nfscope decodes (dec_proc_name: READ, MNT, ...),
  * any case, any program.  The path matches when it contains the text; the
  * word when any of the client, the server, the path or the procedure's
- * label ("NFSv3 READ") contains it in any case.  Times: struct an_time; an
+ * label ("NFSv3 READ") contains it in any case.  A handle term is the
+ * handle in hex (as dump --json and report --json print it) or its 8-hex-
+ * digit short hash (an_fh_hash, as dump's text lines print it).  Times: struct an_time; an
  * operation is in the span when its first call is in [from, to).
  *
  * Plain values, no allocation, no I/O; parsers write a message into err
@@ -34,6 +36,7 @@
 #define AN_FILTER_ADDRS 32	/* address terms per side */
 #define AN_FILTER_OPS 32	/* procedure names */
 #define AN_FILTER_TEXT 128	/* path and word, with their NUL */
+#define AN_FILTER_FHS 16	/* handle terms */
 
 /*
  * A time as typed: epoch seconds "1796033994[.5]", "+S[.frac]" after the
@@ -59,7 +62,14 @@ struct an_net {
 
 enum an_filter_key {
 	AN_FK_CLIENT, AN_FK_SERVER, AN_FK_OP, AN_FK_PATH, AN_FK_WORD,
-	AN_FK_FROM, AN_FK_TO
+	AN_FK_FROM, AN_FK_TO, AN_FK_FH
+};
+
+/* One handle term: the whole handle (len > 0) or its short hash. */
+struct an_fh_term {
+	uint32_t len;		/* 0: match hash */
+	uint32_t hash;
+	uint8_t data[NFS_FHSIZE_MAX];
 };
 
 struct an_filter {
@@ -72,6 +82,8 @@ struct an_filter {
 	bool have_from, have_to;
 	struct an_time from, to;	/* TOD until an_filter_resolve */
 	bool utc;			/* zone of dates, times of day */
+	struct an_fh_term fh[AN_FILTER_FHS];	/* none: any handle */
+	uint32_t n_fh;
 };
 
 /* An empty filter (matches everything); utc: the zone of times typed
@@ -81,8 +93,8 @@ void an_filter_init(struct an_filter *f, bool utc);
  * otherwise) to kind k; from/to replace an earlier value. */
 int an_filter_add(struct an_filter *f, enum an_filter_key k, const char *arg,
 		  char *err, size_t n);
-/* top's prompt: space-separated "client=", "server=", "op=", "path="
- * (also c=, s=, proc=, p=) and a bare word; f is replaced (its zone kept)
+/* top's prompt: space-separated "client=", "server=", "op=", "path=",
+ * "fh=" (also c=, s=, proc=, p=) and a bare word; f is replaced (its zone kept)
  * only when the whole text parses. */
 int an_filter_parse(const char *s, struct an_filter *f, char *err, size_t n);
 /* No term at all (times included). */
@@ -108,9 +120,14 @@ bool an_filter_addr_name(const struct an_filter *f, enum an_filter_key side,
 bool an_filter_proc(const struct an_filter *f, uint32_t prog, uint32_t vers,
 		    uint32_t proc);
 bool an_filter_path(const struct an_filter *f, const char *path);
+/* Is fh one of the handle terms (true when there is none)? */
+bool an_filter_fh(const struct an_filter *f, const struct nfs_fh *fh);
+/* 32-bit FNV-1a of a handle's bytes: its short hash. */
+uint32_t an_fh_hash(const struct nfs_fh *fh);
 /* Does text contain the word (any case)?  False without a word. */
 bool an_filter_word(const struct an_filter *f, const char *text);
-/* Does op pass every term of f (NULL: yes)?  base_ns resolves "+S". */
+/* Does op pass every term of f (NULL: yes)?  base_ns resolves "+S".  A
+ * handle term matches the op's handle (AN_HAVE_FH). */
 bool an_filter_match(const struct an_filter *f, const struct an_op *op,
 		     int64_t base_ns);
 

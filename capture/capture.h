@@ -97,6 +97,18 @@ typedef void (*cap_msg_fn)(void *user, const struct cap_msg *m);
  */
 typedef bool (*cap_probe_fn)(void *user, const struct cap_msg *m);
 
+struct cap_pkt;
+
+/* An IP packet as the pipe read it (cap_config.ip_tap). */
+struct cap_ip_seen {
+	uint64_t frame;
+	struct cap_addr src, dst;
+	uint8_t proto;		/* the transport's (IPv6: after extensions) */
+	bool frag;		/* an IP fragment: id, no ports */
+	uint32_t id;
+	uint16_t sport, dport;	/* 0 unless a whole UDP/TCP header is there */
+};
+
 struct cap_config {
 	/* live capture */
 	int snaplen;		/* 0: default (CAP_DEFAULT_SNAPLEN) */
@@ -141,6 +153,13 @@ struct cap_config {
 	void (*hidden_end)(void *user, const struct cap_addr *src,
 			   const struct cap_addr *dst, int64_t until_ns);
 	void *hidden_end_user;
+	/* taps (NULL: none), for the evidence writer (run/evidence.h):
+	   frame_tap sees each frame as it is fed, ip_tap each IP packet of
+	   it once its header is read (before reassembly and TCP) */
+	void (*frame_tap)(void *user, uint64_t frame,
+			  const struct cap_pkt *pkt);
+	void (*ip_tap)(void *user, const struct cap_ip_seen *s);
+	void *tap_user;
 };
 
 /*

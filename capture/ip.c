@@ -11,6 +11,29 @@
 
 #include "capture/capture_int.h"
 
+/* The evidence writer's tap (capture.h): this packet's addresses and
+ * fragment id or ports. */
+static void ip_tap(struct cap_pipe *p, const struct cap_l3 *l3, bool frag,
+		   uint32_t id)
+{
+	struct cap_ip_seen s;
+
+	if (p->cfg.ip_tap == NULL)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.frame = p->frame;
+	s.src = l3->src;
+	s.dst = l3->dst;
+	s.proto = l3->proto;
+	s.frag = frag;
+	s.id = id;
+	if (!frag && l3->caplen >= 4) {
+		s.sport = cap_be16(l3->data);
+		s.dport = cap_be16(l3->data + 2);
+	}
+	p->cfg.ip_tap(p->cfg.tap_user, &s);
+}
+
 static void ip4_input(struct cap_pipe *p, const uint8_t *d, uint32_t caplen,
 		      uint32_t len)
 {
@@ -53,6 +76,7 @@ static void ip4_input(struct cap_pipe *p, const uint8_t *d, uint32_t caplen,
 	if (l3.caplen < l3.len)
 		l3.flags |= CAP_MSG_TRUNCATED;
 	offf = cap_be16(d + 6);
+	ip_tap(p, &l3, (offf & 0x3fff) != 0, cap_be16(d + 4));
 	if (offf & 0x3fff) {
 		struct cap_frag_in fr;
 
@@ -110,6 +134,7 @@ static void ip6_input(struct cap_pipe *p, const uint8_t *d, uint32_t caplen,
 	if (!cap_ip6_walk(p, &l3, &nh, &fr, &is_frag))
 		return;
 	l3.proto = nh;
+	ip_tap(p, &l3, is_frag, fr.id);
 	if (is_frag) {
 		fr.src = l3.src;
 		fr.dst = l3.dst;

@@ -149,6 +149,8 @@ void cap_pipe_feed(struct cap_pipe *p, const struct cap_pkt *pkt)
 
 	p->frame++;
 	p->ts_ns = pkt->ts_ns;
+	if (p->cfg.frame_tap)
+		p->cfg.frame_tap(p->cfg.tap_user, p->frame, pkt);
 	if (pkt->ts_ns > p->now_ns)
 		p->now_ns = pkt->ts_ns;
 	if (caplen > len)	/* broken writer: trust what we have */

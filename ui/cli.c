@@ -2,6 +2,7 @@
  * stage's configuration; output; see cli.h. */
 #include "ui/cli.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdarg.h>
@@ -242,6 +243,80 @@ int ui_src_opt(struct ui_src_opts *o, int opt, const char *arg)
 	default:
 		return long_opt(o, opt, arg);
 	}
+}
+
+int ui_filter_opt(struct an_filter *f, const char *who, int opt,
+		  const char *arg)
+{
+	static const struct {
+		int opt;
+		enum an_filter_key key;
+		const char *name;
+	} keys[] = {
+		{ 'K', AN_FK_CLIENT, "--client" },
+		{ 'V', AN_FK_SERVER, "--server" },
+		{ 'P', AN_FK_OP, "--op" },
+		{ UI_OPT_FH, AN_FK_FH, "--fh" },
+	};
+	char err[4096];
+	size_t k;
+
+	for (k = 0; keys[k].opt != opt; k++)
+		assert(k + 1 < sizeof(keys) / sizeof(keys[0]));
+	if (an_filter_add(f, keys[k].key, arg, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nfscope %s: %s: %s\n", who, keys[k].name, err);
+	return -1;
+}
+
+int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
+		const char *arg)
+{
+	char err[256];
+
+	if (opt == UI_OPT_WRITE_PCAP) {
+		o->path = arg;
+		return 0;
+	}
+	o->select = arg;
+	if (run_ev_select_parse(arg, &o->sel, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nfscope %s: %s\n", who, err);
+	return -1;
+}
+
+int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
+		  const struct ui_src_opts *so, bool db)
+{
+	if (o->select && !o->path)
+		ui_usage_error(who, "--select chooses what --write-pcap "
+			       "writes: give --write-pcap OUT");
+	else if (o->path && (db || so->iface))
+		ui_usage_error(who, "--write-pcap reads the capture files "
+			       "again: it needs -r FILE, not %s",
+			       db ? "a database" : "-i (live)");
+	else
+		return 0;
+	return -1;
+}
+
+int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+		  const struct run_config *c, bool quiet)
+{
+	struct run_ev_stats st;
+
+	if (run_evidence_write(ev, c, o->path, &st) < 0)
+		return -1;
+	if (!quiet)
+		fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64
+			" frames, %" PRIu64 " messages of %" PRIu64
+			" operations\n", c->who, o->path, st.frames, st.msgs,
+			st.ops);
+	if (st.ops_over)
+		fprintf(stderr, "nfscope %s: --write-pcap: %" PRIu64
+			" operations selected past the first %u not "
+			"written\n", c->who, st.ops_over, RUN_EV_OPS_MAX);
+	return 0;
 }
 
 int ui_usage_error(const char *who, const char *fmt, ...)

@@ -49,9 +49,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/filter.h"
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
+#include "run/evidence.h"
 #include "run/run.h"
 #include "ui/times.h"
 
@@ -181,6 +183,55 @@ bool ui_out_failed(void);
 int ui_out_close(const char *who, int rc);
 /* Parse an unsigned number with an optional k/m/g suffix. */
 bool ui_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * The operation filters report and dump share (analyze/filter.h: comma
+ * lists, repeatable): --client, --server, --op, --fh, as getopt codes
+ * 'K', 'V', 'P', UI_OPT_FH.  ui_filter_opt adds arg to f; -1 with a message on
+ * stderr naming who.
+ */
+#define UI_OPT_FH 0x1f0
+#define UI_FILTER_LONGOPTS \
+	{ "client", required_argument, NULL, 'K' }, \
+	{ "server", required_argument, NULL, 'V' }, \
+	{ "op", required_argument, NULL, 'P' }, \
+	{ "fh", required_argument, NULL, UI_OPT_FH }
+int ui_filter_opt(struct an_filter *f, const char *who, int opt,
+		  const char *arg);
+
+/*
+ * --write-pcap OUT [--select slow:MS,errors,retrans,unanswered] (report,
+ * record): the frames of the selected operations (run/evidence.h) into
+ * OUT, after the run, from the same files.  ui_pcap_opt takes the two
+ * options (-1: a message on stderr); ui_pcap_check refuses what cannot be
+ * done (a database, a live capture, --select alone: exit 2); ui_pcap_write
+ * writes and says on stderr what it wrote (0, or -1).
+ */
+#define UI_OPT_WRITE_PCAP 0x1f1
+#define UI_OPT_SELECT 0x1f2
+#define UI_PCAP_LONGOPTS \
+	{ "write-pcap", required_argument, NULL, UI_OPT_WRITE_PCAP }, \
+	{ "select", required_argument, NULL, UI_OPT_SELECT }
+#define UI_PCAP_USAGE \
+	"  --write-pcap OUT   after the run, the frames of the selected " \
+	"operations\n" \
+	"               (every transmission, reply, IP fragment and TCP " \
+	"segment) to\n" \
+	"               the pcap OUT; files only\n" \
+	"  --select slow:MS,errors,retrans,unanswered   which ones (any " \
+	"of them;\n" \
+	"               default: every operation the filters keep)\n"
+struct ui_pcap_opts {
+	const char *path;		/* NULL: no --write-pcap */
+	const char *select;		/* as given */
+	struct run_ev_select sel;
+};
+int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
+		const char *arg);
+int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
+		  const struct ui_src_opts *so, bool db);
+int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+		  const struct run_config *c, bool quiet);
 
 /*
  * Capture drops seen in a run: spans merged when they touch (samples come

@@ -14,6 +14,9 @@ struct dump_ctx {
 	enum ui_time_mode tmode;	/* --utc, --epoch */
 	int64_t first_ns, last_ns;	/* packet times of the messages */
 	uint64_t rpc_msgs;
+	uint64_t shown;		/* messages that passed the filter */
+	bool filtered;		/* --client, --server, --op, --fh */
+	struct an_marks *marks;
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
@@ -23,6 +26,7 @@ static void on_msg(void *user, const struct cap_msg *m,
 		   const struct dec_msg *d)
 {
 	struct dump_ctx *x = user;
+	struct an_mark mk;
 
 	if (d == NULL)
 		return;
@@ -31,11 +35,15 @@ static void on_msg(void *user, const struct cap_msg *m,
 		x->first_ns = m->ts_ns;
 	if (m->ts_ns > x->last_ns)
 		x->last_ns = m->ts_ns;
+	an_marks_msg(x->marks, m, d, &mk);
+	if (!mk.pass)
+		return;
+	x->shown++;
 	run_block_signals(true);
 	if (x->json)
-		dump_json_msg(x->out, m, d);
+		dump_json_marked(x->out, m, d, &mk);
 	else
-		dump_text_msg(x->out, m, d, x->tmode);
+		dump_text_marked(x->out, m, d, x->tmode, &mk);
 	run_block_signals(false);
 }
 
@@ -86,6 +94,8 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_obj(&w, "summary");
 		jw_u64(&w, "packets", cs->packets);
 		jw_u64(&w, "rpc_messages", x->rpc_msgs);
+		if (x->filtered)
+			jw_u64(&w, "shown", x->shown);
 		if (x->rpc_msgs) {
 			jw_time(&w, "first", (uint64_t)(x->first_ns / 1000000000),
 				(uint32_t)(x->first_ns % 1000000000));
@@ -168,6 +178,10 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		ds->xid_evictions,
 		ds->late_held, ds->late_matched, ds->late_expired,
 		ds->late_over_budget, ds->skew_tolerated);
+	if (x->filtered)
+		fprintf(x->out, "# %" PRIu64 " of the %" PRIu64 " RPC messages "
+			"shown: those of the operations --client, --server, "
+			"--op and --fh select\n", x->shown, x->rpc_msgs);
 	if (cs->tcp_hidden_spans)
 		fprintf(x->out, "# hidden by the snaplen: ~%" PRIu64 " calls and "
 			"~%" PRIu64 " replies (estimated; %" PRIu64 " TCP records "
@@ -198,7 +212,14 @@ static void dump_usage(FILE *f)
 	      "[-c COUNT] [-B KIB] [-p] [-Z USER]\n"
 	      "                    [--duration S] [budgets] [--json] [-n] [-v]"
 	      " [EXPRESSION]\n"
+	      "                    [--client ADDR] [--server ADDR] "
+	      "[--op NAME[,NAME]] [--fh HEX]...\n"
 	      "  -v           ignored: every line has what tcpdump -vv shows\n"
+	      "  --client, --server, --op, --fh   only the messages of the "
+	      "operations\n"
+	      "               these select (comma lists, repeatable; ADDR, "
+	      "ADDR/LEN,\n"
+	      "               PREFIX*; HEX: a handle or its 8-digit hash)\n"
 	      UI_SRC_USAGE, f);
 }
 
@@ -206,11 +227,13 @@ int ui_dump_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		UI_SRC_LONGOPTS,
+		UI_FILTER_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ui_src_opts so;
+	struct an_filter filt;
 	struct dump_ctx x;
 	struct run_config rc_cfg;
 	struct run *run;
@@ -219,6 +242,7 @@ int ui_dump_main(int argc, char **argv)
 	int opt, rc;
 
 	memset(&x, 0, sizeof(x));
+	an_filter_init(&filt, false);
 	ui_src_opts_init(&so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "vh", longopts,
@@ -233,6 +257,13 @@ int ui_dump_main(int argc, char **argv)
 			dump_usage(stdout);
 			return 0;
 		}
+		if (opt == 'K' || opt == 'V' || opt == 'P' ||
+		    opt == UI_OPT_FH) {
+			if (ui_filter_opt(&filt, "dump", opt, optarg) < 0)
+				return 2;
+			x.filtered = true;
+			continue;
+		}
 		rc = ui_src_opt(&so, opt, optarg);
 		if (rc == 1)
 			continue;
@@ -241,10 +272,14 @@ int ui_dump_main(int argc, char **argv)
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
 	ui_run_config(&so, "dump", &rc_cfg);
-	if (run_open(&run, &rc_cfg) < 0)
+	x.marks = an_marks_new(rc_cfg.dec.xid_max, &filt);
+	if (x.marks == NULL) {
+		fprintf(stderr, "nfscope dump: out of memory\n");
 		return 1;
-	if (run_after_open(run) < 0) {
+	}
+	if (run_open(&run, &rc_cfg) < 0 || run_after_open(run) < 0) {
 		run_free(run);
+		an_marks_free(x.marks);
 		return 1;
 	}
 	x.out = stdout;
@@ -255,5 +290,6 @@ int ui_dump_main(int argc, char **argv)
 	rc = run_go(run, &hooks);
 	/* stdout is flushed and checked by main (ui_out_close) */
 	run_free(run);
+	an_marks_free(x.marks);
 	return rc < 0 ? 1 : rc == RUN_CUT ? UI_EXIT_CUT : 0;
 }

@@ -11,11 +11,9 @@
 
 #include <stdio.h>
 
+#include "analyze/msgmark.h"
 #include "decode/decode.h"
 #include "ui/times.h"
-
-/* 32-bit FNV-1a of a handle: the short handle hash shown in text output. */
-uint32_t dump_fh_hash(const struct nfs_fh *fh);
 
 /* Offset up to which the RPC header was decoded (UINT32_MAX: all of it). */
 uint32_t dump_hdr_limit(const struct dec_msg *d);
@@ -24,6 +22,15 @@ uint32_t dump_hdr_limit(const struct dec_msg *d);
 void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d,
 		   enum ui_time_mode tm);
 void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d);
+/* The same with the message's marks (msgmark.h; mk NULL: none): text
+ * " [retransmission of #F]", " [reply to #F in MS ms]", " [duplicate of
+ * reply #F]"; JSON "retrans_of", "reply_to", "time_from_request",
+ * "dup_of" (doc/dump-json.md). */
+void dump_text_marked(FILE *f, const struct cap_msg *m,
+		      const struct dec_msg *d, enum ui_time_mode tm,
+		      const struct an_mark *mk);
+void dump_json_marked(FILE *f, const struct cap_msg *m,
+		      const struct dec_msg *d, const struct an_mark *mk);
 
 /* The `dump` subcommand; argv[0] is "dump".  Returns the exit status. */
 int ui_dump_main(int argc, char **argv);

@@ -2,6 +2,8 @@
 #include "ui/dump.h"
 #include "ui/json.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static void j_time(struct jw *w, const char *key, const struct nfs_time *t)
@@ -461,7 +463,38 @@ uint32_t dump_hdr_limit(const struct dec_msg *d)
 	return d->err_off;
 }
 
+/* "S.NNNNNNNNN", a '-' first when negative. */
+static const char *dump_secs(int64_t ns, char *buf, size_t n)
+{
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, n, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
+		 a / 1000000000u, a % 1000000000u);
+	return buf;
+}
+
+static void j_mark(struct jw *w, const struct an_mark *mk)
+{
+	char b[32];
+
+	if (mk->what & AN_MARK_RETRANS)
+		jw_u64(w, "retrans_of", mk->first_frame);
+	if (mk->what & AN_MARK_REPLY) {
+		jw_u64(w, "reply_to", mk->first_frame);
+		jw_str(w, "time_from_request", dump_secs(mk->lat_ns, b,
+							 sizeof(b)));
+	}
+	if (mk->what & AN_MARK_DUP)
+		jw_u64(w, "dup_of", mk->dup_of);
+}
+
 void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d)
+{
+	dump_json_marked(f, m, d, NULL);
+}
+
+void dump_json_marked(FILE *f, const struct cap_msg *m,
+		      const struct dec_msg *d, const struct an_mark *mk)
 {
 	struct jw w;
 	char a[64];
@@ -606,6 +639,8 @@ body:
 	case DEC_BODY_NONE:
 		break;
 	}
+	if (mk)
+		j_mark(&w, mk);
 	jw_end_obj(&w);
 	jw_newline(&w);
 }

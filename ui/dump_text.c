@@ -3,19 +3,8 @@
 #include "ui/dump.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
-
-uint32_t dump_fh_hash(const struct nfs_fh *fh)
-{
-	uint32_t h = 2166136261u;
-	uint32_t n = fh->len <= NFS_FHSIZE_MAX ? fh->len : NFS_FHSIZE_MAX;
-
-	for (uint32_t i = 0; i < n; i++) {
-		h ^= fh->data[i];
-		h *= 16777619u;
-	}
-	return h;
-}
 
 static void t_hex(FILE *f, const uint8_t *p, size_t n)
 {
@@ -33,7 +22,7 @@ static void t_str(FILE *f, const char *s, uint32_t n)
 
 static void t_fh(FILE *f, const char *label, const struct nfs_fh *fh)
 {
-	fprintf(f, " %s %08x", label, dump_fh_hash(fh));
+	fprintf(f, " %s %08x", label, an_fh_hash(fh));
 }
 
 static void t_nfs_call(FILE *f, const struct nfs_call *a)
@@ -277,8 +266,28 @@ static void t_rpc_reply(FILE *f, const struct rpc_hdr *h)
 	}
 }
 
+/* tshark's marks, shortly: which call a reply answers, how long after
+ * it, and what a message repeats. */
+static void t_mark(FILE *f, const struct an_mark *mk)
+{
+	if (mk->what & AN_MARK_RETRANS)
+		fprintf(f, " [retransmission of #%" PRIu64 "]", mk->first_frame);
+	if (mk->what & AN_MARK_REPLY)
+		fprintf(f, " [reply to #%" PRIu64 " in %.3f ms]",
+			mk->first_frame, (double)mk->lat_ns / 1e6);
+	if (mk->what & AN_MARK_DUP)
+		fprintf(f, " [duplicate of reply #%" PRIu64 "]", mk->dup_of);
+}
+
 void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d,
 		   enum ui_time_mode tm)
+{
+	dump_text_marked(f, m, d, tm, NULL);
+}
+
+void dump_text_marked(FILE *f, const struct cap_msg *m,
+		      const struct dec_msg *d, enum ui_time_mode tm,
+		      const struct an_mark *mk)
 {
 	char sa[64], da[64], ts[48];
 	const struct rpc_hdr *h = &d->rpc;
@@ -347,5 +356,7 @@ void dump_text_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d,
 		fputs(" (after gap)", f);
 	if (m->flags & CAP_MSG_HOLE)
 		fputs(" (hole)", f);
+	if (mk)
+		t_mark(f, mk);
 	putc('\n', f);
 }

@@ -21,6 +21,7 @@ struct rec {
 	struct an_find *find;
 	const char *out;		/* -w (serve: NULL = store nothing) */
 	struct ui_mx *mx;		/* --metrics (NULL: none) */
+	struct run_evidence *ev;	/* --write-pcap (NULL: none) */
 	uint64_t packets, ops;		/* at the end */
 };
 
@@ -31,6 +32,8 @@ static void on_op(void *user, const struct an_op *op)
 
 	an_figs_add(r->figs, op);
 	an_find_add(r->find, op);
+	if (r->ev)
+		run_evidence_op(r->ev, op);
 	if (r->mx) {
 		ui_mx_op(r->mx, op);
 		ui_mx_findings(r->mx, r->find);
@@ -120,7 +123,10 @@ static void record_usage(FILE *f, bool serve)
 	      "-w OUT.db is created after -Z has dropped privileges: USER must "
 	      "be able to write it.\n"
 	      "SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
-	      "logged and ignored.\n" UI_SRC_USAGE, f);
+	      "logged and ignored.\n", f);
+	if (!serve)
+		fputs(UI_PCAP_USAGE, f);
+	fputs(UI_SRC_USAGE, f);
 }
 
 static int parse_ops(const char *s, struct store_run *run)
@@ -169,10 +175,12 @@ static int record_main(int argc, char **argv, bool serve)
 		{ "force", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "metrics", required_argument, NULL, 'M' },
+		UI_PCAP_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ui_src_opts so;
+	struct ui_pcap_opts po = { 0 };
 	struct rec r;
 	struct run_config c;
 	struct store_run sopts;		/* --ops, --interval, --retain */
@@ -241,6 +249,13 @@ static int record_main(int argc, char **argv, bool serve)
 		case 'q':
 			r.quiet = true;
 			continue;
+		case UI_OPT_WRITE_PCAP:
+		case UI_OPT_SELECT:
+			if (serve)
+				break;
+			if (ui_pcap_opt(&po, who, opt, optarg) < 0)
+				return 2;
+			continue;
 		case 'h':
 			record_usage(stdout, serve);
 			return 0;
@@ -259,6 +274,8 @@ static int record_main(int argc, char **argv, bool serve)
 	if (metrics == NULL && serve)
 		return ui_usage_error(who, "no endpoint: give --metrics "
 				      "ADDR:PORT");
+	if (ui_pcap_check(&po, who, &so, false) < 0)
+		return 2;
 	r.out = out;
 	/*
 	 * The capture device first (it needs root), then -Z, then the
@@ -277,6 +294,8 @@ static int record_main(int argc, char **argv, bool serve)
 	c.store_quiet = r.quiet;
 	r.figs = an_figs_new(NULL);
 	r.find = an_find_new(NULL);
+	if (po.path && (r.ev = run_evidence_new(&po.sel)) == NULL)
+		r.find = (an_find_free(r.find), NULL);	/* out of memory */
 	c.figs = r.figs;	/* stored at the end of the run */
 	c.find = r.find;
 	rc = 1;
@@ -310,6 +329,10 @@ static int record_main(int argc, char **argv, bool serve)
 		goto out;
 	}
 	state = run_state(r.run);
+	if (r.ev && ui_pcap_write(r.ev, &po, &c, r.quiet) < 0) {
+		rc = 1;
+		goto out;
+	}
 	if (serve && !r.quiet)
 		fprintf(stderr, "nfscope serve: input %s: %" PRIu64 " packets, "
 			"%" PRIu64 " operations; serving the final figures "
@@ -330,6 +353,7 @@ static int record_main(int argc, char **argv, bool serve)
 out:
 	run_free(r.run);	/* first: its threads use figs, find, mx */
 	ui_mx_free(r.mx);
+	run_evidence_free(r.ev);
 	an_find_free(r.find);
 	an_figs_free(r.figs);
 	return rc;

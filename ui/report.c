@@ -28,6 +28,8 @@ static void on_op_sums(void *user, const struct an_op *op)
 		an_series_add(r->series, op);
 	if (r->every)
 		rep_every_add(r, op);
+	if (r->ev)
+		run_evidence_op(r->ev, op);
 }
 
 /* On the capture thread: the operation filters (a database's ops too). */
@@ -97,37 +99,21 @@ static void report_usage(FILE *f)
 	      "       nfscope report OUT.db [--run N | --runs]   (a database "
 	      "written by nfscope record)\n"
 	      "                      [--from T] [--to T] [--client ADDR] "
-	      "[--server ADDR] [--op NAME[,NAME]]...\n"
+	      "[--server ADDR] [--op NAME[,NAME]] [--fh HEX]...\n"
 	      "                      [--json] [--csv TABLE] [--html OUT.html] "
 	      "[--by op|client|server|export|file]\n"
 	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
 	      "[--threshold NAME=VALUE]... [--thresholds]\n"
 	      "                      [EXPRESSION]   (a BPF filter, as tcpdump's)\n"
 	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
-	      "findings, servers, intervals, drops\n" UI_SRC_USAGE, f);
+	      "findings, servers, intervals, drops\n" UI_PCAP_USAGE
+	      UI_SRC_USAGE, f);
 }
 
-/* --client/--server/--op (analyze/filter.h: comma lists, repeatable). */
+/* --client/--server/--op/--fh (analyze/filter.h: comma lists, repeatable). */
 static int parse_filter(struct an_filter *f, int opt, const char *arg)
 {
-	static const struct {
-		int opt;
-		enum an_filter_key key;
-		const char *name;
-	} keys[] = {
-		{ 'K', AN_FK_CLIENT, "--client" },
-		{ 'V', AN_FK_SERVER, "--server" },
-		{ 'P', AN_FK_OP, "--op" },
-	};
-	char err[4096];
-	size_t k;
-
-	for (k = 0; keys[k].opt != opt; k++)
-		;
-	if (an_filter_add(f, keys[k].key, arg, err, sizeof(err)) == 0)
-		return 0;
-	fprintf(stderr, "nfscope report: %s: %s\n", keys[k].name, err);
-	return -1;
+	return ui_filter_opt(f, "report", opt, arg);
 }
 
 /* --from/--to T (filter.h), once --utc is known; a time of day waits for
@@ -235,10 +221,13 @@ int ui_report_main(int argc, char **argv)
 		{ "client", required_argument, NULL, 'K' },
 		{ "server", required_argument, NULL, 'V' },
 		{ "op", required_argument, NULL, 'P' },
+		{ "fh", required_argument, NULL, UI_OPT_FH },
+		UI_PCAP_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ui_src_opts so;
+	struct ui_pcap_opts po = { 0 };
 	struct rep r;
 	struct an_figs_config fc;
 	struct an_find_config dc;
@@ -342,9 +331,15 @@ int ui_report_main(int argc, char **argv)
 		case 'K':
 		case 'V':
 		case 'P':
+		case UI_OPT_FH:
 			if (parse_filter(&r.filt, opt, optarg) < 0)
 				return 2;
 			r.filtered = true;
+			continue;
+		case UI_OPT_WRITE_PCAP:
+		case UI_OPT_SELECT:
+			if (ui_pcap_opt(&po, "report", opt, optarg) < 0)
+				return 2;
 			continue;
 		case 'h':
 			report_usage(stdout);
@@ -431,6 +426,10 @@ int ui_report_main(int argc, char **argv)
 		free(srcs);
 		return rc;
 	}
+	if (ui_pcap_check(&po, "report", &so, db != NULL) < 0) {
+		free(srcs);
+		return 2;
+	}
 	ui_run_config(&so, "report", &c);
 	c.ops_only = db != NULL;	/* a database's ops: run_put_op */
 	c.analyze = true;
@@ -456,6 +455,8 @@ int ui_report_main(int argc, char **argv)
 	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
 		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
 	r.find = an_find_new(&dc);
+	if (po.path && (r.ev = run_evidence_new(&po.sel)) == NULL)
+		r.find = (an_find_free(r.find), NULL);	/* out of memory */
 	/*
 	 * With none of the operation filters (--from, --to, --client,
 	 * --server, --op) and a capture, the engine runs on the second
@@ -478,6 +479,8 @@ int ui_report_main(int argc, char **argv)
 		goto out;
 	}
 	if (run_go(r.run, &h) < 0)
+		goto out;
+	if (r.ev && ui_pcap_write(r.ev, &po, &c, false) < 0)
 		goto out;
 	if (db) {
 		if (rep_store_load_many(&r, srcs, nsrc, &run, &names,
@@ -512,6 +515,7 @@ out:
 	an_figs_free(r.figs);
 	an_series_free(r.series);
 	rep_every_free(r.every);
+	run_evidence_free(r.ev);
 	an_names_free(names);
 	if (hf && hf != stdout && fclose(hf) != 0 && rc == 0) {
 		fprintf(stderr, "nfscope report: --html %s: %s\n", html,

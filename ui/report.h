@@ -53,6 +53,7 @@ struct rep {
 					   first packet) */
 	enum ui_time_mode tmode;	/* how text prints times */
 	struct rep_every *every;	/* --every: blocks while reading */
+	struct run_evidence *ev;	/* --write-pcap (NULL: none) */
 	bool partial;			/* a database run without every op */
 	bool filtered;
 	struct ui_drops drops;		/* spans with capture drops (live) */

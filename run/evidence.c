@@ -1,0 +1,479 @@
+/* evidence.c - the frames of selected operations into a pcap (evidence.h). */
+#include "run/evidence.h"
+#include "run/run.h"
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A kept operation: its messages are those of its client, server, program
+ * and XID between from_ns and to_ns. */
+struct ev_op {
+	struct cap_addr client, server;
+	uint32_t xid, prog;
+	int64_t from_ns, to_ns;
+};
+
+/* The frames first..last that carried one message: of its IP fragment
+ * train (frag; any_id: its id unknown) or its flow direction. */
+struct ev_want {
+	uint64_t first, last;
+	struct cap_addr src, dst;
+	uint8_t proto;
+	bool frag, any_id;
+	uint32_t id;
+	uint16_t sport, dport;
+};
+
+/* A TCP flow direction's latest messages (pass 1): a kept record whose
+ * first segment holds the end of earlier records needs them too, or no
+ * reader finds where it starts.  Direct-mapped by flow; a collision
+ * starts the slot over. */
+#define EV_FLOWS 4096
+#define EV_CHAIN 8
+struct ev_flow {
+	struct cap_addr src, dst;
+	uint16_t sport, dport;
+	uint32_t n;			/* messages in span (newest last) */
+	bool kept[EV_CHAIN];
+	uint64_t span[EV_CHAIN][2];	/* first, last frame */
+};
+
+struct run_evidence {
+	struct run_ev_select sel;
+	struct ev_flow *flows;		/* EV_FLOWS, pass 1 */
+	bool any;			/* no criterion: every op offered */
+	struct ev_op *ops;
+	size_t nops, ops_cap;
+	struct ev_want *want;
+	size_t nwant, want_cap;
+	struct run_ev_stats st;
+	struct cap_ip_seen last_ip;	/* pass 1: the latest IP packet */
+	/* pass 2 */
+	const struct cap_pkt *pkt;	/* the frame being fed */
+	uint64_t pkt_frame, written_frame;
+	size_t next;			/* first want not yet active */
+	size_t *active;			/* wants whose span is open */
+	size_t nactive, active_cap;
+	pcap_t *dead;
+	pcap_dumper_t *dumper;
+	int linktype;
+	uint64_t other_link;
+	bool failed;			/* out of memory: say so */
+};
+
+/* Double *cap (from 64) so that n + 1 elements of size fit in *p. */
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 64;
+	void *q;
+
+	if (n < *cap)
+		return true;
+	q = realloc(*p, c * size);
+	if (q == NULL)
+		return false;
+	*p = q;
+	*cap = c;
+	return true;
+}
+
+int run_ev_select_parse(const char *arg, struct run_ev_select *s, char *err,
+			size_t n)
+{
+	char buf[256], *save = NULL, *w;
+	char *end;
+	double ms;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, n, "--select too long");
+		return -1;
+	}
+	memcpy(buf, arg, strlen(arg) + 1);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (strncasecmp(w, "slow:", 5) == 0) {
+			ms = strtod(w + 5, &end);
+			if (end == w + 5 || *end || !(ms >= 0 && ms < 1e9)) {
+				snprintf(err, n, "bad --select '%s' (slow:MS, "
+					 "MS in milliseconds)", w);
+				return -1;
+			}
+			s->slow_ns = (int64_t)(ms * 1e6);
+		} else if (strcasecmp(w, "errors") == 0) {
+			s->errors = true;
+		} else if (strcasecmp(w, "retrans") == 0) {
+			s->retrans = true;
+		} else if (strcasecmp(w, "unanswered") == 0) {
+			s->unanswered = true;
+		} else {
+			snprintf(err, n, "bad --select '%s' (slow:MS, errors, "
+				 "retrans, unanswered; comma-separated)", w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct run_evidence *run_evidence_new(const struct run_ev_select *sel)
+{
+	struct run_evidence *ev = calloc(1, sizeof(*ev));
+
+	if (ev == NULL)
+		return NULL;
+	ev->sel = *sel;
+	ev->any = sel->slow_ns <= 0 && !sel->errors && !sel->retrans &&
+		  !sel->unanswered;
+	ev->flows = calloc(EV_FLOWS, sizeof(*ev->flows));
+	if (ev->flows == NULL) {
+		free(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+void run_evidence_free(struct run_evidence *ev)
+{
+	if (ev == NULL)
+		return;
+	free(ev->ops);
+	free(ev->want);
+	free(ev->active);
+	free(ev->flows);
+	free(ev);
+}
+
+static bool selected(const struct run_ev_select *s, const struct an_op *op)
+{
+	bool answered = op->flags & AN_OP_ANSWERED;
+
+	if (s->slow_ns > 0 && answered && op->lat_first_ns > s->slow_ns)
+		return true;
+	if (s->errors && ((op->have & AN_HAVE_STATUS && op->status != 0) ||
+			  (answered && (op->reply_stat || op->accept_stat))))
+		return true;
+	if (s->retrans && (op->retrans || op->dup_replies))
+		return true;
+	return s->unanswered && !answered &&
+	       !(op->flags & AN_OP_CALL_NOT_SEEN);
+}
+
+void run_evidence_op(struct run_evidence *ev, const struct an_op *op)
+{
+	struct ev_op *o;
+	int64_t to = op->last_call_ns;
+
+	if (!ev->any && !selected(&ev->sel, op))
+		return;
+	if (ev->nops >= RUN_EV_OPS_MAX ||
+	    !grow((void **)&ev->ops, &ev->ops_cap, ev->nops, sizeof(*o))) {
+		ev->st.ops_over++;
+		return;
+	}
+	/* answered: duplicate replies and late retransmissions land on it
+	 * for the engine's keep window after the reply */
+	if (op->flags & AN_OP_ANSWERED)
+		to = (op->reply_ns > to ? op->reply_ns : to) +
+		     AN_ANSWERED_KEEP_NS;
+	o = &ev->ops[ev->nops++];
+	o->client = op->client;
+	o->server = op->server;
+	o->xid = op->xid;
+	o->prog = op->prog;
+	o->from_ns = op->first_call_ns;
+	o->to_ns = to;
+	ev->st.ops++;
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct ev_op *x = a, *y = b;
+
+	if (x->xid != y->xid)
+		return x->xid < y->xid ? -1 : 1;
+	return (x->from_ns > y->from_ns) - (x->from_ns < y->from_ns);
+}
+
+static int cmp_want(const void *a, const void *b)
+{
+	const struct ev_want *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* ------------------------------------------- pass 1: the messages -- */
+
+/* Does a kept operation hold message (m, d)?  The skew a reply may have
+ * before its call (decode.h) is allowed at the start. */
+static bool kept(const struct run_evidence *ev, const struct cap_msg *m,
+		 const struct dec_msg *d)
+{
+	bool call = d->rpc.msg_type == RPC_CALL;
+	const struct cap_addr *cl = call ? &m->src : &m->dst;
+	const struct cap_addr *sv = call ? &m->dst : &m->src;
+	bool known = call || d->call_seen || d->by_shape;
+	size_t lo = 0, hi = ev->nops;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ev->ops[mid].xid < d->rpc.xid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ev->nops && ev->ops[lo].xid == d->rpc.xid; lo++) {
+		const struct ev_op *o = &ev->ops[lo];
+
+		if (m->ts_ns >= o->from_ns - 5000000 && m->ts_ns <= o->to_ns &&
+		    cap_addr_eq(cl, &o->client) &&
+		    cap_addr_eq(sv, &o->server) &&
+		    (!known || d->prog == o->prog))
+			return true;
+	}
+	return false;
+}
+
+static void on_ip_seen(void *user, const struct cap_ip_seen *s)
+{
+	struct run_evidence *ev = user;
+
+	ev->last_ip = *s;
+}
+
+/* The frames first..last of m's flow direction (or fragment train). */
+static void add_want(struct run_evidence *ev, const struct cap_msg *m,
+		     uint64_t first, uint64_t last)
+{
+	struct ev_want *w;
+
+	if (!grow((void **)&ev->want, &ev->want_cap, ev->nwant, sizeof(*w))) {
+		ev->failed = true;
+		return;
+	}
+	w = &ev->want[ev->nwant++];
+	memset(w, 0, sizeof(*w));
+	w->first = first;
+	w->last = last;
+	w->src = m->src;
+	w->dst = m->dst;
+	w->proto = m->transport;
+	w->sport = m->sport;
+	w->dport = m->dport;
+	if (m->transport == CAP_UDP && (m->flags & CAP_MSG_IPFRAG)) {
+		w->frag = true;
+		/* delivered while its last fragment is fed, unless held */
+		w->any_id = !(ev->last_ip.frame == m->frame &&
+			      ev->last_ip.frag);
+		w->id = ev->last_ip.id;
+	}
+}
+
+/* A TCP message: remember it in its flow's chain; if kept, the earlier
+ * records its first segment ends (and theirs, EV_CHAIN deep) are wanted. */
+static void tcp_chain(struct run_evidence *ev, const struct cap_msg *m,
+		      uint64_t first, bool keep)
+{
+	uint32_t h = cap_addr_fnv(cap_addr_fnv(2166136261u, &m->src), &m->dst);
+	struct ev_flow *f;
+	uint64_t at = first;
+	uint32_t i;
+
+	h = (h ^ m->sport ^ (uint32_t)m->dport << 16) * 16777619u;
+	f = &ev->flows[h % EV_FLOWS];
+	if (f->n == 0 || f->sport != m->sport || f->dport != m->dport ||
+	    !cap_addr_eq(&f->src, &m->src) || !cap_addr_eq(&f->dst, &m->dst)) {
+		memset(f, 0, sizeof(*f));
+		f->src = m->src;
+		f->dst = m->dst;
+		f->sport = m->sport;
+		f->dport = m->dport;
+	}
+	for (i = f->n; keep && i-- > 0 && f->span[i][1] >= at;) {
+		if (!f->kept[i])
+			add_want(ev, m, f->span[i][0], f->span[i][1]);
+		f->kept[i] = true;
+		at = f->span[i][0];
+	}
+	if (f->n == EV_CHAIN) {
+		memmove(f->span, f->span + 1, sizeof(f->span[0]) * (EV_CHAIN - 1));
+		memmove(f->kept, f->kept + 1, sizeof(f->kept[0]) * (EV_CHAIN - 1));
+		f->n--;
+	}
+	f->span[f->n][0] = first;
+	f->span[f->n][1] = m->frame;
+	f->kept[f->n++] = keep;
+}
+
+static void on_msg(void *user, const struct cap_msg *m,
+		   const struct dec_msg *d)
+{
+	struct run_evidence *ev = user;
+	uint64_t first = m->first_frame ? m->first_frame : m->frame;
+	bool keep = d != NULL && kept(ev, m, d);
+
+	if (m->transport == CAP_TCP)
+		tcp_chain(ev, m, first, keep);
+	if (!keep)
+		return;
+	add_want(ev, m, first, m->frame);
+	ev->st.msgs++;
+}
+
+/* ------------------------------------------- pass 2: the frames ----- */
+
+static bool want_has(const struct ev_want *w, const struct cap_ip_seen *s)
+{
+	if (s->proto != w->proto || !cap_addr_eq(&s->src, &w->src) ||
+	    !cap_addr_eq(&s->dst, &w->dst))
+		return false;
+	if (s->frag)
+		return w->frag && (w->any_id || s->id == w->id);
+	return s->sport == w->sport && s->dport == w->dport;
+}
+
+static void on_frame(void *user, uint64_t frame, const struct cap_pkt *pkt)
+{
+	struct run_evidence *ev = user;
+
+	ev->pkt = pkt;
+	ev->pkt_frame = frame;
+}
+
+static void write_pkt(struct run_evidence *ev, const struct cap_pkt *pkt)
+{
+	struct pcap_pkthdr h;
+
+	if (pkt->linktype != ev->linktype) {
+		ev->other_link++;
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.ts.tv_sec = (time_t)(pkt->ts_ns / 1000000000);
+	h.ts.tv_usec = (suseconds_t)(pkt->ts_ns % 1000000000);	/* ns */
+	h.caplen = pkt->caplen;
+	h.len = pkt->len;
+	pcap_dump((u_char *)ev->dumper, &h, pkt->data);
+	ev->st.frames++;
+}
+
+/* The wants whose span holds frame f become active; closed ones go. */
+static void advance(struct run_evidence *ev, uint64_t f)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < ev->nactive; i++)
+		if (ev->want[ev->active[i]].last >= f)
+			ev->active[k++] = ev->active[i];
+	ev->nactive = k;
+	while (ev->next < ev->nwant && ev->want[ev->next].first <= f) {
+		if (ev->want[ev->next].last >= f) {
+			if (!grow((void **)&ev->active, &ev->active_cap,
+				  ev->nactive, sizeof(*ev->active))) {
+				ev->failed = true;
+				return;
+			}
+			ev->active[ev->nactive++] = ev->next;
+		}
+		ev->next++;
+	}
+}
+
+static void on_ip_write(void *user, const struct cap_ip_seen *s)
+{
+	struct run_evidence *ev = user;
+	size_t i;
+
+	if (s->frame != ev->pkt_frame || s->frame == ev->written_frame)
+		return;
+	advance(ev, s->frame);
+	for (i = 0; i < ev->nactive; i++)
+		if (want_has(&ev->want[ev->active[i]], s)) {
+			write_pkt(ev, ev->pkt);
+			ev->written_frame = s->frame;
+			return;
+		}
+}
+
+/* ------------------------------------------------------- the passes -- */
+
+static int pass(struct run_evidence *ev, const struct run_config *c,
+		bool write, const char *path)
+{
+	struct run_config rc = *c;
+	struct run_hooks h = { .user = ev };
+	struct run *r;
+	int ret;
+
+	rc.analyze = false;
+	rc.ops_sync = false;
+	rc.progress = false;
+	rc.user = NULL;		/* -Z was done by the first run */
+	rc.store_path = NULL;
+	rc.figs = NULL;
+	rc.find = NULL;
+	rc.cap.tap_user = ev;
+	rc.cap.frame_tap = write ? on_frame : NULL;
+	rc.cap.ip_tap = write ? on_ip_write : on_ip_seen;
+	h.msg = write ? NULL : on_msg;
+	if (run_open(&r, &rc) < 0)
+		return -1;
+	if (write) {
+		struct cap_source *src = run_source(r);
+		int snap = cap_source_snaplen(src);
+
+		ev->linktype = cap_source_linktype(src);
+		ev->dead = pcap_open_dead_with_tstamp_precision(ev->linktype,
+			snap > 0 ? snap : CAP_DEFAULT_SNAPLEN,
+			PCAP_TSTAMP_PRECISION_NANO);
+		ev->dumper = ev->dead ? pcap_dump_open(ev->dead, path) : NULL;
+		if (ev->dumper == NULL) {
+			fprintf(stderr, "nfscope %s: --write-pcap %s: %s\n",
+				c->who, path, ev->dead ? pcap_geterr(ev->dead) :
+				"out of memory");
+			if (ev->dead)
+				pcap_close(ev->dead);
+			run_free(r);
+			return -1;
+		}
+	}
+	ret = run_go(r, &h);
+	run_free(r);
+	return ret < 0 ? -1 : 0;
+}
+
+int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
+		       const char *path, struct run_ev_stats *st)
+{
+	int rc = -1;
+
+	qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
+	if (pass(ev, c, false, path) < 0)
+		return -1;
+	qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
+	if (!ev->failed && pass(ev, c, true, path) == 0)
+		rc = 0;
+	if (ev->dumper) {
+		pcap_dump_flush(ev->dumper);
+		if (ferror(pcap_dump_file(ev->dumper))) {
+			fprintf(stderr, "nfscope %s: --write-pcap %s: write "
+				"error\n", c->who, path);
+			rc = -1;
+		}
+		pcap_dump_close(ev->dumper);
+		pcap_close(ev->dead);
+		ev->dumper = NULL;
+	}
+	if (ev->failed) {
+		fprintf(stderr, "nfscope %s: --write-pcap: out of memory\n",
+			c->who);
+		rc = -1;
+	}
+	if (ev->other_link)
+		fprintf(stderr, "nfscope %s: --write-pcap: %llu frames of "
+			"another link type than the first file's not "
+			"written\n", c->who, (unsigned long long)ev->other_link);
+	*st = ev->st;
+	return rc;
+}
