@@ -56,14 +56,16 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 4	/* 2: table drops; 3: runs.read_error,
+#define STORE_SCHEMA_VERSION 5	/* 2: table drops; 3: runs.read_error,
 				   read_error_offset, runs columns of TCP
 				   records hidden by the snaplen and of
 				   replies decoded by shape, table
 				   sizes_from_replies; 4: runs columns
 				   tcp_rejected, tcp_mem_evicted, dec_late_*,
-				   dec_skew_tolerated (older versions are
-				   migrated on write) */
+				   dec_skew_tolerated; 5: intervals
+				   lat_p50_ns, lat_p90_ns, lat_p99_ns
+				   (older versions are migrated on write,
+				   5's columns filled from the blobs) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

@@ -165,8 +165,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4,
-          'new database has schema version 4')
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5,
+          'new database has schema version 5')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
@@ -190,8 +190,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
     check(p.returncode == 0, 'record appends to a schema 1 database: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4 and
-          con.execute('PRAGMA user_version').fetchone()[0] == 4 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+          con.execute('PRAGMA user_version').fetchone()[0] == 5 and
           con.execute("SELECT count(*) FROM pragma_table_info('runs') "
                       "WHERE name LIKE 'read_error%'").fetchone()[0] == 2 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
@@ -202,7 +202,7 @@ def test_migration():
           con.execute('SELECT count(*) FROM runs WHERE dec_shape_fit = 0')
           .fetchone()[0] == 2 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
-          'schema 1 migrated to 4 on append, both runs there')
+          'schema 1 migrated to 5 on append, both runs there')
     con.close()
 
 
@@ -232,11 +232,47 @@ def test_migration_v2():
     check(p.returncode == 0, 'record appends to a schema 2 database: %s' % p.stderr)
     con = sqlite3.connect(db)
     cols = {r[1] for r in con.execute('PRAGMA table_info(runs)')}
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 4 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
           all(c in cols for c in HIDDEN_COLS) and
           con.execute('SELECT count(*) FROM runs WHERE tcp_hidden_spans = 0')
           .fetchone()[0] == 2,
-          'schema 2 migrated to 4 on append: runs has the hidden columns')
+          'schema 2 migrated to 5 on append: runs has the hidden columns')
+    con.close()
+
+
+PCT_COLS = ('lat_p50_ns', 'lat_p90_ns', 'lat_p99_ns')
+
+
+def test_migration_v4():
+    """A schema 4 database (intervals without the percentile columns) is
+    read as it is; record appending to it adds them, filled from the
+    blobs of the rows before: the same values as the run it appends of
+    the same capture writes."""
+    db = os.path.join(WORK, 'v4.db')
+    p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
+    check(p.returncode == 0, 'record: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    for c in PCT_COLS:
+        con.execute('ALTER TABLE intervals DROP COLUMN %s' % c)
+    con.executescript('DELETE FROM schema_version; '
+                      "INSERT INTO schema_version VALUES(4, 'nfscope'); "
+                      'PRAGMA user_version = 4;')
+    con.close()
+    before = run('report', '--json', db)
+    check(before.returncode == 0 and json.loads(before.stdout)['totals']['ops'] == 64,
+          'report reads a schema 4 database: %s' % before.stderr)
+    p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    check(p.returncode == 0, 'record appends to a schema 4 database: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    q = ('SELECT start_ns, prog, vers, proc, client, server, lat_count, %s '
+         'FROM intervals WHERE run = ? ORDER BY 1, 2, 3, 4, 5, 6' % ', '.join(PCT_COLS))
+    old, new = con.execute(q, (1,)).fetchall(), con.execute(q, (2,)).fetchall()
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+          len(old) > 5 and old == new and
+          all((r[7] is None) == (r[6] == 0) for r in old) and
+          any(r[7] is not None for r in old),
+          'schema 4 migrated to 5 on append: the percentiles of the old run '
+          'filled as the new run writes them (%d rows)' % len(old))
     con.close()
 
 
@@ -248,6 +284,7 @@ def main():
     test_report_filters_and_complete()
     test_migration()
     test_migration_v2()
+    test_migration_v4()
     return tally.summary()
 
 
