@@ -505,6 +505,28 @@ int rep_json(const struct rep *r)
 	return 0;
 }
 
+/* The pieces the partial report's --json shares (report.h). */
+void rep_json_lat(struct jw *w, const char *key, const struct an_lat *h)
+{
+	j_lat(w, key, h);
+}
+
+void rep_json_time(struct jw *w, const char *key, int64_t ns)
+{
+	j_time(w, key, ns);
+}
+
+void rep_json_incomplete(struct jw *w, const struct rep *r,
+			 const struct an_model *m)
+{
+	j_incomplete(w, r, m);
+}
+
+void rep_json_health(struct jw *w, const struct an_model *m)
+{
+	j_health(w, m);
+}
+
 /* -------------------------------------------------------------- CSV -- */
 
 /* A field: escaped (esc.h), so one line a row; quoted if it holds a comma
@@ -528,34 +550,50 @@ static void csv_str(FILE *f, const char *raw, bool last)
 	putc(last ? '\n' : ',', f);
 }
 
-static void csv_ops(const struct rep *r, const struct an_model *m)
+void rep_csv_ops_header(FILE *f)
 {
-	uint32_t k;
-	char b[AN_PATH_MAX + 96];
-	FILE *f = r->out;
-
 	fputs("group,key,procedure,calls,answered,unanswered,errors,ops_per_s,"
 	      "bytes_per_s,retrans,dup_replies,lat_min_ms,lat_avg_ms,lat_max_ms,"
 	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms,"
 	      "from_replies\n", f);
+}
+
+void rep_csv_ops_row(FILE *f, const char *group, const char *key,
+		     const struct an_model_row *v, bool from_replies)
+{
+	const struct an_row *w = v->row;
+	const struct an_lat *h = &v->lat;
+	char b[96];
+
+	csv_str(f, group, false);
+	csv_str(f, key, false);
+	csv_str(f, an_model_proc_name(w->prog, w->vers, w->proc, b, sizeof(b)),
+		false);
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%.3f,%.1f,%" PRIu64 ",%" PRIu64
+		",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,",
+		w->calls, w->answered, w->unanswered, w->errors,
+		v->ops_per_s, v->bytes_per_s, w->retrans,
+		w->dup_replies, h->min_ms, h->avg_ms, h->max_ms,
+		h->p50_ms, h->p90_ms, h->p95_ms, h->p99_ms, h->p99_9_ms);
+	if (from_replies)
+		fprintf(f, "%" PRIu64, w->from_replies);
+	fputc('\n', f);
+}
+
+static void csv_ops(const struct rep *r, const struct an_model *m)
+{
+	uint32_t k;
+	char b[AN_PATH_MAX + 96];
+
+	rep_csv_ops_header(r->out);
 	for (k = 0; k < m->nrows[r->by]; k++) {
 		const struct an_model_row *v = &m->rows[r->by][k];
-		const struct an_row *w = v->row;
-		const struct an_lat *h = &v->lat;
 
-		csv_str(f, rep_group_names[r->by], false);
-		csv_str(f, r->by == AN_BY_OP ? "" :
-			an_model_row_key(m, w, b, sizeof(b)), false);
-		csv_str(f, an_model_proc_name(w->prog, w->vers, w->proc, b,
-					      sizeof(b)), false);
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%.3f,%.1f,%" PRIu64 ",%" PRIu64
-			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 "\n",
-			w->calls, w->answered, w->unanswered, w->errors,
-			v->ops_per_s, v->bytes_per_s, w->retrans,
-			w->dup_replies, h->min_ms, h->avg_ms, h->max_ms,
-			h->p50_ms, h->p90_ms, h->p95_ms, h->p99_ms, h->p99_9_ms,
-			w->from_replies);
+		rep_csv_ops_row(r->out, rep_group_names[r->by],
+				r->by == AN_BY_OP ? "" :
+				an_model_row_key(m, v->row, b, sizeof(b)), v,
+				true);
 	}
 }
 
