@@ -101,10 +101,13 @@ void rep_every_end(struct rep *r);		/* the last window */
 
 /* JSON (report_out.c).  Returns 0, or -1 (out of memory). */
 int rep_json(const struct rep *r);
-/* Pieces of it the partial report's JSON shares: a latency object, a
- * time, "complete" and "incomplete", "capture", "decode" and "engine". */
+/* Pieces of it the partial report's JSON shares: a procedure's row with
+ * only what an interval cell holds (no from_replies, reply_not_seen,
+ * rpc_errors, errors_by_status, retrans_ops, late_retrans, truncated,
+ * latency_last_ms, retrans_interval_ms), a time, "complete" and
+ * "incomplete", "capture", "decode" and "engine". */
 struct jw;
-void rep_json_lat(struct jw *w, const char *key, const struct an_lat *h);
+void rep_json_proc_cells(struct jw *w, const struct an_model_row *mr);
 void rep_json_time(struct jw *w, const char *key, int64_t ns);
 void rep_json_incomplete(struct jw *w, const struct rep *r,
 			 const struct an_model *m);

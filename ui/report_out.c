@@ -5,6 +5,7 @@
 #include "ui/json.h"
 #include "ui/report.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,10 @@ static void j_lat(struct jw *w, const char *key, const struct an_lat *h)
 	jw_end_obj(w);
 }
 
-static void j_row(struct jw *w, const struct an_model *m,
-		  const struct an_model_row *mr)
+/* A row; cells_only: only the figures an interval cell holds (the
+ * partial report's procedures, rep_json_row). */
+static void j_row_of(struct jw *w, const struct an_model *m,
+		     const struct an_model_row *mr, bool cells_only)
 {
 	const struct an_row *row = mr->row;
 	char b[AN_PATH_MAX + 96];
@@ -56,16 +59,24 @@ static void j_row(struct jw *w, const struct an_model *m,
 			row->vers, row->proc, b, sizeof(b)));
 	}
 	jw_u64(w, "calls", row->calls);
-	if (row->group == AN_BY_OP)
+	if (row->group == AN_BY_OP && !cells_only)
 		jw_u64(w, "from_replies", row->from_replies);
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
-	jw_u64(w, "reply_not_seen", row->reply_not_seen);
+	if (!cells_only)
+		jw_u64(w, "reply_not_seen", row->reply_not_seen);
 	jw_dbl(w, "ops_per_s", mr->ops_per_s, 3);
 	jw_u64(w, "bytes", row->bytes);
 	jw_dbl(w, "bytes_per_s", mr->bytes_per_s, 1);
 	jw_u64(w, "data_bytes", row->data_bytes);
 	jw_u64(w, "errors", row->errors);
+	if (cells_only) {
+		jw_u64(w, "retrans", row->retrans);
+		jw_u64(w, "dup_replies", row->dup_replies);
+		j_lat(w, "latency_ms", &mr->lat);
+		jw_end_obj(w);
+		return;
+	}
 	jw_u64(w, "rpc_errors", row->rpc_errors);
 	jw_obj(w, "errors_by_status");
 	for (k = 0; k < AN_STATUS_SLOTS && row->st[k].n; k++)
@@ -85,6 +96,12 @@ static void j_row(struct jw *w, const struct an_model *m,
 	if (mr->ivl.count)
 		j_lat(w, "retrans_interval_ms", &mr->ivl);
 	jw_end_obj(w);
+}
+
+static void j_row(struct jw *w, const struct an_model *m,
+		  const struct an_model_row *mr)
+{
+	j_row_of(w, m, mr, false);
 }
 
 static void j_rows(struct jw *w, const struct an_model *m, enum an_group g,
@@ -506,9 +523,10 @@ int rep_json(const struct rep *r)
 }
 
 /* The pieces the partial report's --json shares (report.h). */
-void rep_json_lat(struct jw *w, const char *key, const struct an_lat *h)
+void rep_json_proc_cells(struct jw *w, const struct an_model_row *mr)
 {
-	j_lat(w, key, h);
+	assert(mr->row->group == AN_BY_OP);	/* no key: m unused */
+	j_row_of(w, NULL, mr, true);
 }
 
 void rep_json_time(struct jw *w, const char *key, int64_t ns)

@@ -32,33 +32,6 @@ struct partial {
 	int64_t run;
 };
 
-/* A procedure's row as JSON: the full report's keys for the figures the
- * cells hold (the others are listed under "partial"). */
-static void json_proc(struct jw *j, const struct an_row *w,
-		      const struct an_model_row *mr)
-{
-	char name[96];
-
-	jw_obj(j, NULL);
-	jw_u64(j, "prog", w->prog);
-	jw_u64(j, "vers", w->vers);
-	jw_u64(j, "proc", w->proc);
-	jw_str(j, "procedure", an_model_proc_name(w->prog, w->vers, w->proc,
-						  name, sizeof(name)));
-	jw_u64(j, "calls", w->calls);
-	jw_u64(j, "answered", w->answered);
-	jw_u64(j, "unanswered", w->unanswered);
-	jw_dbl(j, "ops_per_s", mr->ops_per_s, 3);
-	jw_u64(j, "bytes", w->bytes);
-	jw_dbl(j, "bytes_per_s", mr->bytes_per_s, 1);
-	jw_u64(j, "data_bytes", w->data_bytes);
-	jw_u64(j, "errors", w->errors);
-	jw_u64(j, "retrans", w->retrans);
-	jw_u64(j, "dup_replies", w->dup_replies);
-	rep_json_lat(j, "latency_ms", &mr->lat);
-	jw_end_obj(j);
-}
-
 static void on_cell(void *user, const struct store_cell *c)
 {
 	struct partial *p = user;
@@ -93,7 +66,7 @@ static void on_cell(void *user, const struct store_cell *c)
 		return;
 	an_model_row_of(&w, p->duration_s, &mr);
 	if (p->w)
-		json_proc(p->w, &w, &mr);
+		rep_json_proc_cells(p->w, &mr);
 	else if (p->csv)	/* from_replies: not in the cells */
 		rep_csv_ops_row(p->r->out, rep_group_names[AN_BY_OP], "", &mr,
 				false);

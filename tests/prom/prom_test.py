@@ -84,6 +84,12 @@ def scalar(prom, q):
     return float(res[0]['value'][1]) if res else None
 
 
+def report_json(capture):
+    return json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', capture],
+                                     capture_output=True, check=True,
+                                     timeout=60).stdout)
+
+
 def feed(proc, data, pieces=4, pause=0.8):
     step = (len(data) + pieces - 1) // pieces
     for k in range(pieces):
@@ -101,9 +107,7 @@ def main():
         return 77
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    rep = json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', CAPTURE],
-                                    capture_output=True, check=True,
-                                    timeout=60).stdout)
+    rep = report_json(CAPTURE)
     mport, pport = free_port(), free_port()
     target = '127.0.0.1:%d' % mport
     prom = '127.0.0.1:%d' % pport
@@ -195,16 +199,19 @@ def dashboard(prom):
         check(r.returncode == 0, 'promtool check config doc/prometheus.yml')
 
 
+# each counter and the report's figure it equals, per procedure
+FIELDS = [('nfscope_ops_total', 'calls'), ('nfscope_answered_total', 'answered'),
+          ('nfscope_unanswered_total', 'unanswered'),
+          ('nfscope_errors_total', 'errors'),
+          ('nfscope_retransmissions_total', 'retrans'),
+          ('nfscope_duplicate_replies_total', 'dup_replies'),
+          ('nfscope_wire_bytes_total', 'bytes'),
+          ('nfscope_data_bytes_total', 'data_bytes')]
+
+
 def compare(prom, rep):
     procs = {p['procedure']: p for p in rep['procedures']}
-    fields = [('nfscope_ops_total', 'calls'), ('nfscope_answered_total', 'answered'),
-              ('nfscope_unanswered_total', 'unanswered'),
-              ('nfscope_errors_total', 'errors'),
-              ('nfscope_retransmissions_total', 'retrans'),
-              ('nfscope_duplicate_replies_total', 'dup_replies'),
-              ('nfscope_wire_bytes_total', 'bytes'),
-              ('nfscope_data_bytes_total', 'data_bytes')]
-    for metric, key in fields:
+    for metric, key in FIELDS:
         got = by_label(prom, 'sum by (op) (%s)' % metric, 'op')
         want = {name: float(p[key]) for name, p in procs.items()}
         # a procedure with no errors has no errors series
@@ -320,9 +327,7 @@ def live():
     subprocess.run([sys.argv[6], '-o', pcap, '--transport', 'udp', '--mix', 'all',
                     '--count', '500', '--seed', '19', '--clients', '3',
                     '--servers', '2'], check=True, capture_output=True, timeout=60)
-    rep = json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', pcap],
-                                    capture_output=True, check=True,
-                                    timeout=60).stdout)
+    rep = report_json(pcap)
     want = {p['procedure']: p['calls'] for p in rep['procedures']}
     ns = 'nfprom%d' % os.getpid()
     target = '127.0.0.1:9464'	# inside the namespace: no one else there
@@ -391,9 +396,7 @@ def top():
         return 77
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    rep = json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', CAPTURE],
-                                    capture_output=True, check=True,
-                                    timeout=60).stdout)
+    rep = report_json(CAPTURE)
     procs = {p['procedure']: p for p in rep['procedures']}
     target = '127.0.0.1:%d' % free_port()
     sock = ['tmux', '-L', 'nfscope-prom-%d' % os.getpid()]
@@ -405,15 +408,7 @@ def top():
                            cmd], check=True, timeout=10)
     try:
         fig = scrape_until_done(target, None, 'top -r --fast --metrics')
-        fields = [('nfscope_ops_total', 'calls'), ('nfscope_answered_total', 'answered'),
-                  ('nfscope_unanswered_total', 'unanswered'),
-                  ('nfscope_errors_total', 'errors'),
-                  ('nfscope_retransmissions_total', 'retrans'),
-                  ('nfscope_duplicate_replies_total', 'dup_replies'),
-                  ('nfscope_wire_bytes_total', 'bytes'),
-                  ('nfscope_data_bytes_total', 'data_bytes'),
-                  ('nfscope_latency_seconds_count', 'answered')]
-        for metric, key in fields:
+        for metric, key in FIELDS + [('nfscope_latency_seconds_count', 'answered')]:
             got = {k: v for k, v in sum_by(fig, metric, 'op').items() if v}
             want = {k: float(p[key]) for k, p in procs.items() if p[key]}
             check(got == want, 'top: %s by op == report %s (%d procedures)'
