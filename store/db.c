@@ -28,8 +28,8 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_INS_CELL] = "INSERT INTO intervals(run, start_ns, prog, vers, proc, "
 		"op, client, server, calls, answered, unanswered, errors, retrans, "
 		"dup_replies, bytes, data_bytes, lat_count, lat_sum_ns, lat_min_ns, "
-		"lat_max_ns, lat_hist) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		"?,?,?)",
+		"lat_max_ns, lat_hist, lat_p50_ns, lat_p90_ns, lat_p99_ns) "
+		"VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_UPS_FLOW] = "INSERT OR REPLACE INTO flows(run, transport, src, "
 		"sport, dst, dport, first_ns, last_ns, msgs, calls, replies, bytes, "
 		"truncated, ipfrag, multifrag, after_gap, holes) "
@@ -249,6 +249,30 @@ int store_hist_decode(struct hist *h, const uint8_t *buf, size_t n)
 			return -1;
 	}
 	return 0;
+}
+
+int store_col_hist(sqlite3_stmt *q, int col, struct hist *h)
+{
+	h->count = (uint64_t)sqlite3_column_int64(q, col);
+	h->sum = sqlite3_column_double(q, col + 1);
+	h->min = (uint64_t)sqlite3_column_int64(q, col + 2);
+	h->max = (uint64_t)sqlite3_column_int64(q, col + 3);
+	return store_hist_decode(h, sqlite3_column_blob(q, col + 4),
+				 (size_t)sqlite3_column_bytes(q, col + 4));
+}
+
+void store_bind_pcts(sqlite3_stmt *q, int k, const struct hist *h)
+{
+	static const double pct[] = { 50, 90, 99 };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (h->count)
+			sqlite3_bind_int64(q, k + i,
+					   (int64_t)hist_percentile(h, pct[i]));
+		else
+			sqlite3_bind_null(q, k + i);
+	}
 }
 
 void store_db_free(struct store *s)

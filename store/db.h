@@ -182,6 +182,18 @@ uint64_t store_hash(uint64_t h, const void *p, size_t n);
 /* Has table a column named col?  (A file of an older schema opened
  * read-only lacks the columns added since.) */
 bool store_has_column(struct store *s, const char *table, const char *col);
+/* An intervals row's histogram from the five columns at col (lat_count,
+ * lat_sum_ns, lat_min_ns, lat_max_ns, lat_hist) into h (hist_init'ed,
+ * empty): 0, or -1 for a bad blob. */
+int store_col_hist(sqlite3_stmt *q, int col, struct hist *h);
+/* The columns lat_p50_ns, lat_p90_ns, lat_p99_ns of h bound at k, k + 1,
+ * k + 2: hist_percentile, as the report's figures; NULL when h is empty. */
+void store_bind_pcts(sqlite3_stmt *q, int k, const struct hist *h);
+/* What schema version 5 added to table intervals. */
+#define STORE_PCT_COLS_SQL \
+	"ALTER TABLE intervals ADD COLUMN lat_p50_ns INTEGER;\n" \
+	"ALTER TABLE intervals ADD COLUMN lat_p90_ns INTEGER;\n" \
+	"ALTER TABLE intervals ADD COLUMN lat_p99_ns INTEGER;\n"
 const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 			  char *buf, size_t n);
 /* Roll back an open transaction, finalize, close and free s (no writer

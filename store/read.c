@@ -447,12 +447,7 @@ int store_read_intervals(struct store *s, int64_t run,
 		c->bytes += (uint64_t)sqlite3_column_int64(q, 11);
 		c->data_bytes += (uint64_t)sqlite3_column_int64(q, 12);
 		hist_init(&h);
-		h.count = (uint64_t)sqlite3_column_int64(q, 13);
-		h.sum = sqlite3_column_double(q, 14);
-		h.min = (uint64_t)sqlite3_column_int64(q, 15);
-		h.max = (uint64_t)sqlite3_column_int64(q, 16);
-		if (store_hist_decode(&h, sqlite3_column_blob(q, 17),
-				      (size_t)sqlite3_column_bytes(q, 17)) < 0) {
+		if (store_col_hist(q, 13, &h) < 0) {
 			hist_fini(&h);
 			snprintf(errbuf, STORE_ERRBUF_SIZE, "intervals: bad "
 				 "histogram blob");

@@ -219,7 +219,8 @@ static const char schema_sql[] =
 	"  errors INTEGER, retrans INTEGER, dup_replies INTEGER, "
 	"  bytes INTEGER, data_bytes INTEGER, lat_count INTEGER, "
 	"  lat_sum_ns REAL, lat_min_ns INTEGER, lat_max_ns INTEGER, "
-	"  lat_hist BLOB);\n"
+	"  lat_hist BLOB, lat_p50_ns INTEGER, lat_p90_ns INTEGER, "
+	"  lat_p99_ns INTEGER);\n"
 	"CREATE INDEX intervals_time ON intervals(run, start_ns);\n"
 	"CREATE TABLE sizes(run INTEGER NOT NULL, client TEXT, server TEXT, "
 	"  op TEXT, size INTEGER, calls INTEGER);\n"
@@ -400,6 +401,46 @@ static bool ops_is_table(struct store *s)
 	return yes;
 }
 
+/* Version 5's percentile columns of the intervals table, filled for the
+ * rows written before (from their histograms, as write.c fills them). */
+static int add_pct_cols(struct store *s, char *errbuf)
+{
+	sqlite3_stmt *q = NULL, *u = NULL;
+	struct hist h;
+	int rc, ret = 0;
+
+	if (store_has_column(s, "intervals", "lat_p50_ns"))
+		return 0;
+	if (store_exec(s, STORE_PCT_COLS_SQL, errbuf) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "SELECT lat_count, lat_sum_ns, "
+			       "lat_min_ns, lat_max_ns, lat_hist, rowid FROM "
+			       "intervals WHERE lat_count > 0", -1, &q,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "UPDATE intervals SET lat_p50_ns = ?1, "
+			       "lat_p90_ns = ?2, lat_p99_ns = ?3 WHERE rowid = ?4",
+			       -1, &u, NULL) != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return store_err(s, errbuf, "intervals");
+	}
+	hist_init(&h);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		hist_clear(&h);
+		if (store_col_hist(q, 0, &h) < 0)
+			continue;	/* a bad blob: its row keeps NULLs */
+		store_bind_pcts(u, 1, &h);
+		sqlite3_bind_int64(u, 4, sqlite3_column_int64(q, 5));
+		if ((ret = store_run_stmt(s, u, errbuf, "intervals")) < 0)
+			break;
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = store_err(s, errbuf, "intervals");
+	hist_fini(&h);
+	sqlite3_finalize(q);
+	sqlite3_finalize(u);
+	return ret;
+}
+
 /* An older schema opened for writing: add what it lacks, in one
  * transaction (the meaning of existing tables never changes). */
 static int migrate(struct store *s, int version, char *errbuf)
@@ -422,6 +463,8 @@ static int migrate(struct store *s, int version, char *errbuf)
 		rc = add_run_cols(s, errbuf);
 	if (rc == 0 && ops_is_table(s))	/* 4 -> 5 */
 		rc = store_exec(s, ops_v4_sql, errbuf);
+	if (rc == 0)
+		rc = add_pct_cols(s, errbuf);	/* 4 -> 5 */
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "
 		 "'nfscope'); PRAGMA user_version = %d;", STORE_SCHEMA_VERSION,
 		 STORE_SCHEMA_VERSION);

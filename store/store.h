@@ -63,8 +63,10 @@
 				   sizes_from_replies; 4: runs columns
 				   tcp_rejected, tcp_mem_evicted, dec_late_*,
 				   dec_skew_tolerated; 5: ops a view over
-				   op_rows and its key tables (older
-				   versions are migrated on write) */
+				   op_rows and its key tables, intervals
+				   lat_p50_ns, lat_p90_ns, lat_p99_ns (older
+				   versions are migrated on write, the
+				   percentiles filled from the blobs) */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

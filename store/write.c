@@ -170,6 +170,7 @@ static int write_cell(struct store *s, struct cell *c, char *errbuf)
 	}
 	n = store_hist_encode(&c->lat, s->blob, sizeof(s->blob));
 	sqlite3_bind_blob(q, 21, s->blob, (int)n, SQLITE_STATIC);
+	store_bind_pcts(q, 22, &c->lat);
 	if (store_run_stmt(s, q, errbuf, "intervals") < 0)
 		return -1;
 	s->counts.intervals++;

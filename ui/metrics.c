@@ -1,5 +1,6 @@
 /* metrics.c - the Prometheus endpoint; see metrics.h. */
 #include "ui/metrics.h"
+#include "analyze/acc.h"
 #include "analyze/figs.h"
 #include "ui/cli.h"
 #include "ui/report.h"
@@ -17,8 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MX_HASH_SLOTS (2 * UI_MX_SERIES_MAX)	/* open addressing */
 #define MX_STATUS_SLOTS 8
+#define MX_DROPPED_SLOTS (2 * UI_MX_DROPPED_MAX)
 #define MX_ST_DENIED 0xffffffffu		/* RPC MSG_DENIED */
 #define MX_ST_ACCEPT 0xfff00000u		/* | accept_stat */
 
@@ -27,24 +28,43 @@ struct mx_key {
 	uint32_t prog, vers, proc;
 };
 
+/* What a series counts besides its latency histogram: the sums of the
+ * one accumulator (acc.h) and the endpoint's own breakdowns. */
+struct mx_counts {
+	AN_SUMS_MEMBER;			/* an_sums_add of every op with a call */
+	uint64_t reply_not_seen;	/* of unanswered: the reply may be hidden */
+	uint64_t from_replies;		/* AN_OP_CALL_NOT_SEEN: in no sum */
+	struct an_status_count st[MX_STATUS_SLOTS];
+	uint64_t st_other;
+	uint64_t size[UI_MX_SIZE_N + 1];
+	uint64_t size_count, size_sum;
+	uint64_t on_edge[UI_MX_LAT_N];	/* latencies of exactly 2^(lo + i) ns */
+};
+
 /* One series: the sums of the operations of one key. */
 struct mx_series {
 	struct mx_key key;
 	bool other;			/* the overflow series */
-	uint64_t calls, answered, unanswered, reply_not_seen, from_replies;
-	uint64_t errors, retrans, dup_replies, wire_bytes, data_bytes;
-	struct an_status_count st[MX_STATUS_SLOTS];
-	uint64_t st_other;
+	struct mx_counts c;
+	struct hist lat;		/* owned: an_sums_add's latency */
+};
+
+/* A series as a scrape reads it: the histogram cut at the 2^k ns bounds
+ * (copied under the mutex, so the text is written without it). */
+struct mx_row {
+	struct mx_key key;
+	bool other;
+	struct mx_counts c;
 	uint64_t lat[UI_MX_LAT_N + 1];	/* per bucket (not cumulative) */
 	uint64_t lat_count;
-	double lat_sum_ns;
-	uint64_t size[UI_MX_SIZE_N + 1];
-	uint64_t size_count, size_sum;
 };
 
 /* What a scrape reads besides the series. */
 struct mx_state {
 	uint64_t overflow_ops;
+	uint64_t dropped_keys;		/* distinct keys refused, to
+					   UI_MX_DROPPED_MAX */
+	uint32_t max;			/* the series budget */
 	uint64_t find_kind[AN_F_NKINDS];
 	uint64_t find_dropped;
 	struct cap_stats cs;
@@ -57,7 +77,9 @@ struct ui_mx {
 	pthread_mutex_t mu;		/* guards s, n, cap, ix, st */
 	struct mx_series *s;		/* owned; n used of cap */
 	uint32_t n, cap;
-	uint32_t *ix;			/* owned: MX_HASH_SLOTS, series + 1 */
+	uint32_t *ix;			/* owned: 2 max slots, series + 1 */
+	uint64_t *dropped;		/* owned: MX_DROPPED_SLOTS key prints,
+					   allocated at the first key refused */
 	uint32_t other;			/* the overflow series + 1, 0 none */
 	struct mx_state st;
 	size_t find_seen;		/* findings counted (op thread only) */
@@ -65,19 +87,25 @@ struct ui_mx {
 	int fd;				/* the listening socket, -1 none */
 	bool v6;
 	struct MHD_Daemon *d;
-	struct mx_series *snap;		/* owned copy of s */
+	struct mx_row *snap;		/* owned: the rows of s */
 	uint32_t snap_cap;
 	char *text;			/* owned */
 	size_t text_cap;
 };
 
-struct ui_mx *ui_mx_new(void)
+struct ui_mx *ui_mx_new(uint32_t max)
 {
-	struct ui_mx *m = calloc(1, sizeof(*m));
+	struct ui_mx *m;
 
+	if (max == 0)
+		max = UI_MX_SERIES_DEFAULT;
+	if (max > UI_MX_SERIES_LIMIT)
+		return NULL;
+	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		return NULL;
-	m->ix = calloc(MX_HASH_SLOTS, sizeof(*m->ix));
+	m->st.max = max;
+	m->ix = calloc(2 * (size_t)max, sizeof(*m->ix));
 	m->fd = -1;
 	if (m->ix == NULL || pthread_mutex_init(&m->mu, NULL) != 0) {
 		free(m->ix);
@@ -87,8 +115,20 @@ struct ui_mx *ui_mx_new(void)
 	return m;
 }
 
+bool ui_mx_parse_max(const char *s, uint32_t *max)
+{
+	uint64_t v;
+
+	if (!ui_parse_u64(s, &v) || v == 0 || v > UI_MX_SERIES_LIMIT)
+		return false;
+	*max = (uint32_t)v;
+	return true;
+}
+
 void ui_mx_free(struct ui_mx *m)
 {
+	uint32_t k;
+
 	if (m == NULL)
 		return;
 	if (m->d)
@@ -96,8 +136,11 @@ void ui_mx_free(struct ui_mx *m)
 	else if (m->fd >= 0)
 		close(m->fd);
 	pthread_mutex_destroy(&m->mu);
+	for (k = 0; k < m->n; k++)
+		hist_fini(&m->s[k].lat);
 	free(m->s);
 	free(m->ix);
+	free(m->dropped);
 	free(m->snap);
 	free(m->text);
 	free(m);
@@ -105,10 +148,9 @@ void ui_mx_free(struct ui_mx *m)
 
 /* ------------------------------------------------------- the table -- */
 
-static uint32_t key_hash(const struct mx_key *k)
+/* FNV-1a of k from basis h (two bases: two independent hashes). */
+static uint32_t key_hash(const struct mx_key *k, uint32_t h)
 {
-	uint32_t h = 2166136261u;
-
 	h = cap_addr_fnv(h, &k->client);
 	h = cap_addr_fnv(h, &k->server);
 	h = (h ^ k->prog) * 16777619u;
@@ -135,8 +177,8 @@ static struct mx_series *series_append(struct ui_mx *m, uint32_t max)
 		return NULL;
 	if (m->n == m->cap) {
 		cap = m->cap ? 2 * m->cap : 64;
-		if (cap > UI_MX_SERIES_MAX)
-			cap = UI_MX_SERIES_MAX;
+		if (cap > m->st.max)
+			cap = m->st.max;
 		s = realloc(m->s, cap * sizeof(*s));
 		if (s == NULL)
 			return NULL;
@@ -145,31 +187,57 @@ static struct mx_series *series_append(struct ui_mx *m, uint32_t max)
 	}
 	s = &m->s[m->n++];
 	memset(s, 0, sizeof(*s));
+	hist_init(&s->lat);
 	return s;
+}
+
+/* Count key k (hash h) among the keys refused at the budget, once: a
+ * 64-bit print of it in a set filled at most half (past
+ * UI_MX_DROPPED_MAX keys, or out of memory, the count stops). */
+static void count_dropped(struct ui_mx *m, const struct mx_key *k, uint32_t h)
+{
+	uint32_t i;
+	uint64_t fp = (uint64_t)h << 32 | key_hash(k, 0x811c9dc5u ^ 0x5bd1e995u);
+
+	if (m->dropped == NULL &&
+	    (m->dropped = calloc(MX_DROPPED_SLOTS, sizeof(*m->dropped))) == NULL)
+		return;
+	if (fp == 0)
+		fp = 1;
+	for (i = h % MX_DROPPED_SLOTS; m->dropped[i];
+	     i = (i + 1) % MX_DROPPED_SLOTS)
+		if (m->dropped[i] == fp)
+			return;
+	if (m->st.dropped_keys >= UI_MX_DROPPED_MAX)
+		return;			/* the set is full: saturated */
+	m->dropped[i] = fp;
+	m->st.dropped_keys++;
 }
 
 /* The series of key k: found, created, or (past the budget, whose last
  * place is kept for it) the overflow series; NULL out of memory. */
 static struct mx_series *series_get(struct ui_mx *m, const struct mx_key *k)
 {
-	uint32_t i = key_hash(k) % MX_HASH_SLOTS;
+	uint32_t h = key_hash(k, 2166136261u), slots = 2 * m->st.max;
+	uint32_t i = h % slots;
 	struct mx_series *s;
 
 	/* at most half the slots are used: a free one comes */
-	for (; m->ix[i]; i = (i + 1) % MX_HASH_SLOTS) {
+	for (; m->ix[i]; i = (i + 1) % slots) {
 		s = &m->s[m->ix[i] - 1];
 		if (key_eq(&s->key, k))
 			return s;
 	}
-	s = series_append(m, UI_MX_SERIES_MAX - 1);
+	s = series_append(m, m->st.max - 1);
 	if (s) {
 		s->key = *k;
 		m->ix[i] = m->n;
 		return s;
 	}
 	m->st.overflow_ops++;
+	count_dropped(m, k, h);
 	if (m->other == 0) {
-		s = series_append(m, UI_MX_SERIES_MAX);
+		s = series_append(m, m->st.max);
 		if (s == NULL)
 			return NULL;
 		s->other = true;
@@ -199,7 +267,7 @@ static uint32_t error_code(const struct an_op *op)
 	return op->status;
 }
 
-static void count_status(struct mx_series *s, uint32_t code)
+static void count_status(struct mx_counts *s, uint32_t code)
 {
 	unsigned k;
 
@@ -221,42 +289,45 @@ static bool is_transfer(const struct an_op *op)
 		op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE));
 }
 
-/* The sums of one op, as analyze/figs.c adds them into a row. */
+/* Is ns exactly a finite bucket's bound 2^(UI_MX_LAT_LO_EXP + *i)?  The
+ * histogram's range of it starts there; le includes it. */
+static bool lat_on_edge(int64_t ns, unsigned *i)
+{
+	unsigned e;
+
+	if (ns <= 0 || (ns & (ns - 1)) != 0)
+		return false;
+	e = (unsigned)__builtin_ctzll((uint64_t)ns);
+	if (e < UI_MX_LAT_LO_EXP || e - UI_MX_LAT_LO_EXP >= UI_MX_LAT_N)
+		return false;
+	*i = e - UI_MX_LAT_LO_EXP;
+	return true;
+}
+
+/* The sums of one op: the one rule (an_cell_add, as report's rows and
+ * the store's intervals add), then what only the endpoint breaks down. */
 static void series_add(struct mx_series *s, const struct an_op *op)
 {
+	struct mx_counts *c = &s->c;
+	unsigned i;
+
 	if (op->flags & AN_OP_CALL_NOT_SEEN) {
-		s->from_replies++;
+		c->from_replies++;
 		return;
 	}
-	s->calls++;
-	s->retrans += op->retrans;
-	s->dup_replies += op->dup_replies;
-	s->wire_bytes += (uint64_t)op->call_len + op->reply_len;
-	s->data_bytes += an_op_data_bytes(op);
+	an_cell_add(&c->s, &s->lat, op);
 	if (is_transfer(op)) {
-		s->size[pow2_bucket(op->count, UI_MX_SIZE_LO_EXP,
+		c->size[pow2_bucket(op->count, UI_MX_SIZE_LO_EXP,
 				    UI_MX_SIZE_N)]++;
-		s->size_count++;
-		s->size_sum += op->count;
+		c->size_count++;
+		c->size_sum += op->count;
 	}
-	if (!(op->flags & AN_OP_ANSWERED)) {
-		if (op->flags & AN_OP_REPLY_HIDDEN)
-			s->reply_not_seen++;
-		else
-			s->unanswered++;
-		return;
-	}
-	s->answered++;
-	if (op->lat_first_ns >= 0) {
-		s->lat[pow2_bucket((uint64_t)op->lat_first_ns,
-				   UI_MX_LAT_LO_EXP, UI_MX_LAT_N)]++;
-		s->lat_count++;
-		s->lat_sum_ns += (double)op->lat_first_ns;
-	}
-	if (an_op_is_error(op)) {
-		s->errors++;
-		count_status(s, error_code(op));
-	}
+	if (!(op->flags & AN_OP_ANSWERED) && (op->flags & AN_OP_REPLY_HIDDEN))
+		c->reply_not_seen++;
+	if ((op->flags & AN_OP_ANSWERED) && lat_on_edge(op->lat_first_ns, &i))
+		c->on_edge[i]++;
+	if (an_op_is_error(op))
+		count_status(c, error_code(op));
 }
 
 void ui_mx_op(struct ui_mx *m, const struct an_op *op)
@@ -378,7 +449,7 @@ static void family(struct tbuf *t, const char *name, const char *type,
 }
 
 /* op="NFSv3 READ",client="..",server=".." (escaped) */
-static void series_labels(const struct mx_series *s, char *out, size_t n)
+static void series_labels(const struct mx_row *s, char *out, size_t n)
 {
 	char p[64], c[64], v[64], ep[160], ec[160], ev[160];
 
@@ -395,7 +466,7 @@ static void series_labels(const struct mx_series *s, char *out, size_t n)
 
 /* The status label of an error code: the RFC's name, "status_N" when
  * there is none, the RPC-level reasons by their RFC 5531 names. */
-static const char *status_name(const struct mx_series *s, uint32_t code,
+static const char *status_name(const struct mx_row *s, uint32_t code,
 			       char *buf, size_t n)
 {
 	const char *r = NULL;
@@ -418,7 +489,7 @@ static const char *status_name(const struct mx_series *s, uint32_t code,
 }
 
 /* One counter family over every series; field: offset of a uint64_t. */
-static void counter_family(struct tbuf *t, const struct mx_series *v,
+static void counter_family(struct tbuf *t, const struct mx_row *v,
 			   uint32_t n, char (*lab)[512], const char *name,
 			   const char *help, size_t field)
 {
@@ -431,7 +502,7 @@ static void counter_family(struct tbuf *t, const struct mx_series *v,
 			  ((const char *)&v[k] + field));
 }
 
-static void errors_family(struct tbuf *t, const struct mx_series *v,
+static void errors_family(struct tbuf *t, const struct mx_row *v,
 			  uint32_t n, char (*lab)[512])
 {
 	char b[32], e[64];
@@ -440,17 +511,19 @@ static void errors_family(struct tbuf *t, const struct mx_series *v,
 	family(t, "nfscope_errors_total", "counter",
 	       "Answered operations that failed, by status (RPC or NFS/MOUNT/NLM).");
 	for (k = 0; k < n; k++) {
-		for (j = 0; j < MX_STATUS_SLOTS && v[k].st[j].n; j++) {
-			ui_mx_label(status_name(&v[k], v[k].st[j].status, b,
+		const struct mx_counts *c = &v[k].c;
+
+		for (j = 0; j < MX_STATUS_SLOTS && c->st[j].n; j++) {
+			ui_mx_label(status_name(&v[k], c->st[j].status, b,
 						sizeof(b)), e, sizeof(e));
 			tb_printf(t, "nfscope_errors_total{%s,status=\"%s\"} "
 				  "%llu\n", lab[k], e,
-				  (unsigned long long)v[k].st[j].n);
+				  (unsigned long long)c->st[j].n);
 		}
-		if (v[k].st_other)
+		if (c->st_other)
 			tb_printf(t, "nfscope_errors_total{%s,status=\"other\"} "
 				  "%llu\n", lab[k],
-				  (unsigned long long)v[k].st_other);
+				  (unsigned long long)c->st_other);
 	}
 }
 
@@ -476,7 +549,7 @@ static void hist_lines(struct tbuf *t, const char *name, const char *lab,
 		  name, lab, (unsigned long long)count);
 }
 
-static void series_text(struct tbuf *t, const struct mx_series *v,
+static void series_text(struct tbuf *t, const struct mx_row *v,
 			uint32_t n, char (*lab)[512])
 {
 	static const struct {
@@ -484,27 +557,27 @@ static void series_text(struct tbuf *t, const struct mx_series *v,
 		size_t off;
 	} ctr[] = {
 		{ "nfscope_ops_total", "Operations whose call was seen.",
-		  offsetof(struct mx_series, calls) },
+		  offsetof(struct mx_row, c.calls) },
 		{ "nfscope_answered_total", "Operations answered.",
-		  offsetof(struct mx_series, answered) },
+		  offsetof(struct mx_row, c.answered) },
 		{ "nfscope_unanswered_total", "Operations never answered "
 		  "(not those whose reply may have been hidden).",
-		  offsetof(struct mx_series, unanswered) },
+		  offsetof(struct mx_row, c.unanswered) },
 		{ "nfscope_reply_not_seen_total", "Unanswered operations "
 		  "whose reply may be among records the snaplen hid.",
-		  offsetof(struct mx_series, reply_not_seen) },
+		  offsetof(struct mx_row, c.reply_not_seen) },
 		{ "nfscope_from_replies_total", "Operations known from their "
 		  "reply alone (call not seen); in no other counter.",
-		  offsetof(struct mx_series, from_replies) },
+		  offsetof(struct mx_row, c.from_replies) },
 		{ "nfscope_retransmissions_total", "Call retransmissions.",
-		  offsetof(struct mx_series, retrans) },
+		  offsetof(struct mx_row, c.retrans) },
 		{ "nfscope_duplicate_replies_total", "Duplicate replies.",
-		  offsetof(struct mx_series, dup_replies) },
+		  offsetof(struct mx_row, c.dup_replies) },
 		{ "nfscope_wire_bytes_total", "RPC call and reply bytes on "
-		  "the wire.", offsetof(struct mx_series, wire_bytes) },
+		  "the wire.", offsetof(struct mx_row, c.bytes) },
 		{ "nfscope_data_bytes_total", "Bytes READ returned and WRITE "
 		  "wrote (successful operations).",
-		  offsetof(struct mx_series, data_bytes) },
+		  offsetof(struct mx_row, c.data_bytes) },
 	};
 	uint32_t k;
 	unsigned i;
@@ -519,14 +592,14 @@ static void series_text(struct tbuf *t, const struct mx_series *v,
 		if (v[k].lat_count)
 			hist_lines(t, "nfscope_latency_seconds", lab[k],
 				   v[k].lat, UI_MX_LAT_N, UI_MX_LAT_LO_EXP,
-				   1e-9, v[k].lat_count, v[k].lat_sum_ns / 1e9);
+				   1e-9, v[k].lat_count, v[k].c.lat_sum_ns / 1e9);
 	family(t, "nfscope_transfer_size_bytes", "histogram",
 	       "Bytes asked by READ and WRITE calls.");
 	for (k = 0; k < n; k++)
-		if (v[k].size_count)
+		if (v[k].c.size_count)
 			hist_lines(t, "nfscope_transfer_size_bytes", lab[k],
-				   v[k].size, UI_MX_SIZE_N, UI_MX_SIZE_LO_EXP,
-				   1, v[k].size_count, (double)v[k].size_sum);
+				   v[k].c.size, UI_MX_SIZE_N, UI_MX_SIZE_LO_EXP,
+				   1, v[k].c.size_count, (double)v[k].c.size_sum);
 }
 
 static void health_counter(struct tbuf *t, const char *name,
@@ -580,6 +653,13 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 	health_counter(t, "nfscope_series_overflow_ops_total", "Operations "
 		       "of keys past the series budget (in op=\"other\").",
 		       st->overflow_ops);
+	health_counter(t, "nfscope_series_dropped_total", "Distinct keys "
+		       "(op x client x server) refused at the series budget "
+		       "(--metrics-max), their operations in op=\"other\"; "
+		       "counted up to 65536 keys.", st->dropped_keys);
+	family(t, "nfscope_series_max", "gauge", "The series budget "
+	       "(--metrics-max), the overflow series included.");
+	tb_printf(t, "nfscope_series_max %u\n", st->max);
 	family(t, "nfscope_series", "gauge", "Series (op x client x server) "
 	       "held.");
 	tb_printf(t, "nfscope_series %u\n", nseries);
@@ -588,12 +668,47 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 	tb_printf(t, "nfscope_input_done %d\n", st->done ? 1 : 0);
 }
 
+/* Series s as a scrape reads it, the mutex held.  Bucket i (le =
+ * 2^(UI_MX_LAT_LO_EXP + i) ns) is the histogram's power-of-two range
+ * below that bound (hist.h: range c >= 1 is [2^(c+6), 2^(c+7)) ns; the
+ * first bucket also takes the ranges under it, +Inf those above the
+ * last), plus the values exactly on its bound, less those on the bound
+ * below (which its range holds). */
+static void series_row(const struct mx_series *s, struct mx_row *r)
+{
+	const uint64_t *e = s->c.on_edge;
+	uint64_t lo, hi, n;
+	unsigned c, i;
+
+	r->key = s->key;
+	r->other = s->other;
+	r->c = s->c;
+	/* the unanswered counter leaves out what the snaplen may have hid */
+	r->c.unanswered -= r->c.reply_not_seen;
+	memset(r->lat, 0, sizeof(r->lat));
+	for (c = 0; c < HIST_NCHUNK; c++) {
+		n = hist_range_count(&s->lat, c, &lo, &hi);
+		i = hi <= (1ull << UI_MX_LAT_LO_EXP) ? 0 :
+		    (unsigned)__builtin_ctzll(hi) - UI_MX_LAT_LO_EXP;
+		r->lat[i < UI_MX_LAT_N ? i : UI_MX_LAT_N] += n;
+	}
+	r->lat_count = 0;
+	for (i = 0; i <= UI_MX_LAT_N; i++) {
+		n = i > 0 ? e[i - 1] : 0;
+		/* (a value lost with a chunk the histogram could not
+		   allocate may leave fewer than its edge count) */
+		r->lat[i] = r->lat[i] >= n ? r->lat[i] - n : 0;
+		r->lat[i] += i < UI_MX_LAT_N ? e[i] : 0;
+		r->lat_count += r->lat[i];
+	}
+}
+
 size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap)
 {
 	struct tbuf t = { .buf = buf, .cap = cap };
 	struct mx_state st;
 	char (*lab)[512];
-	struct mx_series *v;
+	struct mx_row *v;
 	uint32_t n, k;
 
 	pthread_mutex_lock(&m->mu);
@@ -607,8 +722,8 @@ size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap)
 		m->snap = v;
 		m->snap_cap = n;
 	}
-	if (n)
-		memcpy(m->snap, m->s, n * sizeof(*m->s));
+	for (k = 0; k < n; k++)
+		series_row(&m->s[k], &m->snap[k]);
 	st = m->st;
 	pthread_mutex_unlock(&m->mu);
 	lab = malloc((n ? n : 1) * sizeof(*lab));

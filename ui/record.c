@@ -105,7 +105,7 @@ static void record_usage(FILE *f, bool serve)
 		fputs("usage: nfscope serve [-r FILE | -i IFACE] [-f FILTER] "
 		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
 		      "                     [--duration S] [budgets] "
-		      "--metrics ADDR:PORT\n"
+		      "--metrics ADDR:PORT [--metrics-max N]\n"
 		      "                     [-w OUT.db and record's options] "
 		      "[EXPRESSION]\n"
 		      "Serves GET /metrics (Prometheus text format 0.0.4) on "
@@ -115,7 +115,7 @@ static void record_usage(FILE *f, bool serve)
 		fputs("usage: nfscope record [-r FILE | -i IFACE] [-f FILTER] "
 		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
 		      "                      [--duration S] [budgets] "
-		      "[--metrics ADDR:PORT]\n", f);
+		      "[--metrics ADDR:PORT [--metrics-max N]]\n", f);
 	fputs("                      -w OUT.db [--ops all|slow:MS|none] "
 	      "[--interval SECONDS]\n"
 	      "                      [--retain DURATION] [--batch ROWS] "
@@ -176,6 +176,7 @@ static int record_main(int argc, char **argv, bool serve)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "metrics", required_argument, NULL, 'M' },
 		UI_PCAP_LONGOPTS,
+		{ "metrics-max", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -192,6 +193,7 @@ static int record_main(int argc, char **argv, bool serve)
 	bool force = false;
 	const char *state;
 	uint64_t batch_rows = 65536;
+	uint32_t mx_max = 0;
 	double secs;
 	char *end;
 	uint64_t v;
@@ -211,6 +213,14 @@ static int record_main(int argc, char **argv, bool serve)
 			continue;
 		case 'M':
 			metrics = optarg;
+			continue;
+		case 'X':
+			if (!ui_mx_parse_max(optarg, &mx_max)) {
+				fprintf(stderr, "nfscope %s: bad --metrics-max "
+					"'%s' (1..%u series)\n", who, optarg,
+					UI_MX_SERIES_LIMIT);
+				return 2;
+			}
 			continue;
 		case 'O':
 			if (parse_ops(optarg, &sopts) < 0) {
@@ -306,7 +316,7 @@ static int record_main(int argc, char **argv, bool serve)
 	if (run_open(&r.run, &c) < 0)
 		goto out;
 	/* the endpoint before -Z too: a port below 1024 needs root */
-	if (metrics && ((r.mx = ui_mx_new()) == NULL ||
+	if (metrics && ((r.mx = ui_mx_new(mx_max)) == NULL ||
 			ui_mx_listen(r.mx, metrics, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
 			r.mx ? err : "out of memory");

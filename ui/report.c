@@ -151,18 +151,24 @@ static void rep_clamp(struct rep *r)
 /* report DB of a run without every operation: the text report of its
  * aggregates; what needs every operation is refused, saying why. */
 static int report_partial(struct rep *r, const char *db,
-			  const struct store_run *run, bool needs_ops)
+			  const struct store_run *run, bool needs_ops,
+			  bool json, bool csv)
 {
 	if (needs_ops) {
 		fprintf(stderr, "nfscope report: %s: run %" PRId64 " was "
-			"recorded with --ops %s: only the text report by "
-			"procedure is built from its aggregate tables; --json, "
-			"--csv, --by, --interval and --every need every "
-			"operation (--ops all).  The tables are there for SQL "
+			"recorded with --ops %s: only the report by procedure "
+			"(text, --json or --csv ops) is built from its aggregate "
+			"tables; the other --csv tables, --by, --interval and "
+			"--every need every operation (--ops all).  The tables "
+			"are there for SQL "
 			"(doc/store.md)\n", db, run->id,
 			run->ops_mode == STORE_OPS_SLOW ? "slow" : "none");
 		return 1;
 	}
+	if (json)
+		return rep_partial_json(r, db, run) < 0 ? 1 : 0;
+	if (csv)
+		return rep_partial_csv_ops(r, db, run) < 0 ? 1 : 0;
 	return rep_partial_text(r, db, run) < 0 ? 1 : 0;
 }
 
@@ -487,9 +493,11 @@ int ui_report_main(int argc, char **argv)
 					on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
-			rc = report_partial(&r, db, &run, csv || json || html ||
-					    every_ns || r.interval_ns ||
-					    r.by != AN_BY_OP);
+			rc = report_partial(&r, db, &run, (csv &&
+					    strcmp(csv, "ops") != 0) || html ||
+					    every_ns ||
+					    r.interval_ns || r.by != AN_BY_OP,
+					    json, csv != NULL);
 			goto out;
 		}
 		run_finish(r.run);	/* the findings are ours again */

@@ -91,6 +91,12 @@ void rep_thresholds_list(FILE *f);
  * Returns 0, or -1 with a message on stderr. */
 int rep_partial_text(struct rep *r, const char *path,
 		     const struct store_run *run);
+/* The same as JSON (doc/report.md, "Partial report"), and the table
+ * --csv ops (by procedure; from_replies empty: unknown). */
+int rep_partial_json(struct rep *r, const char *path,
+		     const struct store_run *run);
+int rep_partial_csv_ops(struct rep *r, const char *path,
+			const struct store_run *run);
 
 /* --every S (report_every.c): blocks of rows every S seconds of capture
  * time, printed as the operations come (on the thread adding them up). */
@@ -108,9 +114,25 @@ void rep_text_health(FILE *f, const struct an_model *m);
 
 /* JSON (report_out.c).  Returns 0, or -1 (out of memory). */
 int rep_json(const struct rep *r);
+/* Pieces of it the partial report's JSON shares: a procedure's row with
+ * only what an interval cell holds (no from_replies, reply_not_seen,
+ * rpc_errors, errors_by_status, retrans_ops, late_retrans, truncated,
+ * latency_last_ms, retrans_interval_ms), a time, "complete" and
+ * "incomplete", "capture", "decode" and "engine". */
+struct jw;
+void rep_json_proc_cells(struct jw *w, const struct an_model_row *mr);
+void rep_json_time(struct jw *w, const char *key, int64_t ns);
+void rep_json_incomplete(struct jw *w, const struct rep *r,
+			 const struct an_model *m);
+void rep_json_health(struct jw *w, const struct an_model *m);
 /* Returns 0, or -1 for an unknown table name (or out of memory); r NULL:
  * only checks the name. */
 int rep_csv(const struct rep *r, const char *table);
+/* --csv ops's header and one row (the partial report's too: from_replies
+ * false leaves that field empty, unknown). */
+void rep_csv_ops_header(FILE *f);
+void rep_csv_ops_row(FILE *f, const char *group, const char *key,
+		     const struct an_model_row *v, bool from_replies);
 
 /* report_db.c: does path hold an sqlite database? */
 bool rep_is_store(const char *path);

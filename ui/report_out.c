@@ -5,6 +5,7 @@
 #include "ui/json.h"
 #include "ui/report.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,10 @@ static void j_lat(struct jw *w, const char *key, const struct an_lat *h)
 	jw_end_obj(w);
 }
 
-static void j_row(struct jw *w, const struct an_model *m,
-		  const struct an_model_row *mr)
+/* A row; cells_only: only the figures an interval cell holds (the
+ * partial report's procedures, rep_json_row). */
+static void j_row_of(struct jw *w, const struct an_model *m,
+		     const struct an_model_row *mr, bool cells_only)
 {
 	const struct an_row *row = mr->row;
 	char b[AN_PATH_MAX + 96];
@@ -56,16 +59,24 @@ static void j_row(struct jw *w, const struct an_model *m,
 			row->vers, row->proc, b, sizeof(b)));
 	}
 	jw_u64(w, "calls", row->calls);
-	if (row->group == AN_BY_OP)
+	if (row->group == AN_BY_OP && !cells_only)
 		jw_u64(w, "from_replies", row->from_replies);
 	jw_u64(w, "answered", row->answered);
 	jw_u64(w, "unanswered", row->unanswered);
-	jw_u64(w, "reply_not_seen", row->reply_not_seen);
+	if (!cells_only)
+		jw_u64(w, "reply_not_seen", row->reply_not_seen);
 	jw_dbl(w, "ops_per_s", mr->ops_per_s, 3);
 	jw_u64(w, "bytes", row->bytes);
 	jw_dbl(w, "bytes_per_s", mr->bytes_per_s, 1);
 	jw_u64(w, "data_bytes", row->data_bytes);
 	jw_u64(w, "errors", row->errors);
+	if (cells_only) {
+		jw_u64(w, "retrans", row->retrans);
+		jw_u64(w, "dup_replies", row->dup_replies);
+		j_lat(w, "latency_ms", &mr->lat);
+		jw_end_obj(w);
+		return;
+	}
 	jw_u64(w, "rpc_errors", row->rpc_errors);
 	jw_obj(w, "errors_by_status");
 	for (k = 0; k < AN_STATUS_SLOTS && row->st[k].n; k++)
@@ -85,6 +96,12 @@ static void j_row(struct jw *w, const struct an_model *m,
 	if (mr->ivl.count)
 		j_lat(w, "retrans_interval_ms", &mr->ivl);
 	jw_end_obj(w);
+}
+
+static void j_row(struct jw *w, const struct an_model *m,
+		  const struct an_model_row *mr)
+{
+	j_row_of(w, m, mr, false);
 }
 
 static void j_rows(struct jw *w, const struct an_model *m, enum an_group g,
@@ -532,6 +549,29 @@ int rep_json(const struct rep *r)
 	return 0;
 }
 
+/* The pieces the partial report's --json shares (report.h). */
+void rep_json_proc_cells(struct jw *w, const struct an_model_row *mr)
+{
+	assert(mr->row->group == AN_BY_OP);	/* no key: m unused */
+	j_row_of(w, NULL, mr, true);
+}
+
+void rep_json_time(struct jw *w, const char *key, int64_t ns)
+{
+	j_time(w, key, ns);
+}
+
+void rep_json_incomplete(struct jw *w, const struct rep *r,
+			 const struct an_model *m)
+{
+	j_incomplete(w, r, m);
+}
+
+void rep_json_health(struct jw *w, const struct an_model *m)
+{
+	j_health(w, m);
+}
+
 /* -------------------------------------------------------------- CSV -- */
 
 /* A field: escaped (esc.h), so one line a row; quoted if it holds a comma
@@ -555,34 +595,50 @@ static void csv_str(FILE *f, const char *raw, bool last)
 	putc(last ? '\n' : ',', f);
 }
 
-static void csv_ops(const struct rep *r, const struct an_model *m)
+void rep_csv_ops_header(FILE *f)
 {
-	uint32_t k;
-	char b[AN_PATH_MAX + 96];
-	FILE *f = r->out;
-
 	fputs("group,key,procedure,calls,answered,unanswered,errors,ops_per_s,"
 	      "bytes_per_s,retrans,dup_replies,lat_min_ms,lat_avg_ms,lat_max_ms,"
 	      "lat_p50_ms,lat_p90_ms,lat_p95_ms,lat_p99_ms,lat_p99_9_ms,"
 	      "from_replies\n", f);
+}
+
+void rep_csv_ops_row(FILE *f, const char *group, const char *key,
+		     const struct an_model_row *v, bool from_replies)
+{
+	const struct an_row *w = v->row;
+	const struct an_lat *h = &v->lat;
+	char b[96];
+
+	csv_str(f, group, false);
+	csv_str(f, key, false);
+	csv_str(f, an_model_proc_name(w->prog, w->vers, w->proc, b, sizeof(b)),
+		false);
+	fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%.3f,%.1f,%" PRIu64 ",%" PRIu64
+		",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,",
+		w->calls, w->answered, w->unanswered, w->errors,
+		v->ops_per_s, v->bytes_per_s, w->retrans,
+		w->dup_replies, h->min_ms, h->avg_ms, h->max_ms,
+		h->p50_ms, h->p90_ms, h->p95_ms, h->p99_ms, h->p99_9_ms);
+	if (from_replies)
+		fprintf(f, "%" PRIu64, w->from_replies);
+	fputc('\n', f);
+}
+
+static void csv_ops(const struct rep *r, const struct an_model *m)
+{
+	uint32_t k;
+	char b[AN_PATH_MAX + 96];
+
+	rep_csv_ops_header(r->out);
 	for (k = 0; k < m->nrows[r->by]; k++) {
 		const struct an_model_row *v = &m->rows[r->by][k];
-		const struct an_row *w = v->row;
-		const struct an_lat *h = &v->lat;
 
-		csv_str(f, rep_group_names[r->by], false);
-		csv_str(f, r->by == AN_BY_OP ? "" :
-			an_model_row_key(m, w, b, sizeof(b)), false);
-		csv_str(f, an_model_proc_name(w->prog, w->vers, w->proc, b,
-					      sizeof(b)), false);
-		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%.3f,%.1f,%" PRIu64 ",%" PRIu64
-			",%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%" PRIu64 "\n",
-			w->calls, w->answered, w->unanswered, w->errors,
-			v->ops_per_s, v->bytes_per_s, w->retrans,
-			w->dup_replies, h->min_ms, h->avg_ms, h->max_ms,
-			h->p50_ms, h->p90_ms, h->p95_ms, h->p99_ms, h->p99_9_ms,
-			w->from_replies);
+		rep_csv_ops_row(r->out, rep_group_names[r->by],
+				r->by == AN_BY_OP ? "" :
+				an_model_row_key(m, v->row, b, sizeof(b)), v,
+				true);
 	}
 }
 

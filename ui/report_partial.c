@@ -7,10 +7,13 @@
  * (per export and file tables, size verdicts, writes and COMMITs,
  * retransmission causes, findings recomputed with other thresholds) is
  * not there, and the report says so instead of showing a figure that
- * would be wrong.
+ * would be wrong.  Text, --json (the full report's keys where the
+ * figure is the same, "partial" saying what is whole and what needs
+ * --ops all) or --csv ops (its from_replies field empty: unknown).
  */
 #include "ui/report.h"
 #include "ui/esc.h"
+#include "ui/json.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,6 +26,8 @@ struct partial {
 	double duration_s;		/* the run's span (model.h) */
 	struct an_figs_totals t;	/* summed over the cells */
 	bool print;			/* second pass: print the rows */
+	struct jw *w;			/* --json (NULL: text or CSV) */
+	bool csv;			/* --csv ops */
 	uint32_t rows;
 	int64_t run;
 };
@@ -39,6 +44,8 @@ static void on_cell(void *user, const struct store_cell *c)
 		p->t.answered += c->answered;
 		p->t.unanswered += c->unanswered;
 		p->t.errors += c->errors;
+		p->t.retrans += c->retrans;
+		p->t.dup_replies += c->dup_replies;
 		return;
 	}
 	memset(&w, 0, sizeof(w));
@@ -58,9 +65,60 @@ static void on_cell(void *user, const struct store_cell *c)
 	if (w.calls == 0)
 		return;
 	an_model_row_of(&w, p->duration_s, &mr);
-	rep_text_lat_row(p->r->out, an_model_proc_name(c->prog, c->vers,
-			 c->proc, name, sizeof(name)), &mr);
+	if (p->w)
+		rep_json_proc_cells(p->w, &mr);
+	else if (p->csv)	/* from_replies: not in the cells */
+		rep_csv_ops_row(p->r->out, rep_group_names[AN_BY_OP], "", &mr,
+				false);
+	else
+		rep_text_lat_row(p->r->out, an_model_proc_name(c->prog, c->vers,
+				 c->proc, name, sizeof(name)), &mr);
 	p->rows++;
+}
+
+/* The columns of the end-of-run tables that hold text (the others hold
+ * numbers, or NULL). */
+static bool text_column(const char *name)
+{
+	static const char *const t[] = { "client", "server", "op", "kind",
+		"path", "evidence", "meaning", "write_verifier" };
+	size_t k;
+
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+		if (!strcmp(name, t[k]))
+			return true;
+	return false;
+}
+
+/* One row of an end-of-run table as a JSON object of its columns (but
+ * fh, a blob: the path names the file). */
+static void on_json_row(void *user, int n, const char *const *names,
+			const char *const *vals)
+{
+	struct partial *p = user;
+	char *end;
+	long long i;
+	double d;
+	int k;
+
+	p->rows++;
+	jw_obj(p->w, NULL);
+	for (k = 0; k < n; k++) {
+		if (!strcmp(names[k], "fh"))
+			continue;
+		if (vals[k] == NULL) {
+			jw_null(p->w, names[k]);
+		} else if (text_column(names[k])) {
+			jw_str(p->w, names[k], vals[k]);
+		} else if (i = strtoll(vals[k], &end, 10), *vals[k] && !*end) {
+			jw_i64(p->w, names[k], i);
+		} else if (d = strtod(vals[k], &end), *vals[k] && !*end) {
+			jw_dbl(p->w, names[k], d, 6);
+		} else {
+			jw_str(p->w, names[k], vals[k]);
+		}
+	}
+	jw_end_obj(p->w);
 }
 
 /* One row of an end-of-run table: "name value name value ...". */
@@ -93,6 +151,13 @@ static void on_row(void *user, int n, const char *const *names,
 static int table(struct partial *p, struct store *s, int64_t run,
 		 const char *name, const char *title, char *err)
 {
+	if (p->w) {
+		jw_arr(p->w, name);
+		if (store_read_table(s, run, name, on_json_row, p, err) < 0)
+			return -1;
+		jw_end_arr(p->w);
+		return 0;
+	}
 	fprintf(p->r->out, "\n== %s (table %s, whole) ==\n", title, name);
 	p->rows = 0;
 	if (store_read_table(s, run, name, on_row, p, err) < 0)
@@ -140,11 +205,79 @@ static void header(struct partial *p, const struct store_run *run)
 		(double)run->interval_ns / 1e9);
 }
 
-int rep_partial_text(struct rep *r, const char *path,
-		     const struct store_run *run)
+/* "partial": how the run was recorded, what is whole and what needs
+ * --ops all (the full report's keys). */
+static void json_partial(struct jw *j, const struct store_run *run)
+{
+	static const char *const whole[] = { "totals", "procedures", "sizes",
+		"sizes_from_replies", "fsinfo", "findings", "capture",
+		"decode", "engine" };
+	static const char *const lack[] = { "from_replies", "reply_not_seen",
+		"rpc_errors", "errors_by_status", "retrans_ops",
+		"late_retrans", "truncated", "latency_last_ms",
+		"retrans_interval_ms" };
+	static const char *const need[] = { "clients", "servers", "exports",
+		"files", "pairs", "server_info", "intervals" };
+	size_t k;
+
+	jw_obj(j, "partial");
+	jw_i64(j, "run", run->id);
+	jw_str(j, "ops_mode", run->ops_mode == STORE_OPS_SLOW ? "slow" :
+	       "none");
+	if (run->ops_mode == STORE_OPS_SLOW)
+		jw_dbl(j, "slow_ms", (double)run->slow_ns / 1e6, 3);
+	jw_dbl(j, "interval_s", (double)run->interval_ns / 1e9, 3);
+	jw_arr(j, "whole");
+	for (k = 0; k < sizeof(whole) / sizeof(whole[0]); k++)
+		jw_str(j, NULL, whole[k]);
+	jw_end_arr(j);
+	jw_arr(j, "procedures_lack");
+	for (k = 0; k < sizeof(lack) / sizeof(lack[0]); k++)
+		jw_str(j, NULL, lack[k]);
+	jw_end_arr(j);
+	jw_arr(j, "need_ops_all");
+	for (k = 0; k < sizeof(need) / sizeof(need[0]); k++)
+		jw_str(j, NULL, need[k]);
+	jw_str(j, NULL, "findings with other --threshold values");
+	jw_end_arr(j);
+	jw_str(j, "findings", "as recorded (the recording's thresholds)");
+	jw_end_obj(j);
+}
+
+static void json_head(struct partial *p, const struct store_run *run,
+		      const struct an_model *m)
+{
+	struct jw *j = p->w;
+	struct rep *r = p->r;
+	char iso[48];
+
+	jw_obj(j, NULL);
+	jw_str(j, "source", r->source);
+	rep_json_time(j, "first", r->first_ns);
+	rep_json_time(j, "last", r->last_ns);
+	jw_str(j, "first_utc", ui_time_iso(r->first_ns, iso, sizeof(iso)));
+	jw_str(j, "last_utc", ui_time_iso(r->last_ns, iso, sizeof(iso)));
+	jw_dbl(j, "duration_s", m->duration_s, 6);
+	rep_json_incomplete(j, r, m);
+	json_partial(j, run);
+	jw_obj(j, "totals");
+	jw_u64(j, "ops", p->t.ops);
+	jw_u64(j, "answered", p->t.answered);
+	jw_u64(j, "unanswered", p->t.unanswered);
+	jw_u64(j, "errors", p->t.errors);
+	jw_u64(j, "retrans", p->t.retrans);
+	jw_u64(j, "dup_replies", p->t.dup_replies);
+	jw_end_obj(j);
+	jw_arr(j, "procedures");
+}
+
+/* The report of the cells and tables: text (w NULL, not csv), JSON or
+ * the CSV table ops. */
+static int partial(struct rep *r, const char *path,
+		   const struct store_run *run, struct jw *w, bool csv)
 {
 	char err[STORE_ERRBUF_SIZE];
-	struct partial p = { .r = r };
+	struct partial p = { .r = r, .w = w, .csv = csv };
 	struct an_model m = { 0 };
 	struct store *s = NULL;
 	const struct an_filter *f = r->filtered ? &r->filt : NULL;
@@ -160,22 +293,40 @@ int rep_partial_text(struct rep *r, const char *path,
 	    store_read_intervals(s, run->id, f, from, to, on_cell, &p,
 				 err) < 0)
 		goto out;
-	header(&p, run);
-	rep_text_incomplete(r, &m);
-	fprintf(r->out, "\n== Operations (by op, from table intervals; "
-		"latency from the first transmission, ms) ==\n");
-	rep_text_lat_header(r->out, "Procedure");
+	if (w) {
+		json_head(&p, run, &m);
+	} else if (csv) {
+		rep_csv_ops_header(r->out);
+	} else {
+		header(&p, run);
+		rep_text_incomplete(r, &m);
+		fprintf(r->out, "\n== Operations (by op, from table intervals; "
+			"latency from the first transmission, ms) ==\n");
+		rep_text_lat_header(r->out, "Procedure");
+	}
 	p.print = true;
 	if (store_read_intervals(s, run->id, f, from, to, on_cell, &p,
 				 err) < 0)
 		goto out;
+	if (w)
+		jw_end_arr(w);
+	if (csv) {
+		rc = 0;
+		goto out;
+	}
 	if (table(&p, s, run->id, "sizes", "Transfer sizes: READ/WRITE calls "
 		  "by count asked", err) < 0 ||
+	    (w && table(&p, s, run->id, "sizes_from_replies", NULL, err) < 0) ||
 	    table(&p, s, run->id, "fsinfo", "Servers: FSINFO, STATFS, write "
 		  "verifier", err) < 0 ||
 	    table(&p, s, run->id, "findings", "Findings (as recorded, default "
 		  "or recording thresholds)", err) < 0)
 		goto out;
+	if (w) {
+		rep_json_health(w, &m);
+		jw_end_obj(w);
+		jw_newline(w);
+	}
 	rc = 0;
 out:
 	if (rc < 0)
@@ -183,4 +334,25 @@ out:
 	store_close(s);
 	an_model_fini(&m);
 	return rc;
+}
+
+int rep_partial_text(struct rep *r, const char *path,
+		     const struct store_run *run)
+{
+	return partial(r, path, run, NULL, false);
+}
+
+int rep_partial_csv_ops(struct rep *r, const char *path,
+			const struct store_run *run)
+{
+	return partial(r, path, run, NULL, true);
+}
+
+int rep_partial_json(struct rep *r, const char *path,
+		     const struct store_run *run)
+{
+	struct jw w;
+
+	jw_init(&w, r->out);
+	return partial(r, path, run, &w, false);
 }

@@ -4,6 +4,7 @@
  */
 #include "ui/top.h"
 #include "ui/cli.h"
+#include "ui/metrics.h"
 
 #include <curses.h>
 #include <getopt.h>
@@ -41,6 +42,7 @@ static void top_usage(FILE *f)
 	      "options (all sources): [--window 10s|1m|5m|all] [--refresh MS] "
 	      "[--no-color]\n"
 	      "                       [--history OPS] [--addresses N]\n"
+	      "options (-r, -i): [--metrics ADDR:PORT [--metrics-max N]]\n"
 	      "  -r FILE        replay a capture at its own pace (--speed X: X "
 	      "times faster,\n"
 	      "                 --fast: as fast as possible), then browse it\n"
@@ -55,6 +57,9 @@ static void top_usage(FILE *f)
 	      "  --history OPS  operations kept for browsing (default 1M)\n"
 	      "  --addresses N  addresses named, 16..65535 (default); the rest "
 	      "are one row, (other)\n"
+	      "  --metrics ADDR:PORT  also serve GET /metrics (Prometheus, "
+	      "as serve)\n"
+	      "  --metrics-max N      at most N metric series (default 16384)\n"
 	      "Needs a terminal; for a text report use 'nfscope report'.\n"
 	      "capture options (-r, -i):\n" UI_SRC_USAGE
 	      "keys:\n", f);
@@ -407,6 +412,8 @@ int ui_top_main(int argc, char **argv)
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "history", required_argument, NULL, 'H' },
 		{ "addresses", required_argument, NULL, 'A' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metrics-max", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -414,7 +421,9 @@ int ui_top_main(int argc, char **argv)
 	struct tm_src_cfg cfg;
 	struct cap_source *src = NULL;
 	static struct top t;
-	const char *out = NULL;
+	const char *out = NULL, *metrics = NULL;
+	uint32_t mx_max = 0;
+	char err[256];
 	double speed = 1;
 	bool fast = false, speed_set = false, color = true;
 	uint64_t run = 0, history = 0, addrs = TM_ADDRS_MAX - 1, v;
@@ -478,6 +487,15 @@ int ui_top_main(int argc, char **argv)
 				return 2;
 			}
 			continue;
+		case 'M': metrics = optarg; continue;
+		case 'X':
+			if (!ui_mx_parse_max(optarg, &mx_max)) {
+				fprintf(stderr, "nfscope top: bad --metrics-max "
+					"'%s' (1..%u series)\n", optarg,
+					UI_MX_SERIES_LIMIT);
+				return 2;
+			}
+			continue;
 		case 'h': top_usage(stdout); return 0;
 		default: break;
 		}
@@ -493,9 +511,11 @@ int ui_top_main(int argc, char **argv)
 	if ((so.file || so.iface) && optind < argc)
 		optind = argc;		/* the filter expression */
 	if (optind < argc) {
-		if (optind + 1 < argc || so.file || so.iface || out) {
+		if (optind + 1 < argc || so.file || so.iface || out ||
+		    metrics) {
 			fprintf(stderr, "nfscope top: give one source: -r FILE, "
-				"-i IFACE or a database (and -w only with -r/-i)\n");
+				"-i IFACE or a database (and -w, --metrics only "
+				"with -r/-i)\n");
 			return 2;
 		}
 		cfg.mode = TM_ATTACH;
@@ -520,9 +540,24 @@ int ui_top_main(int argc, char **argv)
 	if (cfg.mode != TM_ATTACH) {
 		if ((src = ui_open_source(&so)) == NULL)
 			return 1;
+		/* the endpoint before -Z too: a port below 1024 needs root */
+		if (metrics && ((cfg.mx = ui_mx_new(mx_max)) == NULL ||
+				ui_mx_listen(cfg.mx, metrics, err,
+					     sizeof(err)) < 0)) {
+			fprintf(stderr, "nfscope top: --metrics: %s\n",
+				cfg.mx ? err : "out of memory");
+			rc = 1;
+			goto out;
+		}
 		if (ui_after_open(&so) < 0) {	/* -Z: before -w creates a file */
-			cap_close(src);
-			return 1;
+			rc = 1;
+			goto out;
+		}
+		/* its thread after the drop: capabilities are per thread */
+		if (cfg.mx && ui_mx_start(cfg.mx, err, sizeof(err)) < 0) {
+			fprintf(stderr, "nfscope top: --metrics: %s\n", err);
+			rc = 1;
+			goto out;
 		}
 		cfg.src = src;
 		cfg.so = &so;
@@ -567,7 +602,8 @@ int ui_top_main(int argc, char **argv)
 		fprintf(stderr, "nfscope top: %s\n", t.m.note);
 	rc = t.m.failed ? 1 : t.m.input_cut ? UI_EXIT_CUT : 0;
 out:
-	tm_worker_stop(t.w);
+	tm_worker_stop(t.w);	/* first: its thread feeds the metrics */
+	ui_mx_free(cfg.mx);
 	tm_view_fini(&t.v);
 	tm_model_fini(&t.m);
 	free(t.u.order[0]);

@@ -306,6 +306,7 @@ struct tm_src_cfg {
 	const char *db;			/* attach */
 	int64_t run_id;			/* attach: 0 = the last run */
 	const char *out_db;		/* -w */
+	struct ui_mx *mx;		/* --metrics (live/replay; NULL none) */
 };
 
 int tm_worker_start(struct tm_worker **out, struct tm_model *m,

@@ -4,6 +4,7 @@
  */
 #include "ui/top.h"
 #include "ui/cli.h"
+#include "ui/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -54,6 +55,10 @@ static void on_op(void *user, const struct an_op *op)
 	struct tm_worker *w = user;
 
 	tm_model_add(w->m, op);
+	if (w->cfg.mx) {
+		ui_mx_op(w->cfg.mx, op);
+		ui_mx_findings(w->cfg.mx, w->m->find);
+	}
 }
 
 static void on_msg(void *user, const struct cap_msg *m,
@@ -96,6 +101,8 @@ static void publish(struct tm_worker *w, int64_t now_ns)
 	w->m->es = *es;
 	tm_model_tick(w->m, now_ns, &cs);
 	rec_check(w);
+	if (w->cfg.mx)
+		ui_mx_health(w->cfg.mx, &cs, ds, es, false);
 }
 
 /* The end of the input (or a cut): everything delivered, then verdicts;
@@ -108,6 +115,10 @@ static void on_end(void *user, const struct run_end *e)
 	an_find_handshakes(w->m->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
 	an_find_finish(w->m->find, w->m->figs, w->m->cs.ipfrag_incomplete);
 	w->m->done = true;
+	if (w->cfg.mx) {
+		ui_mx_findings(w->cfg.mx, w->m->find);
+		ui_mx_health(w->cfg.mx, e->cs, e->ds, e->es, true);
+	}
 }
 
 /* Replay: sleep until the newest message is due (at most 100 ms at a time,

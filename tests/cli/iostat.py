@@ -5,7 +5,9 @@ and their %, avg RTT and avg exe; the operations table has kB/op, kB/s
 and Retr%.  `report DB` of a run recorded with --ops slow:MS or none
 reports what the aggregate tables hold (the operations by procedure from
 table intervals, sizes, fsinfo, findings), says PARTIAL and what is
-missing, and refuses what needs every operation.
+missing, in text and --json (its "partial" object lists what needs --ops
+all), gives --csv ops (from_replies empty), and refuses what needs every
+operation.
 
 Ground truth: the generator's per-operation record (procedure, call and
 reply times, retransmissions, status) and the data counts of the READ and
@@ -163,6 +165,78 @@ def table_rows(text):
     return out
 
 
+def test_partial_json(db, mode, ops, count):
+    """report DB --json of an --ops slow/none run: the procedures against
+    the generator's operations, the tables, and what needs --ops all."""
+    p = subprocess.run([NFSCOPE, 'report', db, '--json'], capture_output=True,
+                       text=True)
+    try:
+        d = json.loads(p.stdout)
+    except ValueError:
+        d = None
+    check(p.returncode == 0 and d is not None,
+          '--ops %s --json: rc %d %s' % (mode, p.returncode, p.stderr[-300:]))
+    if d is None:
+        return
+    part = d.get('partial', {})
+    check(part.get('ops_mode') == mode.split(':')[0] and part.get('run') == 1 and
+          (part.get('slow_ms') == 2.0) == (mode == 'slow:2') and
+          {'clients', 'servers', 'exports', 'files', 'pairs', 'intervals'} <=
+          set(part.get('need_ops_all', [])) and
+          'procedures' in part.get('whole', []) and
+          'latency_last_ms' in part.get('procedures_lack', []) and
+          not any(k in d for k in ('clients', 'servers', 'files', 'pairs',
+                                   'intervals')),
+          '--ops %s --json: partial %s' % (mode, part))
+    err = sum(1 for o in ops if o.get('status') or o.get('rpc_error'))
+    check(d['totals']['ops'] == len(ops) and d['totals']['errors'] == err and
+          d['totals']['retrans'] == sum(o['retrans'] for o in ops),
+          '--ops %s --json totals %s' % (mode, d['totals']))
+    rows = {r['procedure']: r for r in d['procedures']}
+    for proc, name in NAMES.items():
+        mine = [o for o in ops if o['proc'] == proc]
+        lat = [o['reply_ns'] - o['first_call_ns'] for o in mine]
+        by = sum(count[o['xid']] for o in mine
+                 if not o.get('status') and not o.get('rpc_error'))
+        g = rows.get(name, {})
+        h = g.get('latency_ms', {})
+        check(g.get('calls') == len(mine) and g.get('answered') == len(mine) and
+              g.get('errors') == sum(1 for o in mine if o.get('status') or
+                                     o.get('rpc_error')) and
+              g.get('retrans') == sum(o['retrans'] for o in mine) and
+              g.get('data_bytes') == by and h.get('count') == len(mine) and
+              h.get('min_ns') == min(lat) and h.get('max_ns') == max(lat),
+              '--ops %s --json %s: %s' % (mode, name, {k: g.get(k) for k in
+                                                     ('calls', 'errors', 'retrans',
+                                                      'data_bytes')}))
+    check(any(r['op'] == 'READ' and r['size'] == 32768 for r in d['sizes']) and
+          d['findings'] is not None and d['capture']['packets'] > 0 and
+          sum(r['calls'] for r in d['sizes'] if r['op'] == 'READ') ==
+          sum(1 for o in ops if o['proc'] == 6),
+          '--ops %s --json: sizes, findings, capture' % mode)
+
+
+def test_partial_csv(db, mode, ops):
+    """report DB --csv ops of an --ops slow/none run: the full report's
+    columns, from_replies empty (the cells do not hold it)."""
+    p = subprocess.run([NFSCOPE, 'report', db, '--csv', 'ops'],
+                       capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    head = lines[0].split(',') if lines else []
+    rows = {l.split(',')[2]: dict(zip(head, l.split(','))) for l in lines[1:]}
+    ok = p.returncode == 0 and head[:4] == ['group', 'key', 'procedure', 'calls'] \
+        and head[-1] == 'from_replies'
+    for proc, name in NAMES.items():
+        mine = [o for o in ops if o['proc'] == proc]
+        g = rows.get(name, {})
+        ok = ok and g.get('calls') == str(len(mine)) and \
+            g.get('errors') == str(sum(1 for o in mine if o.get('status') or
+                                       o.get('rpc_error'))) and \
+            g.get('retrans') == str(sum(o['retrans'] for o in mine)) and \
+            g.get('from_replies') == '' and g.get('group') == 'op'
+    check(ok, '--ops %s --csv ops: rc %d %s' % (mode, p.returncode, lines[:2]))
+
+
 def test_partial(pcap, ops, count):
     for mode in ('slow:2', 'none'):
         db = os.path.join(WORK, 'p-%s.db' % mode[:4])
@@ -205,7 +279,9 @@ def test_partial(pcap, ops, count):
         check('== Transfer sizes' in p.stdout and 'op READ size 32768 calls'
               in p.stdout and '== Findings' in p.stdout,
               '--ops %s: sizes and findings tables' % mode)
-        for bad in (['--json'], ['--csv', 'ops'], ['--by', 'client'],
+        test_partial_json(db, mode, ops, count)
+        test_partial_csv(db, mode, ops)
+        for bad in (['--csv', 'sizes'], ['--by', 'client'],
                     ['--every', '1'], ['--interval', '1']):
             q = subprocess.run([NFSCOPE, 'report', db] + bad,
                                capture_output=True, text=True)

@@ -211,19 +211,26 @@ HIDDEN_COLS = ('snap_caplen', 'tcp_hidden_spans', 'tcp_hidden_bytes',
                'tcp_seg_max', 'tcp_seg_cut_max', 'eng_reply_not_seen')
 
 
-def test_migration_v2():
-    """A schema 2 database (runs without the hidden-record columns) is
-    read as it is and gets the columns when record appends to it."""
-    db = os.path.join(WORK, 'v2.db')
+def old_schema(name, table, cols, version):
+    """A database of SAMPLE as schema `version` wrote it: cols of table
+    dropped, the version set back."""
+    db = os.path.join(WORK, name)
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    for c in HIDDEN_COLS:
-        con.execute('ALTER TABLE runs DROP COLUMN %s' % c)
+    for c in cols:
+        con.execute('ALTER TABLE %s DROP COLUMN %s' % (table, c))
     con.executescript('DELETE FROM schema_version; '
-                      "INSERT INTO schema_version VALUES(2, 'nfscope'); "
-                      'PRAGMA user_version = 2;')
+                      "INSERT INTO schema_version VALUES(%d, 'nfscope'); "
+                      'PRAGMA user_version = %d;' % (version, version))
     con.close()
+    return db
+
+
+def test_migration_v2():
+    """A schema 2 database (runs without the hidden-record columns) is
+    read as it is and gets the columns when record appends to it."""
+    db = old_schema('v2.db', 'runs', HIDDEN_COLS, 2)
     p = run('report', '--json', db)
     check(p.returncode == 0 and json.loads(p.stdout)['totals']['ops'] == 64 and
           json.loads(p.stdout)['incomplete']['hidden'] is None,
@@ -240,6 +247,33 @@ def test_migration_v2():
     con.close()
 
 
+PCT_COLS = ('lat_p50_ns', 'lat_p90_ns', 'lat_p99_ns')
+
+
+def test_migration_v4():
+    """A schema 4 database (intervals without the percentile columns) is
+    read as it is; record appending to it adds them, filled from the
+    blobs of the rows before: the same values as the run it appends of
+    the same capture writes."""
+    db = old_schema('v4.db', 'intervals', PCT_COLS, 4)
+    before = run('report', '--json', db)
+    check(before.returncode == 0 and json.loads(before.stdout)['totals']['ops'] == 64,
+          'report reads a schema 4 database: %s' % before.stderr)
+    p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    check(p.returncode == 0, 'record appends to a schema 4 database: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    q = ('SELECT start_ns, prog, vers, proc, client, server, lat_count, %s '
+         'FROM intervals WHERE run = ? ORDER BY 1, 2, 3, 4, 5, 6' % ', '.join(PCT_COLS))
+    old, new = con.execute(q, (1,)).fetchall(), con.execute(q, (2,)).fetchall()
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+          len(old) > 5 and old == new and
+          all((r[7] is None) == (r[6] == 0) for r in old) and
+          any(r[7] is not None for r in old),
+          'schema 4 migrated to 5 on append: the percentiles of the old run '
+          'filled as the new run writes them (%d rows)' % len(old))
+    con.close()
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     test_duration_offline()
@@ -248,6 +282,7 @@ def main():
     test_report_filters_and_complete()
     test_migration()
     test_migration_v2()
+    test_migration_v4()
     return tally.summary()
 
 

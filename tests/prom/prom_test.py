@@ -30,7 +30,11 @@ a network namespace of its own while tcpreplay plays a generator capture
 replayed) onto its lo: serve's final operations by op equal the report of
 the file and its stored run; what record serves is in the run it stores.
 
-usage: prom_test.py NFSCOPE CAPTURE WORKDIR DOCDIR [live NFSGEN]
+With `top`: `top -r CAPTURE --fast --metrics` in tmux, its endpoint
+scraped over HTTP and compared by op with `report --json`; then `serve
+--metrics-max 5` (the series budget: series, dropped keys, "other").
+
+usage: prom_test.py NFSCOPE CAPTURE WORKDIR DOCDIR [live NFSGEN | top]
 """
 import json
 import math
@@ -80,6 +84,12 @@ def scalar(prom, q):
     return float(res[0]['value'][1]) if res else None
 
 
+def report_json(capture):
+    return json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', capture],
+                                     capture_output=True, check=True,
+                                     timeout=60).stdout)
+
+
 def feed(proc, data, pieces=4, pause=0.8):
     step = (len(data) + pieces - 1) // pieces
     for k in range(pieces):
@@ -97,9 +107,7 @@ def main():
         return 77
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
-    rep = json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', CAPTURE],
-                                    capture_output=True, check=True,
-                                    timeout=60).stdout)
+    rep = report_json(CAPTURE)
     mport, pport = free_port(), free_port()
     target = '127.0.0.1:%d' % mport
     prom = '127.0.0.1:%d' % pport
@@ -191,16 +199,19 @@ def dashboard(prom):
         check(r.returncode == 0, 'promtool check config doc/prometheus.yml')
 
 
+# each counter and the report's figure it equals, per procedure
+FIELDS = [('nfscope_ops_total', 'calls'), ('nfscope_answered_total', 'answered'),
+          ('nfscope_unanswered_total', 'unanswered'),
+          ('nfscope_errors_total', 'errors'),
+          ('nfscope_retransmissions_total', 'retrans'),
+          ('nfscope_duplicate_replies_total', 'dup_replies'),
+          ('nfscope_wire_bytes_total', 'bytes'),
+          ('nfscope_data_bytes_total', 'data_bytes')]
+
+
 def compare(prom, rep):
     procs = {p['procedure']: p for p in rep['procedures']}
-    fields = [('nfscope_ops_total', 'calls'), ('nfscope_answered_total', 'answered'),
-              ('nfscope_unanswered_total', 'unanswered'),
-              ('nfscope_errors_total', 'errors'),
-              ('nfscope_retransmissions_total', 'retrans'),
-              ('nfscope_duplicate_replies_total', 'dup_replies'),
-              ('nfscope_wire_bytes_total', 'bytes'),
-              ('nfscope_data_bytes_total', 'data_bytes')]
-    for metric, key in fields:
+    for metric, key in FIELDS:
         got = by_label(prom, 'sum by (op) (%s)' % metric, 'op')
         want = {name: float(p[key]) for name, p in procs.items()}
         # a procedure with no errors has no errors series
@@ -316,9 +327,7 @@ def live():
     subprocess.run([sys.argv[6], '-o', pcap, '--transport', 'udp', '--mix', 'all',
                     '--count', '500', '--seed', '19', '--clients', '3',
                     '--servers', '2'], check=True, capture_output=True, timeout=60)
-    rep = json.loads(subprocess.run([NFSCOPE, 'report', '--json', '-r', pcap],
-                                    capture_output=True, check=True,
-                                    timeout=60).stdout)
+    rep = report_json(pcap)
     want = {p['procedure']: p['calls'] for p in rep['procedures']}
     ns = 'nfprom%d' % os.getpid()
     target = '127.0.0.1:9464'	# inside the namespace: no one else there
@@ -336,5 +345,125 @@ def live():
     return 1 if failures else 0
 
 
+def parse_text(text):
+    """{(name, labels): value} of an exposition text (labels as a frozenset
+    of (label, value) pairs; values without escapes, as nfscope's are)."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith('#'):
+            continue
+        head, value = line.rsplit(' ', 1)
+        name, _, labels = head.partition('{')
+        pairs = frozenset(tuple(x.split('=', 1)) for x in
+                          labels.rstrip('}').replace('"', '').split(',') if x)
+        out[(name, pairs)] = float(value)
+    return out
+
+
+def sum_by(fig, name, label):
+    out = {}
+    for (n, labels), v in fig.items():
+        if n == name:
+            k = dict(labels).get(label, '')
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def scrape_until_done(target, proc, what, timeout=30):
+    text = ''
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with urllib.request.urlopen('http://%s/metrics' % target, timeout=5) as r:
+                text = r.read().decode()
+            if '\nnfscope_input_done 1\n' in text:
+                break
+        except OSError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    check('\nnfscope_input_done 1\n' in text, '%s serves the final figures' % what)
+    return parse_text(text)
+
+
+def top():
+    """`top -r CAPTURE --fast --metrics` in a terminal (tmux): its endpoint
+    by op equals `report --json` of the capture; then `serve --metrics-max
+    5` of it: 5 series, the rest in op="other" and counted as dropped."""
+    if shutil.which('tmux') is None:
+        print('SKIP: tmux is not installed')
+        return 77
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    rep = report_json(CAPTURE)
+    procs = {p['procedure']: p for p in rep['procedures']}
+    target = '127.0.0.1:%d' % free_port()
+    sock = ['tmux', '-L', 'nfscope-prom-%d' % os.getpid()]
+    done = os.path.join(WORK, 'top.exit')
+    cmd = ('env TERM=xterm-256color TZ=UTC %s top -r %s --fast --metrics %s '
+           '2>%s/top.err; echo $? >%s; sleep 600'
+           % (NFSCOPE, CAPTURE, target, WORK, done))
+    subprocess.run(sock + ['new-session', '-d', '-s', 'top', '-x', '110', '-y', '36',
+                           cmd], check=True, timeout=10)
+    try:
+        fig = scrape_until_done(target, None, 'top -r --fast --metrics')
+        for metric, key in FIELDS + [('nfscope_latency_seconds_count', 'answered')]:
+            got = {k: v for k, v in sum_by(fig, metric, 'op').items() if v}
+            want = {k: float(p[key]) for k, p in procs.items() if p[key]}
+            check(got == want, 'top: %s by op == report %s (%d procedures)'
+                  % (metric, key, len(want)))
+        pk = fig.get(('nfscope_packets_total', frozenset()))
+        check(pk == rep['capture']['packets'], 'top: packets %s == %d'
+              % (pk, rep['capture']['packets']))
+        kinds = {}
+        for x in rep['findings']:
+            kinds[x['kind']] = kinds.get(x['kind'], 0) + 1
+        got = {k: v for k, v in sum_by(fig, 'nfscope_findings_total', 'kind').items() if v}
+        check(got == {k: float(v) for k, v in kinds.items()},
+              'top: findings by kind %s == report %s' % (got, kinds))
+        nseries = fig.get(('nfscope_series', frozenset()))
+        check(fig.get(('nfscope_series_dropped_total', frozenset())) == 0,
+              'top: no series dropped under the default budget')
+        subprocess.run(sock + ['send-keys', '-t', 'top', 'q'], timeout=10)
+        for _ in range(100):
+            if os.path.exists(done) and open(done).read().strip():
+                break
+            time.sleep(0.1)
+        rc = open(done).read().strip() if os.path.exists(done) else None
+        check(rc == '0', 'top ends with status 0 on q (%s)' % rc)
+    finally:
+        subprocess.run(sock + ['kill-server'], capture_output=True)
+    # the series budget: 4 series and "other"
+    target = '127.0.0.1:%d' % free_port()
+    serve = subprocess.Popen([NFSCOPE, 'serve', '-r', CAPTURE, '--quiet', '--metrics',
+                              target, '--metrics-max', '5'],
+                             stderr=open(os.path.join(WORK, 'serve.err'), 'w'))
+    try:
+        cut = scrape_until_done(target, serve, 'serve --metrics-max 5')
+        other = frozenset({('op', 'other'), ('client', 'other'), ('server', 'other')})
+        one = lambda n: cut.get((n, frozenset()))
+        check(one('nfscope_series') == 5 and one('nfscope_series_max') == 5,
+              'serve --metrics-max 5: 5 series')
+        check(nseries is not None and one('nfscope_series_dropped_total') == nseries - 4,
+              'dropped keys %s == the series of top %s less 4'
+              % (one('nfscope_series_dropped_total'), nseries))
+        check(one('nfscope_series_overflow_ops_total') ==
+              cut.get(('nfscope_ops_total', other), 0) +
+              cut.get(('nfscope_from_replies_total', other), 0),
+              'overflow ops == the operations of op="other"')
+        check(sum(sum_by(cut, 'nfscope_ops_total', 'op').values()) == rep['totals']['ops'],
+              'serve --metrics-max 5: every operation counted (%d)' % rep['totals']['ops'])
+        serve.send_signal(signal.SIGTERM)
+        check(serve.wait(timeout=10) == 0, 'serve ends with status 0 on SIGTERM')
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+    print('%d failed' % len(failures))
+    return 1 if failures else 0
+
+
 if __name__ == '__main__':
-    sys.exit(live() if sys.argv[5:6] == ['live'] else main())
+    mode = sys.argv[5:6]
+    sys.exit(live() if mode == ['live'] else top() if mode == ['top'] else main())

@@ -146,7 +146,7 @@ static unsigned check_text(const char *t)
 
 static void test_figures(void)
 {
-	struct ui_mx *m = ui_mx_new();
+	struct ui_mx *m = ui_mx_new(0);
 	char *buf = NULL;
 	size_t cap = 0, len;
 	uint32_t c1 = 0x0100000a;	/* 10.0.0.1 */
@@ -205,23 +205,81 @@ static void test_figures(void)
 	CHECK(value_of(buf, "nfscope_input_done") == 0);
 
 	/* past the series budget: one "other" series, no op lost */
-	for (k = 0; k < UI_MX_SERIES_MAX + 100; k++) {
+	for (k = 0; k < UI_MX_SERIES_DEFAULT + 100; k++) {
 		op_init(0x0000000b | (k << 8), NFS3_GETATTR);
 		answered(1000, 0);
 		ui_mx_op(m, &op);
 	}
 	len = ui_mx_render(m, &buf, &cap);
 	CHECK(len > 0);
-	CHECK(check_text(buf) > UI_MX_SERIES_MAX);
-	CHECK(value_of(buf, "nfscope_series") == UI_MX_SERIES_MAX);
+	CHECK(check_text(buf) > UI_MX_SERIES_DEFAULT);
+	CHECK(value_of(buf, "nfscope_series") == UI_MX_SERIES_DEFAULT);
 	/* 2 series before, 16381 more, then the other series */
 	CHECK(value_of(buf, "nfscope_series_overflow_ops_total") ==
-	      UI_MX_SERIES_MAX + 100 - (UI_MX_SERIES_MAX - 1 - 2));
+	      UI_MX_SERIES_DEFAULT + 100 - (UI_MX_SERIES_DEFAULT - 1 - 2));
 	CHECK(value_of(buf, "nfscope_ops_total{op=\"other\",client=\"other\","
 		       "server=\"other\"}") == 103);
+	CHECK(value_of(buf, "nfscope_series_dropped_total") == 103);
+	CHECK(value_of(buf, "nfscope_series_max") == UI_MX_SERIES_DEFAULT);
 	free(buf);
 	ui_mx_free(m);
 	ui_mx_free(NULL);
+}
+
+/* --metrics-max N: N series at most, the last the "other" one; a key
+ * refused is counted once in nfscope_series_dropped_total however many
+ * of its operations come. */
+static void test_max(void)
+{
+	struct ui_mx *m;
+	char *buf = NULL;
+	size_t cap = 0;
+	uint32_t k, max = 0;
+
+	CHECK(!ui_mx_parse_max("0", &max) && !ui_mx_parse_max("x", &max));
+	CHECK(!ui_mx_parse_max("4194305", &max));
+	CHECK(ui_mx_parse_max("4", &max) && max == 4);
+	CHECK(ui_mx_new(UI_MX_SERIES_LIMIT + 1) == NULL);
+	m = ui_mx_new(max);
+	/* 3 keys get series; 3 more keys, each 3 times, go to "other" */
+	for (k = 0; k < 3 + 3 * 3; k++) {
+		op_init(0x0000000b | ((k < 3 ? k : 3 + (k - 3) % 3) << 8),
+			NFS3_GETATTR);
+		answered(8192, 0);
+		ui_mx_op(m, &op);
+	}
+	CHECK(ui_mx_render(m, &buf, &cap) > 0);
+	CHECK(check_text(buf) > 20);
+	CHECK(value_of(buf, "nfscope_series") == 4);
+	CHECK(value_of(buf, "nfscope_series_max") == 4);
+	CHECK(value_of(buf, "nfscope_series_overflow_ops_total") == 9);
+	CHECK(value_of(buf, "nfscope_series_dropped_total") == 3);
+	CHECK(value_of(buf, "nfscope_ops_total{op=\"other\",client=\"other\","
+		       "server=\"other\"}") == 9);
+	/* on the first edge: le includes it */
+	CHECK(value_of(buf, "nfscope_latency_seconds_bucket{op=\"other\","
+		       "client=\"other\",server=\"other\",le=\"8.192e-06\"}")
+	      == 9);
+	/* 10 more keys, once each */
+	for (k = 0; k < 10; k++) {
+		op_init(0x0000000c | (k << 8), NFS3_GETATTR);
+		ui_mx_op(m, &op);
+	}
+	CHECK(ui_mx_render(m, &buf, &cap) > 0);
+	CHECK(value_of(buf, "nfscope_series_dropped_total") == 13);
+	CHECK(value_of(buf, "nfscope_series_overflow_ops_total") == 19);
+	free(buf);
+	ui_mx_free(m);
+	m = ui_mx_new(1);	/* only the "other" series */
+	op_init(0x0100000a, NFS3_READ);
+	ui_mx_op(m, &op);
+	buf = NULL;
+	cap = 0;
+	CHECK(ui_mx_render(m, &buf, &cap) > 0);
+	CHECK(value_of(buf, "nfscope_series") == 1);
+	CHECK(value_of(buf, "nfscope_series_dropped_total") == 1);
+	free(buf);
+	ui_mx_free(m);
 }
 
 static void test_labels(void)
@@ -242,7 +300,7 @@ static void test_labels(void)
 
 static void test_listen(void)
 {
-	struct ui_mx *m = ui_mx_new();
+	struct ui_mx *m = ui_mx_new(0);
 	char err[256];
 
 	CHECK(ui_mx_listen(m, "nohost:1", err, sizeof(err)) < 0);
@@ -254,7 +312,7 @@ static void test_listen(void)
 	CHECK(ui_mx_listen(m, "127.0.0.1:0", err, sizeof(err)) == 0);
 	CHECK(ui_mx_start(m, err, sizeof(err)) == 0);
 	ui_mx_free(m);	/* stops the server */
-	m = ui_mx_new();
+	m = ui_mx_new(0);
 	CHECK(ui_mx_listen(m, "[::1]:0", err, sizeof(err)) == 0 ||
 	      strstr(err, "cannot listen"));	/* a host without IPv6 */
 	ui_mx_free(m);	/* closes the socket, never started */
@@ -264,6 +322,7 @@ int main(void)
 {
 	test_labels();
 	test_figures();
+	test_max();
 	test_listen();
 	return CHECK_SUMMARY();
 }
