@@ -24,6 +24,7 @@ Exit 0 made, 1 failed, 77 no privilege.
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -59,11 +60,14 @@ def iface_packets(ns):
 
 
 def tcpdump(lab, snaplen, path):
-    """labnet's tcpdump with a 256 MiB buffer: whole frames at 40 MB/s on a
-    loaded machine overran 16 MiB."""
+    """labnet's tcpdump with a 256 MiB buffer (whole frames at 40 MB/s on a
+    loaded machine overran 16 MiB), and neither --immediate-mode nor -U
+    (a wake-up and a write(2) per frame: it dropped a fifth of the frames);
+    the ring's blocks are handed over after at most a second, so the
+    captures are stopped 1.5 s after the clients."""
     return lab.start('tcpdump', [
         'tcpdump', '-i', labnet.IFACE, '-s', snaplen, '-B', 262144, '-n',
-        '--immediate-mode', '-U', '--time-stamp-precision=nano', '-w', path],
+        '--time-stamp-precision=nano', '-w', path],
         ns=lab.cns, stdout=subprocess.DEVNULL, stderr=open(path + '.log', 'w'))
 
 
@@ -82,44 +86,52 @@ def main():
     out = os.path.abspath(a.out)
     twin = out[:-5] + '-256.pcap' if out.endswith('.pcap') else out + '-256'
     work = tempfile.mkdtemp(prefix='nfscope-labmix.')
-    tools = {'labclient': os.path.abspath(a.labclient)}
-    with labnet.Lab(os.path.join(work, 'lab'), tools, link='veth', caps=(M, M)) as lab:
-        before = lab._packet_sockets(lab.cns)
-        caps = [tcpdump(lab, WHOLE, out + '.part'), tcpdump(lab, 256, twin + '.part')]
-        lab._wait_sockets(lab.cns, before + 2, caps)
-        time.sleep(0.3)   # tcpdump's ring and filter follow its socket
-        clients = []
-        for i, (name, proto, size, phases) in enumerate(CLIENTS):
-            cmd = ['ip', 'netns', 'exec', lab.cns, tools['labclient'],
-                   '--server', labnet.SERVER_IP, '--export', lab.export, '--proto', proto,
-                   '--timeo', '300', '--rsize', str(size), '--wsize', str(size),
-                   '--seed', str(i + 1), '--depth', '2', '--out', os.path.join(work, name + '.json')]
-            clients.append(lab.start(name, cmd + phases, stdout=subprocess.DEVNULL,
-                                     stderr=open(os.path.join(work, name + '.log'), 'w')))
-        t0, start = time.time(), iface_packets(lab.cns)
-        while time.time() - t0 < a.max_seconds:
-            n = iface_packets(lab.cns) - start
-            if n >= a.packets:
-                break
-            dead = [cl[0] for cl, c in zip(CLIENTS, clients) if c.poll() is not None]
-            if dead:
-                raise RuntimeError('labclient %s exited early: see %s' % (dead, work))
-            time.sleep(0.2)
-        for c in clients:
-            c.send_signal(signal.SIGTERM)
-            c.wait()
-        time.sleep(0.3)   # the last frames reach both captures
-        for c in caps:
-            c.send_signal(signal.SIGINT)
-            c.wait()
-        secs = time.time() - t0
-    for f in (out, twin):
-        log = open(f + '.part.log').read()
-        os.unlink(f + '.part.log')
-        if not re.search(r'^0 packets dropped by kernel', log, re.M):
-            raise RuntimeError('tcpdump dropped frames: %s' % log)
-        os.rename(f + '.part', f)
-    subprocess.run(['rm', '-rf', work])
+    # tcpdump writes into memory (/dev/shm when there is one): writing
+    # 40 MB/s to a busy disk made it drop a quarter of the frames
+    spool = tempfile.mkdtemp(prefix='nfscope-labmix.',
+                             dir='/dev/shm' if os.path.isdir('/dev/shm') else None)
+    parts = {f: os.path.join(spool, os.path.basename(f)) for f in (out, twin)}
+    try:
+        tools = {'labclient': os.path.abspath(a.labclient)}
+        with labnet.Lab(os.path.join(work, 'lab'), tools, link='veth', caps=(M, M)) as lab:
+            before = lab._packet_sockets(lab.cns)
+            caps = [tcpdump(lab, WHOLE, parts[out]), tcpdump(lab, 256, parts[twin])]
+            lab._wait_sockets(lab.cns, before + 2, caps)
+            time.sleep(0.3)   # tcpdump's ring and filter follow its socket
+            clients = []
+            for i, (name, proto, size, phases) in enumerate(CLIENTS):
+                cmd = ['ip', 'netns', 'exec', lab.cns, tools['labclient'],
+                       '--server', labnet.SERVER_IP, '--export', lab.export, '--proto', proto,
+                       '--timeo', '300', '--rsize', str(size), '--wsize', str(size),
+                       '--seed', str(i + 1), '--depth', '2', '--out', os.path.join(work, name + '.json')]
+                clients.append(lab.start(name, cmd + phases, stdout=subprocess.DEVNULL,
+                                         stderr=open(os.path.join(work, name + '.log'), 'w')))
+            t0, start = time.time(), iface_packets(lab.cns)
+            while time.time() - t0 < a.max_seconds:
+                n = iface_packets(lab.cns) - start
+                if n >= a.packets:
+                    break
+                dead = [cl[0] for cl, c in zip(CLIENTS, clients) if c.poll() is not None]
+                if dead:
+                    raise RuntimeError('labclient %s exited early: see %s' % (dead, work))
+                time.sleep(0.2)
+            for c in clients:
+                c.send_signal(signal.SIGTERM)
+                c.wait()
+            time.sleep(1.5)   # the last ring blocks reach both captures
+            for c in caps:
+                c.send_signal(signal.SIGINT)
+                c.wait()
+            secs = time.time() - t0
+        for f in (out, twin):
+            log = open(parts[f] + '.log').read()
+            if not re.search(r'^0 packets dropped by kernel', log, re.M):
+                raise RuntimeError('tcpdump dropped frames: %s' % log)
+        for f in (out, twin):
+            shutil.move(parts[f], f + '.part')
+            os.rename(f + '.part', f)
+    finally:
+        subprocess.run(['rm', '-rf', work, spool])
     print('labmix: %d frames in %.1f s: %s, %s' % (n, secs, out, twin))
     return 0
 
