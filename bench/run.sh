@@ -28,7 +28,7 @@ G=$1 N=$2 F=$3 LABCLIENT=${4:-}
 T=/usr/bin/time
 [ -x "$T" ] || { echo "run.sh: /usr/bin/time missing (apt-get install time)"; exit 77; }
 
-if ! command -v nfstrace >/dev/null 2>&1; then
+if [ "${BENCH_ONLY_PAIRS:-0}" != 1 ] && ! command -v nfstrace >/dev/null 2>&1; then
 	echo "nfstrace missing: trying apt-get install -y nfstrace"
 	if [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y nfstrace >/dev/null 2>&1; then
 		echo "nfstrace installed"
