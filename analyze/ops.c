@@ -1041,3 +1041,14 @@ void an_flush(struct an_engine *e)
 	while ((i = e->list[L_PENDING].head) >= 0)
 		deliver(e, i, AN_OP_AT_END);
 }
+
+void an_trim(struct an_engine *e)
+{
+	assert(e->held == 0);
+	free(e->ent);
+	free(e->ref);
+	e->ent = NULL;
+	e->ref = NULL;
+	e->nent = e->fresh = 0;
+	e->list[L_FREE].head = e->list[L_FREE].tail = -1;
+}

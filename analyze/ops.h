@@ -278,6 +278,10 @@ void an_feed_msg(struct an_engine *e, const struct an_msg *am);
 void an_tick(struct an_engine *e, int64_t now_ns);
 /* End of input: deliver everything still held. */
 void an_flush(struct an_engine *e);
+/* After an_flush, when nothing more will be fed: give the call table's
+ * entries back (the report's model is built after, on a lower peak);
+ * stats and names stay.  an_feed must not be called after it. */
+void an_trim(struct an_engine *e);
 const struct an_stats *an_get_stats(const struct an_engine *e);
 const struct an_names *an_get_names(const struct an_engine *e);
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# run.sh NFSGEN NFSCOPE PCAP_FLOOR - nfscope report against a bare libpcap
-# loop, tshark rpc,srt, nfstrace (breakdown) and tcpdump, on the same files.
+# run.sh NFSGEN NFSCOPE PCAP_FLOOR [LABCLIENT] - nfscope report against a
+# bare libpcap loop, tshark rpc,srt, nfstrace (breakdown) and tcpdump, on
+# the same files.
 #
 # Files (deterministic, nfsgen --seed 1, regenerated only if missing):
 #   meta: metadata-heavy mix of small NFSv3 ops (no READ/WRITE/COMMIT), UDP+TCP
@@ -17,13 +18,17 @@
 # back, and the median of the pairs' ratios: on a shared host whose speed
 # drifts by tens of percent from minute to minute, the ratio of two runs a
 # second apart is the figure to trust, not one of the single runs above.
+# With LABCLIENT (tests/lab/labclient, root): also the lab's real mix
+# (captures.sh labmix: bench/labmix.py), whole frames and its -s 256 twin,
+# rows labmix and labmix-256.  BENCH_ONLY_PAIRS=1: only the pairs rows
+# (and the floor's packet count), one per file: the README's table.
 # Never asserts speed.
 set -u
-G=$1 N=$2 F=$3
+G=$1 N=$2 F=$3 LABCLIENT=${4:-}
 T=/usr/bin/time
 [ -x "$T" ] || { echo "run.sh: /usr/bin/time missing (apt-get install time)"; exit 77; }
 
-if ! command -v nfstrace >/dev/null 2>&1; then
+if [ "${BENCH_ONLY_PAIRS:-0}" != 1 ] && ! command -v nfstrace >/dev/null 2>&1; then
 	echo "nfstrace missing: trying apt-get install -y nfstrace"
 	if [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y nfstrace >/dev/null 2>&1; then
 		echo "nfstrace installed"
@@ -34,12 +39,15 @@ fi
 NFSTRACE_MOD=/usr/lib/nfstrace/libbreakdown.so
 
 . "$(dirname "$0")/captures.sh"
+[ "${BENCH_ONLY_PAIRS:-0}" = 1 ] || {
 gen meta-short --mix meta --transport mix --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
 # UDP-only versions of both mixes (a fifth of the length), for nfstrace:
 # Debian's 0.4.3 aborts on the TCP half of the files above (an assertion in
 # its TCP record reassembly, filtratorimpl.h:298), so it gets no time there
 gen meta-udp --mix meta --transport udp --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
 gen data-udp --mix data --transport udp --size 32768 --count 1000000000 --packets $((P / 5)) --seed 1 --clients 16 --servers 4 --acks 0.1
+}
+labmix
 
 # measure NAME FILE cmd... -> prints one row, sets $secs
 measure() {
@@ -88,11 +96,21 @@ case $G in /*) ;; *) G=$PWD/$G ;; esac
 case $N in /*) ;; *) N=$PWD/$N ;; esac
 case $F in /*) ;; *) F=$PWD/$F ;; esac
 printf "%-10s %-11s %9s %12s %9s %8s\n" file tool seconds packets/s "RSS MB" "x floor"
-for f in meta data meta-short meta-udp data-udp; do
+for f in meta data meta-short meta-udp data-udp labmix labmix-256; do
 	pcap=$D/$f.pcap
+	case $f in labmix*) [ -s "$pcap" ] || continue ;; esac
+	if [ "${BENCH_ONLY_PAIRS:-0}" = 1 ]; then
+		case $f in meta-short|meta-udp|data-udp) continue ;; esac
+	fi
 	"$F" "$pcap" > "$D/floor.txt" || exit 1
 	pkts=$(awk '{ print $1 }' "$D/floor.txt")
 	echo "# $f: $pkts packets, $(du -m "$pcap" | cut -f1) MB (page cache warmed by a first read)"
+	if [ "${BENCH_ONLY_PAIRS:-0}" = 1 ]; then
+		"$T" -v -o "$D/time.txt" "$N" report -r "$pcap" > /dev/null 2>&1
+		echo "$f nfscope peak RSS $(awk -F': ' '/Maximum resident/ { printf "%.1f", $2 / 1024 }' "$D/time.txt") MB"
+		pairs "$f" "$pcap"
+		continue
+	fi
 	floor=0
 	measure floor "$f" "$F" "$pcap"
 	floor=$secs
@@ -100,7 +118,7 @@ for f in meta data meta-short meta-udp data-udp; do
 	# (ratios stay against libpcap's defaults, the floor above)
 	measure floor-1M "$f" "$F" -b "$pcap"
 	measure nfscope "$f" "$N" report -r "$pcap"
-	[ "$f" = meta-short ] && continue
+	case $f in meta-short|labmix-256) continue ;; esac
 	if [ "$f" = meta-udp ] || [ "$f" = data-udp ]; then
 		if command -v nfstrace >/dev/null 2>&1 && [ -f "$NFSTRACE_MOD" ]; then
 			measure nfstrace "$f" nfstrace -m stat -I "$pcap" -a "$NFSTRACE_MOD" --log "$D/nfstrace.log"

@@ -760,6 +760,10 @@ bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
 bool dec_held(const struct dec *d);
 const struct cap_msg *dec_next(struct dec *d, struct dec_msg *out, bool *rpc);
 void dec_flush(struct dec *d);
+/* After dec_flush and dec_next's last message, when nothing more will be
+ * decoded: give the xid map's memory back; stats stay.  dec_message must
+ * not be called after it. */
+void dec_trim(struct dec *d);
 void dec_tick(struct dec *d, int64_t now_ns);
 /*
  * Capture probes (cap_probe_fn, user = struct dec *).  dec_probe_start:

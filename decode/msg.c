@@ -89,6 +89,13 @@ dec_free(struct dec *d)
 	free(d);
 }
 
+void
+dec_trim(struct dec *d)
+{
+	dec_xidmap_free(d->xm);
+	d->xm = NULL;
+}
+
 const struct dec_stats *
 dec_get_stats(const struct dec *d)
 {

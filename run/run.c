@@ -468,8 +468,13 @@ static int finish(struct run *r, int rc)
 	} else if (run_stop) {
 		r->state = "interrupted";
 	}
-	if (flush && r->fq && !failed)
+	if (flush && r->fq && !failed) {
 		an_feedq_flush(r->fq);	/* the engine is ours again */
+		/* nothing is fed after this: the call tables' memory goes
+		   back before the end hook and the report's model */
+		an_trim(r->eng);
+		dec_trim(r->dec);
+	}
 	r->cs = *cap_pipe_stats(r->pipe);
 	cap_source_stats(r->src, &r->cs);
 	if (flush)
