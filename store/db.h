@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
-#include "store/keys.h"
+struct store_keys;		/* keys.h */
 #include "store/store.h"
 
 #define CELL_MAX 32768		/* open interval cells (then all are written) */

@@ -2,6 +2,7 @@
  * keys.h.  Calls db.c's hash only.  Per kind an open-addressing table of a fixed number of slots
  * (value hash, key, the value's bytes); a lookup probes PROBES slots, a
  * value that finds them all taken replaces the first. */
+#include "store/keys.h"
 #include "store/db.h"
 
 #include <assert.h>

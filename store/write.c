@@ -4,6 +4,7 @@
  * tables.c, none of which calls it. */
 #include "store/schema.h"
 #include "store/tables.h"
+#include "store/keys.h"
 
 #include <assert.h>
 #include <inttypes.h>
