@@ -207,6 +207,231 @@ static int parse_by(const char *s, enum an_group *g)
 	return -1;
 }
 
+/* The options of one report, as parsed (rep_opt, rep_opts_check). */
+struct rep_opts {
+	struct ui_src_opts so;
+	struct ui_pcap_opts po;
+	struct an_find_config dc;
+	const char *csv, *html, *from, *to;
+	bool json, list_runs;
+	int64_t every_ns;
+	int64_t run_ids[REP_SRC_MAX];
+	size_t nruns;
+};
+
+/* The options that take a number: -1 taken, else the exit status. */
+static int rep_opt_num(struct rep *r, struct rep_opts *o, int opt,
+		       const char *arg)
+{
+	double secs;
+	char *end;
+	uint64_t v;
+
+	switch (opt) {
+	case 'I':
+		secs = strtod(arg, &end);
+		if (*end || !(secs >= 0.001 && secs <= 86400)) {
+			fprintf(stderr, "nfscope report: bad --interval "
+				"'%s' (0.001..86400 s)\n", arg);
+			return 2;
+		}
+		r->interval_ns = (int64_t)(secs * 1e9);
+		return -1;
+	case 'G':
+		secs = strtod(arg, &end);
+		if (end == arg || *end || !(secs >= 0.001 && secs <= 86400))
+			return ui_usage_error("report", "bad --every "
+					      "'%s' (0.001..86400 s)", arg);
+		o->every_ns = (int64_t)(secs * 1e9);
+		return -1;
+	case 'T':
+		if (!ui_parse_u64(arg, &v) || v == 0 || v > 1000000) {
+			fprintf(stderr, "nfscope report: bad --top '%s'\n",
+				arg);
+			return 2;
+		}
+		r->top = (uint32_t)v;
+		return -1;
+	default:	/* 'U' */
+		if (!ui_parse_u64(arg, &v) || v == 0 || v > INT64_MAX) {
+			fprintf(stderr, "nfscope report: bad --run '%s'\n",
+				arg);
+			return 2;
+		}
+		if (o->nruns == REP_SRC_MAX)
+			return ui_usage_error("report", "more than %d "
+					      "--run", REP_SRC_MAX);
+		o->run_ids[o->nruns++] = (int64_t)v;
+		return -1;
+	}
+}
+
+/* One option: -1 taken, else the exit status. */
+static int rep_opt(struct rep *r, struct rep_opts *o, int opt,
+		   const char *arg)
+{
+	int rc;
+
+	switch (opt) {
+	case 'J': o->json = true; return -1;
+	case 'C': o->csv = arg; return -1;
+	case 'M': o->html = arg; return -1;
+	case 'W': o->list_runs = true; return -1;
+	case 'I': case 'G': case 'T': case 'U':
+		return rep_opt_num(r, o, opt, arg);
+	case 'Y':
+		if (parse_by(arg, &r->by) < 0) {
+			fprintf(stderr, "nfscope report: bad --by '%s'\n", arg);
+			return 2;
+		}
+		return -1;
+	case 'H':
+		return rep_threshold_parse(&o->dc, arg) < 0 ? 2 : -1;
+	case 'L':
+		rep_thresholds_list(stdout);
+		return 0;
+	case 'A':
+	case 'E':
+		*(opt == 'A' ? &o->from : &o->to) = arg;
+		r->filtered = true;
+		return -1;
+	case 'K':
+	case 'V':
+	case 'P':
+	case UI_OPT_FH:
+		if (parse_filter(&r->filt, opt, arg) < 0)
+			return 2;
+		r->filtered = true;
+		return -1;
+	case UI_OPT_WRITE_PCAP:
+	case UI_OPT_SELECT:
+		return ui_pcap_opt(&o->po, "report", opt, arg) < 0 ? 2 : -1;
+	case 'h':
+		report_usage(stdout);
+		return 0;
+	default:
+		rc = ui_src_opt(&o->so, opt, arg);
+		if (rc == 1)
+			return -1;
+		return rc == 0 ? ui_usage_error("report", NULL) : 2;
+	}
+}
+
+/* The options together, once all are read: -1 good, else the exit
+ * status. */
+static int rep_opts_check(struct rep *r, struct rep_opts *o)
+{
+	const char *csv = o->csv;
+
+	r->tmode = o->so.time_mode;
+	if (parse_span(r, o->from, o->to) < 0)
+		return 2;
+	if (csv && rep_csv(NULL, csv) < 0)
+		return ui_usage_error("report", "unknown CSV table '%s' (ops, "
+				      "sizes, writes, shortio, retrans, "
+				      "findings, servers, intervals, drops)",
+				      csv);
+	if (o->every_ns && (csv || o->json))
+		return ui_usage_error("report", "--every prints text blocks: "
+				      "not with --%s", csv ? "csv" : "json");
+	if (csv && o->json)
+		return ui_usage_error("report", "--csv TABLE and --json exclude "
+				      "each other: give one");
+	if (o->html && (csv || o->json || o->every_ns))
+		return ui_usage_error("report", "--html and --%s exclude each "
+				      "other: give one", csv ? "csv" : o->json ?
+				      "json" : "every");
+	if (o->html && r->interval_ns == 0)
+		r->interval_ns = 1000000000;	/* the page's time series */
+	r->series_cols = o->html ? 600 : 0;	/* points per line */
+	return -1;
+}
+
+/* The inputs: a capture (-r, -i) or databases (report DB[:N]...,
+ * report -r OUT.db), into srcs/nsrc and *db (the first database, NULL
+ * for a capture): -1 good, else the exit status. */
+static int rep_inputs(struct rep_opts *o, int argc, char **argv,
+		      struct rep_src *srcs, size_t *nsrc, const char **db)
+{
+	const struct ui_src_opts *so = &o->so;
+
+	/* report DB[:N] [DB[:N]]...: several runs as one */
+	while (!so->file && !so->iface && optind < argc &&
+	       *nsrc < REP_SRC_MAX && rep_src_parse(argv[optind],
+						    &srcs[*nsrc]) == 0) {
+		(*nsrc)++;
+		optind++;
+	}
+	if (*nsrc) {
+		*db = srcs[0].path;
+	} else if (optind + 1 == argc && !so->file && !so->iface) {
+		*db = argv[optind++];	/* report OUT.db */
+		if (!rep_is_store(*db) && access(*db, R_OK) == 0)
+			return ui_usage_error("report", "%s is not a database "
+					      "written by nfscope record (a "
+					      "capture is read with -r %s)",
+					      *db, *db);
+		*nsrc = 1;	/* not there: store_open says so */
+		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
+	} else if (so->nfiles == 1 && rep_is_store(so->file)) {
+		*db = so->file;		/* report -r OUT.db */
+		*nsrc = 1;
+		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
+	}
+	if (optind < argc && (*db || (!so->file && !so->iface)))
+		return ui_usage_error("report", *db ? "a filter expression "
+				      "('%s') applies to a capture (-r FILE, "
+				      "-i IFACE), not to a database" :
+				      "no input: give -r FILE or -i IFACE ('%s' "
+				      "begins a filter expression)",
+				      argv[optind]);
+	if (ui_src_args(&o->so, "report", argc, argv, optind) < 0 ||
+	    rep_src_runs(srcs, nsrc, o->run_ids, o->nruns) < 0)
+		return 2;
+	if (o->list_runs) {
+		if (!*db) {
+			fprintf(stderr, "nfscope report: --runs needs a database\n");
+			return 2;
+		}
+		return rep_store_list(*db, stdout, o->so.time_mode) < 0 ? 1 : 0;
+	}
+	if (ui_pcap_check(&o->po, "report", &o->so, *db != NULL) < 0)
+		return 2;
+	return -1;
+}
+
+/* What the run adds operations to: false, out of memory. */
+static bool rep_alloc(struct rep *r, const struct rep_opts *o)
+{
+	struct an_figs_config fc;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.interval_ns = r->interval_ns ? r->interval_ns : 1000000000;
+	r->size_share = o->dc.size_share;
+	r->figs = an_figs_new(&fc);
+	r->find = an_find_new(&o->dc);
+	if ((o->html || (o->json && r->interval_ns)) &&
+	    (r->series = an_series_new(fc.interval_ns, 0)) == NULL)
+		return false;
+	if (o->every_ns && (r->every = rep_every_new(o->every_ns)) == NULL)
+		return false;
+	if (o->po.path && (r->ev = run_evidence_new(&o->po.sel)) == NULL)
+		return false;
+	return r->figs && r->find;
+}
+
+/* The report itself, once the input is read: the exit status. */
+static int rep_write(struct rep *r, const struct rep_opts *o, FILE *hf)
+{
+	if (o->html)
+		return rep_html(r, hf) < 0;
+	if (o->csv)
+		return rep_csv(r, o->csv) < 0;	/* the name was checked */
+	if (o->json)
+		return rep_json(r) < 0;
+	return rep_text(r) < 0;
+}
+
 int ui_report_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -232,215 +457,45 @@ int ui_report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ui_src_opts so;
-	struct ui_pcap_opts po = { 0 };
+	static struct rep_opts o;
 	struct rep r;
-	struct an_figs_config fc;
-	struct an_find_config dc;
 	struct run_config c;
 	struct run_hooks h = { .op = on_op_sums, .drops = on_drops,
 			       .end = on_end };
 	struct store_run run;
 	struct an_names *names = NULL;
-	const char *csv = NULL, *db = NULL, *from = NULL, *to = NULL;
-	const char *html = NULL;
+	const char *db = NULL;
 	FILE *hf = NULL;		/* --html's file */
-	int64_t run_ids[REP_SRC_MAX];
-	size_t nruns = 0, nsrc = 0;
+	size_t nsrc = 0;
 	struct rep_src *srcs = NULL;
-	bool list_runs = false;
-	bool json = false;
-	double secs;
-	char *end;
-	uint64_t v;
-	int64_t every_ns = 0;
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
-	memset(&fc, 0, sizeof(fc));
-	an_find_config_default(&dc);
+	memset(&o, 0, sizeof(o));
+	an_find_config_default(&o.dc);
 	r.top = 20;
-	ui_src_opts_init(&so);
+	ui_src_opts_init(&o.so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'J':
-			json = true;
-			continue;
-		case 'C':
-			csv = optarg;
-			continue;
-		case 'M':
-			html = optarg;
-			continue;
-		case 'Y':
-			if (parse_by(optarg, &r.by) < 0) {
-				fprintf(stderr, "nfscope report: bad --by '%s'\n",
-					optarg);
-				return 2;
-			}
-			continue;
-		case 'I':
-			secs = strtod(optarg, &end);
-			if (*end || !(secs >= 0.001 && secs <= 86400)) {
-				fprintf(stderr, "nfscope report: bad --interval "
-					"'%s' (0.001..86400 s)\n", optarg);
-				return 2;
-			}
-			r.interval_ns = (int64_t)(secs * 1e9);
-			continue;
-		case 'G':
-			secs = strtod(optarg, &end);
-			if (end == optarg || *end || !(secs >= 0.001 &&
-						       secs <= 86400))
-				return ui_usage_error("report", "bad --every "
-						      "'%s' (0.001..86400 s)",
-						      optarg);
-			every_ns = (int64_t)(secs * 1e9);
-			continue;
-		case 'T':
-			if (!ui_parse_u64(optarg, &v) || v == 0 || v > 1000000) {
-				fprintf(stderr, "nfscope report: bad --top '%s'\n",
-					optarg);
-				return 2;
-			}
-			r.top = (uint32_t)v;
-			continue;
-		case 'H':
-			if (rep_threshold_parse(&dc, optarg) < 0)
-				return 2;
-			continue;
-		case 'L':
-			rep_thresholds_list(stdout);
-			return 0;
-		case 'U':
-			if (!ui_parse_u64(optarg, &v) || v == 0 ||
-			    v > INT64_MAX) {
-				fprintf(stderr, "nfscope report: bad --run '%s'\n",
-					optarg);
-				return 2;
-			}
-			if (nruns == REP_SRC_MAX)
-				return ui_usage_error("report", "more than %d "
-						      "--run", REP_SRC_MAX);
-			run_ids[nruns++] = (int64_t)v;
-			continue;
-		case 'W':
-			list_runs = true;
-			continue;
-		case 'A':
-		case 'E':
-			*(opt == 'A' ? &from : &to) = optarg;
-			r.filtered = true;
-			continue;
-		case 'K':
-		case 'V':
-		case 'P':
-		case UI_OPT_FH:
-			if (parse_filter(&r.filt, opt, optarg) < 0)
-				return 2;
-			r.filtered = true;
-			continue;
-		case UI_OPT_WRITE_PCAP:
-		case UI_OPT_SELECT:
-			if (ui_pcap_opt(&po, "report", opt, optarg) < 0)
-				return 2;
-			continue;
-		case 'h':
-			report_usage(stdout);
-			return 0;
-		default:
-			break;
-		}
-		rc = ui_src_opt(&so, opt, optarg);
-		if (rc == 1)
-			continue;
-		return rc == 0 ? ui_usage_error("report", NULL) : 2;
-	}
-	r.tmode = so.time_mode;
-	if (parse_span(&r, from, to) < 0)
-		return 2;
-	if (csv && rep_csv(NULL, csv) < 0)
-		return ui_usage_error("report", "unknown CSV table '%s' (ops, "
-				      "sizes, writes, shortio, retrans, "
-				      "findings, servers, intervals, drops)",
-				      csv);
-	if (every_ns && (csv || json))
-		return ui_usage_error("report", "--every prints text blocks: "
-				      "not with --%s", csv ? "csv" : "json");
-	if (csv && json)
-		return ui_usage_error("report", "--csv TABLE and --json exclude "
-				      "each other: give one");
-	if (html && (csv || json || every_ns))
-		return ui_usage_error("report", "--html and --%s exclude each "
-				      "other: give one", csv ? "csv" : json ?
-				      "json" : "every");
-	if (html && r.interval_ns == 0)
-		r.interval_ns = 1000000000;	/* the page's time series */
-	r.series_cols = html ? 600 : 0;		/* points per line */
+				  NULL)) != -1)
+		if ((rc = rep_opt(&r, &o, opt, optarg)) >= 0)
+			return rc;
+	if ((rc = rep_opts_check(&r, &o)) >= 0)
+		return rc;
 	srcs = calloc(REP_SRC_MAX, sizeof(*srcs));
 	if (srcs == NULL) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		return 1;
 	}
-	/* report DB[:N] [DB[:N]]...: several runs as one */
-	while (!so.file && !so.iface && optind < argc && nsrc < REP_SRC_MAX &&
-	       rep_src_parse(argv[optind], &srcs[nsrc]) == 0) {
-		nsrc++;
-		optind++;
-	}
-	if (nsrc) {
-		db = srcs[0].path;
-	} else if (optind + 1 == argc && !so.file && !so.iface) {
-		db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(db) && access(db, R_OK) == 0) {
-			free(srcs);
-			return ui_usage_error("report", "%s is not a database "
-					      "written by nfscope record (a "
-					      "capture is read with -r %s)",
-					      db, db);
-		}
-		nsrc = 1;	/* not there: store_open says so */
-		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", db);
-	} else if (so.nfiles == 1 && rep_is_store(so.file)) {
-		db = so.file;		/* report -r OUT.db */
-		nsrc = 1;
-		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", db);
-	}
-	if (optind < argc && (db || (!so.file && !so.iface))) {
-		free(srcs);
-		return ui_usage_error("report", db ? "a filter expression "
-				      "('%s') applies to a capture (-r FILE, "
-				      "-i IFACE), not to a database" :
-				      "no input: give -r FILE or -i IFACE ('%s' "
-				      "begins a filter expression)",
-				      argv[optind]);
-	}
-	if (ui_src_args(&so, "report", argc, argv, optind) < 0 ||
-	    rep_src_runs(srcs, &nsrc, run_ids, nruns) < 0) {
-		free(srcs);
-		return 2;
-	}
-	if (list_runs) {
-		if (!db) {
-			fprintf(stderr, "nfscope report: --runs needs a database\n");
-			free(srcs);
-			return 2;
-		}
-		rc = rep_store_list(db, stdout, r.tmode) < 0 ? 1 : 0;
+	if ((rc = rep_inputs(&o, argc, argv, srcs, &nsrc, &db)) >= 0) {
 		free(srcs);
 		return rc;
 	}
-	if (ui_pcap_check(&po, "report", &so, db != NULL) < 0) {
-		free(srcs);
-		return 2;
-	}
-	ui_run_config(&so, "report", &c);
+	ui_run_config(&o.so, "report", &c);
 	c.ops_only = db != NULL;	/* a database's ops: run_put_op */
 	c.analyze = true;
 	c.dec.no_attrs = true;		/* no figure uses attribute values */
-	c.progress = so.file && isatty(2);
+	c.progress = o.so.file && isatty(2);
 	if (run_open(&r.run, &c) < 0) {
 		free(srcs);
 		return 1;
@@ -450,19 +505,8 @@ int ui_report_main(int argc, char **argv)
 		free(srcs);
 		return 1;
 	}
-	r.source = ui_src_name(&so);
+	r.source = ui_src_name(&o.so);
 	r.out = stdout;
-	fc.interval_ns = r.interval_ns ? r.interval_ns : 1000000000;
-	r.size_share = dc.size_share;
-	r.figs = an_figs_new(&fc);
-	if ((html || (json && r.interval_ns)) &&
-	    (r.series = an_series_new(fc.interval_ns, 0)) == NULL)
-		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
-	if (every_ns && (r.every = rep_every_new(every_ns)) == NULL)
-		r.figs = (an_figs_free(r.figs), NULL);	/* out of memory */
-	r.find = an_find_new(&dc);
-	if (po.path && (r.ev = run_evidence_new(&po.sel)) == NULL)
-		r.find = (an_find_free(r.find), NULL);	/* out of memory */
 	/*
 	 * With none of the operation filters (--from, --to, --client,
 	 * --server, --op) and a capture, the engine runs on the second
@@ -473,31 +517,31 @@ int ui_report_main(int argc, char **argv)
 	h.keep = db || r.filtered ? on_op : NULL;
 	h.user = &r;
 	rc = 1;
-	if (!r.figs || !r.find) {
+	if (!rep_alloc(&r, &o)) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
 	/* before the capture: a bad path fails at once */
-	if (html && (hf = strcmp(html, "-") ? fopen(html, "w") : stdout) ==
-	    NULL) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+	if (o.html && (hf = strcmp(o.html, "-") ? fopen(o.html, "w") :
+		       stdout) == NULL) {
+		fprintf(stderr, "nfscope report: --html %s: %s\n", o.html,
 			strerror(errno));
 		goto out;
 	}
 	if (run_go(r.run, &h) < 0)
 		goto out;
-	if (r.ev && ui_pcap_write(r.ev, &po, &c, false) < 0)
+	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, false) < 0)
 		goto out;
 	if (db) {
 		if (rep_store_load_many(&r, srcs, nsrc, &run, &names,
 					on_stored_op) < 0)
 			goto out;
 		if (r.partial) {
-			rc = report_partial(&r, db, &run, (csv &&
-					    strcmp(csv, "ops") != 0) || html ||
-					    every_ns ||
+			rc = report_partial(&r, db, &run, (o.csv &&
+					    strcmp(o.csv, "ops") != 0) ||
+					    o.html || o.every_ns ||
 					    r.interval_ns || r.by != AN_BY_OP,
-					    json, csv != NULL);
+					    o.json, o.csv != NULL);
 			goto out;
 		}
 		run_finish(r.run);	/* the findings are ours again */
@@ -505,15 +549,7 @@ int ui_report_main(int argc, char **argv)
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
-	if (html) {
-		rc = rep_html(&r, hf) < 0;
-	} else if (csv) {
-		rc = rep_csv(&r, csv) < 0;	/* the name was checked above */
-	} else if (json) {
-		rc = rep_json(&r) < 0;
-	} else {
-		rc = rep_text(&r) < 0;
-	}
+	rc = rep_write(&r, &o, hf);
 	/* stdout is flushed and checked by main (ui_out_close) */
 	if (rc == 0 && r.cut && !db)
 		rc = UI_EXIT_CUT;
@@ -526,7 +562,7 @@ out:
 	run_evidence_free(r.ev);
 	an_names_free(names);
 	if (hf && hf != stdout && fclose(hf) != 0 && rc == 0) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", html,
+		fprintf(stderr, "nfscope report: --html %s: %s\n", o.html,
 			strerror(errno));
 		rc = 1;
 	}
