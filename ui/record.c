@@ -164,6 +164,137 @@ static void serve_linger(void)
 	}
 }
 
+/* The options of one record or serve, as parsed (rec_opt). */
+struct rec_opts {
+	struct ui_src_opts so;
+	struct ui_pcap_opts po;
+	struct store_run sopts;		/* --ops, --interval, --retain */
+	const char *out, *metrics;
+	bool force, serve;
+	uint64_t batch_rows;
+	uint32_t mx_max;
+};
+
+/* The options that take a number: -1 taken, else the exit status. */
+static int rec_opt_num(struct rec *r, struct rec_opts *o, int opt,
+		       const char *arg)
+{
+	double secs;
+	char *end;
+	uint64_t v;
+
+	switch (opt) {
+	case 'X':
+		if (!ui_mx_parse_max(arg, &o->mx_max)) {
+			fprintf(stderr, "nfscope %s: bad --metrics-max "
+				"'%s' (1..%u series)\n", r->who, arg,
+				UI_MX_SERIES_LIMIT);
+			return 2;
+		}
+		return -1;
+	case 'I':
+		secs = strtod(arg, &end);
+		if (*end || !(secs >= 0.001 && secs <= 86400)) {
+			fprintf(stderr, "nfscope %s: bad --interval "
+				"'%s' (0.001..86400 s)\n", r->who, arg);
+			return 2;
+		}
+		o->sopts.interval_ns = (int64_t)llround(secs * 1e9);
+		return -1;
+	default:	/* 'N' */
+		if (!ui_parse_u64(arg, &v) || v == 0 || v > 100000000) {
+			fprintf(stderr, "nfscope %s: bad --batch "
+				"'%s'\n", r->who, arg);
+			return 2;
+		}
+		o->batch_rows = v;
+		return -1;
+	}
+}
+
+/* One option: -1 taken, else the exit status. */
+static int rec_opt(struct rec *r, struct rec_opts *o, int opt,
+		   const char *arg)
+{
+	int rc;
+
+	switch (opt) {
+	case 'w': o->out = arg; return -1;
+	case 'M': o->metrics = arg; return -1;
+	case 'F': o->force = true; return -1;
+	case 'q': r->quiet = true; return -1;
+	case 'X': case 'I': case 'N':
+		return rec_opt_num(r, o, opt, arg);
+	case 'O':
+		if (parse_ops(arg, &o->sopts) < 0) {
+			fprintf(stderr, "nfscope %s: bad --ops '%s' "
+				"(all, slow:MS or none)\n", r->who, arg);
+			return 2;
+		}
+		return -1;
+	case 'R':
+		if (an_duration_parse(arg, &o->sopts.retain_ns) < 0) {
+			fprintf(stderr, "nfscope %s: bad --retain '%s' "
+				"(e.g. 3600, 90m, 12h, 7d)\n", r->who, arg);
+			return 2;
+		}
+		return -1;
+	case UI_OPT_WRITE_PCAP:
+	case UI_OPT_SELECT:
+		if (o->serve)
+			break;
+		return ui_pcap_opt(&o->po, r->who, opt, arg) < 0 ? 2 : -1;
+	case 'h':
+		record_usage(stdout, o->serve);
+		return 0;
+	default:
+		break;
+	}
+	rc = ui_src_opt(&o->so, opt, arg);
+	if (rc == 1)
+		return -1;
+	return rc == 0 ? ui_usage_error(r->who, NULL) : 2;
+}
+
+/* After run_open: the metrics endpoint (bound before -Z: a port below
+ * 1024 needs root), -Z, then its thread (capabilities are per thread).
+ * 0, or -1 said. */
+static int rec_open(struct rec *r, const struct rec_opts *o)
+{
+	char err[256];
+
+	if (o->metrics && ((r->mx = ui_mx_new(o->mx_max)) == NULL ||
+			   ui_mx_listen(r->mx, o->metrics, err,
+					sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", r->who,
+			r->mx ? err : "out of memory");
+		return -1;
+	}
+	if (o->metrics && !r->quiet)
+		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
+			r->who, o->metrics);
+	if (run_after_open(r->run) < 0)
+		return -1;
+	if (r->mx && ui_mx_start(r->mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", r->who, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The line that ends a record run (stderr). */
+static void rec_said(const struct rec *r, const char *out)
+{
+	const struct store_run *sr = run_stored(r->run);
+	const struct store_counts *sc = run_store_counts(r->run);
+
+	fprintf(stderr, "nfscope %s: run %" PRId64 " %s: %" PRIu64
+		" packets, %" PRIu64 " operations, %" PRIu64 " stored "
+		"in %s (insert thread %.3f s CPU)\n", r->who, sr->id,
+		sr->state, sr->cs.packets, sr->es.ops, sc->ops, out,
+		sc->writer_ns / 1e9);
+}
+
 static int record_main(int argc, char **argv, bool serve)
 {
 	static const struct option longopts[] = {
@@ -180,131 +311,55 @@ static int record_main(int argc, char **argv, bool serve)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ui_src_opts so;
-	struct ui_pcap_opts po = { 0 };
+	static struct rec_opts o;
 	struct rec r;
 	struct run_config c;
-	struct store_run sopts;		/* --ops, --interval, --retain */
 	struct run_hooks h = { .op = on_op, .tick = on_tick,
 			       .drops = on_drops, .end = on_end };
-	const char *out = NULL, *metrics = NULL;
 	const char *who = serve ? "serve" : "record";
-	char err[256];
-	bool force = false;
 	const char *state;
-	uint64_t batch_rows = 65536;
-	uint32_t mx_max = 0;
-	double secs;
-	char *end;
-	uint64_t v;
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
-	memset(&sopts, 0, sizeof(sopts));
-	sopts.interval_ns = 10000000000LL;
+	memset(&o, 0, sizeof(o));
+	o.sopts.interval_ns = 10000000000LL;
+	o.batch_rows = 65536;
+	o.serve = serve;
 	r.who = who;
-	ui_src_opts_init(&so);
+	ui_src_opts_init(&o.so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:qh", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'w':
-			out = optarg;
-			continue;
-		case 'M':
-			metrics = optarg;
-			continue;
-		case 'X':
-			if (!ui_mx_parse_max(optarg, &mx_max)) {
-				fprintf(stderr, "nfscope %s: bad --metrics-max "
-					"'%s' (1..%u series)\n", who, optarg,
-					UI_MX_SERIES_LIMIT);
-				return 2;
-			}
-			continue;
-		case 'O':
-			if (parse_ops(optarg, &sopts) < 0) {
-				fprintf(stderr, "nfscope %s: bad --ops '%s' "
-					"(all, slow:MS or none)\n", who, optarg);
-				return 2;
-			}
-			continue;
-		case 'I':
-			secs = strtod(optarg, &end);
-			if (*end || !(secs >= 0.001 && secs <= 86400)) {
-				fprintf(stderr, "nfscope %s: bad --interval "
-					"'%s' (0.001..86400 s)\n", who, optarg);
-				return 2;
-			}
-			sopts.interval_ns = (int64_t)llround(secs * 1e9);
-			continue;
-		case 'R':
-			if (an_duration_parse(optarg, &sopts.retain_ns) < 0) {
-				fprintf(stderr, "nfscope %s: bad --retain '%s' "
-					"(e.g. 3600, 90m, 12h, 7d)\n", who, optarg);
-				return 2;
-			}
-			continue;
-		case 'N':
-			if (!ui_parse_u64(optarg, &v) || v == 0 || v > 100000000) {
-				fprintf(stderr, "nfscope %s: bad --batch "
-					"'%s'\n", who, optarg);
-				return 2;
-			}
-			batch_rows = v;
-			continue;
-		case 'F':
-			force = true;
-			continue;
-		case 'q':
-			r.quiet = true;
-			continue;
-		case UI_OPT_WRITE_PCAP:
-		case UI_OPT_SELECT:
-			if (serve)
-				break;
-			if (ui_pcap_opt(&po, who, opt, optarg) < 0)
-				return 2;
-			continue;
-		case 'h':
-			record_usage(stdout, serve);
-			return 0;
-		default:
-			break;
-		}
-		rc = ui_src_opt(&so, opt, optarg);
-		if (rc == 1)
-			continue;
-		return rc == 0 ? ui_usage_error(who, NULL) : 2;
-	}
-	if (ui_src_args(&so, who, argc, argv, optind) < 0)
+				  NULL)) != -1)
+		if ((rc = rec_opt(&r, &o, opt, optarg)) >= 0)
+			return rc;
+	if (ui_src_args(&o.so, who, argc, argv, optind) < 0)
 		return 2;
-	if (out == NULL && !serve)
+	if (o.out == NULL && !serve)
 		return ui_usage_error(who, "no output: give -w OUT.db");
-	if (metrics == NULL && serve)
+	if (o.metrics == NULL && serve)
 		return ui_usage_error(who, "no endpoint: give --metrics "
 				      "ADDR:PORT");
-	if (ui_pcap_check(&po, who, &so, false) < 0)
+	if (ui_pcap_check(&o.po, who, &o.so, false) < 0)
 		return 2;
-	r.out = out;
+	r.out = o.out;
 	/*
 	 * The capture device first (it needs root), then -Z, then the
 	 * database, as tcpdump does with -w: the file and its -wal/-shm then
 	 * belong to the user who can later open, checkpoint and delete them,
 	 * and root never writes where that user could point it.
 	 */
-	r.tmode = so.time_mode;
-	ui_run_config(&so, who, &c);
+	r.tmode = o.so.time_mode;
+	ui_run_config(&o.so, who, &c);
 	c.analyze = true;
 	c.dec.no_attrs = true;		/* the store keeps no attribute values */
-	c.store_path = out;
-	c.store_replace = force;
-	c.store_opts = sopts;
-	c.batch_rows = batch_rows;
+	c.store_path = o.out;
+	c.store_replace = o.force;
+	c.store_opts = o.sopts;
+	c.batch_rows = o.batch_rows;
 	c.store_quiet = r.quiet;
 	r.figs = an_figs_new(NULL);
 	r.find = an_find_new(NULL);
-	if (po.path && (r.ev = run_evidence_new(&po.sel)) == NULL)
+	if (o.po.path && (r.ev = run_evidence_new(&o.po.sel)) == NULL)
 		r.find = (an_find_free(r.find), NULL);	/* out of memory */
 	c.figs = r.figs;	/* stored at the end of the run */
 	c.find = r.find;
@@ -313,52 +368,22 @@ static int record_main(int argc, char **argv, bool serve)
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
-	if (run_open(&r.run, &c) < 0)
+	if (run_open(&r.run, &c) < 0 || rec_open(&r, &o) < 0)
 		goto out;
-	/* the endpoint before -Z too: a port below 1024 needs root */
-	if (metrics && ((r.mx = ui_mx_new(mx_max)) == NULL ||
-			ui_mx_listen(r.mx, metrics, err, sizeof(err)) < 0)) {
-		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
-			r.mx ? err : "out of memory");
-		goto out;
-	}
-	if (metrics && !r.quiet)
-		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
-			who, metrics);
-	if (run_after_open(r.run) < 0)
-		goto out;
-	/* its thread after the drop: capabilities are per thread */
-	if (r.mx && ui_mx_start(r.mx, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
-		goto out;
-	}
 	h.user = &r;
-	rc = run_go(r.run, &h);
-	if (rc < 0) {
-		rc = 1;
+	if (run_go(r.run, &h) < 0)
 		goto out;
-	}
 	state = run_state(r.run);
-	if (r.ev && ui_pcap_write(r.ev, &po, &c, r.quiet) < 0) {
-		rc = 1;
+	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, r.quiet) < 0)
 		goto out;
-	}
 	if (serve && !r.quiet)
 		fprintf(stderr, "nfscope serve: input %s: %" PRIu64 " packets, "
 			"%" PRIu64 " operations; serving the final figures "
 			"until SIGINT or SIGTERM\n", state, r.packets, r.ops);
 	if (serve)
 		serve_linger();
-	if (out && !r.quiet) {
-		const struct store_run *sr = run_stored(r.run);
-		const struct store_counts *sc = run_store_counts(r.run);
-
-		fprintf(stderr, "nfscope %s: run %" PRId64 " %s: %" PRIu64
-			" packets, %" PRIu64 " operations, %" PRIu64 " stored "
-			"in %s (insert thread %.3f s CPU)\n", who, sr->id,
-			sr->state, sr->cs.packets, sr->es.ops, sc->ops, out,
-			sc->writer_ns / 1e9);
-	}
+	if (o.out && !r.quiet)
+		rec_said(&r, o.out);
 	rc = strcmp(state, "cut") == 0 ? UI_EXIT_CUT : 0;
 out:
 	run_free(r.run);	/* first: its threads use figs, find, mx */
