@@ -400,6 +400,191 @@ static int parse_window(const char *s)
 	return -1;
 }
 
+/* The options of one top, as parsed (top_opt). */
+struct top_opts {
+	struct ui_src_opts so;
+	const char *out, *metrics;
+	uint32_t mx_max;
+	double speed;
+	bool fast, speed_set, color;
+	uint64_t run, history, addrs;
+	int window;
+};
+
+/* The options that take a number: -1 taken, else the exit status. */
+static int top_opt_num(struct top *t, struct top_opts *o, int opt,
+		       const char *arg)
+{
+	char *end;
+	uint64_t v;
+
+	switch (opt) {
+	case 'S':
+		o->speed = strtod(arg, &end);
+		if (*end || !(o->speed > 0 && o->speed <= 1e6)) {
+			fprintf(stderr, "nfscope top: bad --speed '%s' "
+				"(> 0)\n", arg);
+			return 2;
+		}
+		o->speed_set = true;
+		return -1;
+	case 'R':
+		if (!ui_parse_u64(arg, &o->run) || o->run == 0) {
+			fprintf(stderr, "nfscope top: bad --run '%s'\n", arg);
+			return 2;
+		}
+		return -1;
+	case 'T':
+		if (!ui_parse_u64(arg, &v) || v < 100 || v > 10000) {
+			fprintf(stderr, "nfscope top: bad --refresh '%s' "
+				"(100..10000 ms)\n", arg);
+			return 2;
+		}
+		t->refresh_ms = (int)v;
+		return -1;
+	case 'H':
+		if (!ui_parse_u64(arg, &o->history) || o->history < 1000 ||
+		    o->history > 100000000) {
+			fprintf(stderr, "nfscope top: bad --history '%s' "
+				"(1000..100M operations)\n", arg);
+			return 2;
+		}
+		return -1;
+	case 'A':
+		if (!ui_parse_u64(arg, &o->addrs) || o->addrs < 16 ||
+		    o->addrs > TM_ADDRS_MAX - 1) {
+			fprintf(stderr, "nfscope top: bad --addresses '%s' "
+				"(16..%d)\n", arg, TM_ADDRS_MAX - 1);
+			return 2;
+		}
+		return -1;
+	default:	/* 'X' */
+		if (!ui_mx_parse_max(arg, &o->mx_max)) {
+			fprintf(stderr, "nfscope top: bad --metrics-max "
+				"'%s' (1..%u series)\n", arg,
+				UI_MX_SERIES_LIMIT);
+			return 2;
+		}
+		return -1;
+	}
+}
+
+/* One option: -1 taken, else the exit status. */
+static int top_opt(struct top *t, struct top_opts *o, int opt,
+		   const char *arg)
+{
+	int rc;
+
+	switch (opt) {
+	case 'w': o->out = arg; return -1;
+	case 'F': o->fast = true; return -1;
+	case 'C': o->color = false; return -1;
+	case 'M': o->metrics = arg; return -1;
+	case 'S': case 'R': case 'T': case 'H': case 'A': case 'X':
+		return top_opt_num(t, o, opt, arg);
+	case 'W':
+		if ((o->window = parse_window(arg)) < 0) {
+			fprintf(stderr, "nfscope top: bad --window '%s' "
+				"(10s, 1m, 5m or all)\n", arg);
+			return 2;
+		}
+		return -1;
+	case 'h': top_usage(stdout); return 0;
+	default: break;
+	}
+	rc = ui_src_opt(&o->so, opt, arg);
+	if (rc == 1)
+		return -1;
+	return rc == 0 ? ui_usage_error("top", NULL) : 2;
+}
+
+/* The one source (a capture, live, or a database) into cfg: -1 good,
+ * else the exit status. */
+static int top_source(struct top_opts *o, int argc, char **argv,
+		      struct tm_src_cfg *cfg)
+{
+	struct ui_src_opts *so = &o->so;
+
+	if ((so->file || so->iface) &&
+	    ui_src_args(so, "top", argc, argv, optind) < 0)
+		return 2;
+	if ((so->file || so->iface) && optind < argc)
+		optind = argc;		/* the filter expression */
+	if (optind < argc) {
+		if (optind + 1 < argc || so->file || so->iface || o->out ||
+		    o->metrics) {
+			fprintf(stderr, "nfscope top: give one source: -r FILE, "
+				"-i IFACE or a database (and -w, --metrics only "
+				"with -r/-i)\n");
+			return 2;
+		}
+		cfg->mode = TM_ATTACH;
+		cfg->db = cfg->source = argv[optind];
+		cfg->run_id = (int64_t)o->run;
+	} else if (so->file || so->iface) {
+		cfg->mode = so->iface ? TM_LIVE : TM_REPLAY;
+		cfg->source = ui_src_name(so);
+		cfg->speed = o->fast ? 0 : o->speed;
+		cfg->out_db = o->out;
+	} else {
+		return ui_usage_error("top", "no source: give -r FILE, -i "
+				      "IFACE or a database");
+	}
+	if (o->fast && o->speed_set) {
+		fprintf(stderr, "nfscope top: --speed and --fast exclude each "
+			"other\n");
+		return 2;
+	}
+	return terminal_ok() ? -1 : 2;
+}
+
+/* A capture opened (the source is in *src): the metrics endpoint (bound
+ * before -Z: a port below 1024 needs root), -Z before -w creates a file,
+ * then the endpoint's thread (capabilities are per thread).  0, or -1
+ * said. */
+static int top_open(struct top_opts *o, struct tm_src_cfg *cfg)
+{
+	char err[256];
+
+	if (o->metrics && ((cfg->mx = ui_mx_new(o->mx_max)) == NULL ||
+			   ui_mx_listen(cfg->mx, o->metrics, err,
+					sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope top: --metrics: %s\n",
+			cfg->mx ? err : "out of memory");
+		return -1;
+	}
+	if (ui_after_open(&o->so) < 0)
+		return -1;
+	if (cfg->mx && ui_mx_start(cfg->mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope top: --metrics: %s\n", err);
+		return -1;
+	}
+	cfg->so = &o->so;
+	return 0;
+}
+
+/* The terminal, in curses mode, and the first screen's state. */
+static void top_screen(struct top *t, const struct top_opts *o)
+{
+	run_install_signals();
+	signal(SIGHUP, on_hup);
+	setlocale(LC_ALL, "");
+	initscr();
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	t->u.color = o->color && has_colors() && getenv("NO_COLOR") == NULL;
+	if (t->u.color)
+		tm_colors();
+	t->u.window = o->window;
+	t->u.sort_col[TP_OPS] = t->u.sort_col[TP_CLIENTS] =
+		t->u.sort_col[TP_SERVERS] = 1;	/* busiest first */
+	t->u.q.width_ns = tm_windows[o->window].ns;
+	t->u.q.sel_group = -1;
+}
+
 int ui_top_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -417,179 +602,46 @@ int ui_top_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ui_src_opts so;
+	static struct top_opts o;
 	struct tm_src_cfg cfg;
 	struct cap_source *src = NULL;
 	static struct top t;
-	const char *out = NULL, *metrics = NULL;
-	uint32_t mx_max = 0;
-	char err[256];
-	double speed = 1;
-	bool fast = false, speed_set = false, color = true;
-	uint64_t run = 0, history = 0, addrs = TM_ADDRS_MAX - 1, v;
-	int opt, rc, window = 1;
-	char *end;
+	int opt, rc;
 
 	memset(&t, 0, sizeof(t));
+	memset(&o, 0, sizeof(o));
 	t.refresh_ms = 500;
-	ui_src_opts_init(&so);
+	o.speed = 1;
+	o.color = true;
+	o.addrs = TM_ADDRS_MAX - 1;
+	o.window = 1;
+	ui_src_opts_init(&o.so);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, UI_SRC_OPTSTRING "w:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'w': out = optarg; continue;
-		case 'S':
-			speed = strtod(optarg, &end);
-			if (*end || !(speed > 0 && speed <= 1e6)) {
-				fprintf(stderr, "nfscope top: bad --speed '%s' "
-					"(> 0)\n", optarg);
-				return 2;
-			}
-			speed_set = true;
-			continue;
-		case 'F': fast = true; continue;
-		case 'R':
-			if (!ui_parse_u64(optarg, &run) || run == 0) {
-				fprintf(stderr, "nfscope top: bad --run '%s'\n",
-					optarg);
-				return 2;
-			}
-			continue;
-		case 'W':
-			if ((window = parse_window(optarg)) < 0) {
-				fprintf(stderr, "nfscope top: bad --window '%s' "
-					"(10s, 1m, 5m or all)\n", optarg);
-				return 2;
-			}
-			continue;
-		case 'T':
-			if (!ui_parse_u64(optarg, &v) || v < 100 || v > 10000) {
-				fprintf(stderr, "nfscope top: bad --refresh '%s' "
-					"(100..10000 ms)\n", optarg);
-				return 2;
-			}
-			t.refresh_ms = (int)v;
-			continue;
-		case 'C': color = false; continue;
-		case 'H':
-			if (!ui_parse_u64(optarg, &history) || history < 1000 ||
-			    history > 100000000) {
-				fprintf(stderr, "nfscope top: bad --history '%s' "
-					"(1000..100M operations)\n", optarg);
-				return 2;
-			}
-			continue;
-		case 'A':
-			if (!ui_parse_u64(optarg, &addrs) || addrs < 16 ||
-			    addrs > TM_ADDRS_MAX - 1) {
-				fprintf(stderr, "nfscope top: bad --addresses '%s' "
-					"(16..%d)\n", optarg, TM_ADDRS_MAX - 1);
-				return 2;
-			}
-			continue;
-		case 'M': metrics = optarg; continue;
-		case 'X':
-			if (!ui_mx_parse_max(optarg, &mx_max)) {
-				fprintf(stderr, "nfscope top: bad --metrics-max "
-					"'%s' (1..%u series)\n", optarg,
-					UI_MX_SERIES_LIMIT);
-				return 2;
-			}
-			continue;
-		case 'h': top_usage(stdout); return 0;
-		default: break;
-		}
-		rc = ui_src_opt(&so, opt, optarg);
-		if (rc == 1)
-			continue;
-		return rc == 0 ? ui_usage_error("top", NULL) : 2;
-	}
+				  NULL)) != -1)
+		if ((rc = top_opt(&t, &o, opt, optarg)) >= 0)
+			return rc;
 	memset(&cfg, 0, sizeof(cfg));
-	if ((so.file || so.iface) &&
-	    ui_src_args(&so, "top", argc, argv, optind) < 0)
-		return 2;
-	if ((so.file || so.iface) && optind < argc)
-		optind = argc;		/* the filter expression */
-	if (optind < argc) {
-		if (optind + 1 < argc || so.file || so.iface || out ||
-		    metrics) {
-			fprintf(stderr, "nfscope top: give one source: -r FILE, "
-				"-i IFACE or a database (and -w, --metrics only "
-				"with -r/-i)\n");
-			return 2;
-		}
-		cfg.mode = TM_ATTACH;
-		cfg.db = cfg.source = argv[optind];
-		cfg.run_id = (int64_t)run;
-	} else if (so.file || so.iface) {
-		cfg.mode = so.iface ? TM_LIVE : TM_REPLAY;
-		cfg.source = ui_src_name(&so);
-		cfg.speed = fast ? 0 : speed;
-		cfg.out_db = out;
-	} else {
-		return ui_usage_error("top", "no source: give -r FILE, -i "
-				      "IFACE or a database");
-	}
-	if (fast && speed_set) {
-		fprintf(stderr, "nfscope top: --speed and --fast exclude each "
-			"other\n");
-		return 2;
-	}
-	if (!terminal_ok())
-		return 2;
+	if ((rc = top_source(&o, argc, argv, &cfg)) >= 0)
+		return rc;
+	rc = 1;
 	if (cfg.mode != TM_ATTACH) {
-		if ((src = ui_open_source(&so)) == NULL)
+		if ((src = ui_open_source(&o.so)) == NULL)
 			return 1;
-		/* the endpoint before -Z too: a port below 1024 needs root */
-		if (metrics && ((cfg.mx = ui_mx_new(mx_max)) == NULL ||
-				ui_mx_listen(cfg.mx, metrics, err,
-					     sizeof(err)) < 0)) {
-			fprintf(stderr, "nfscope top: --metrics: %s\n",
-				cfg.mx ? err : "out of memory");
-			rc = 1;
+		if (top_open(&o, &cfg) < 0)
 			goto out;
-		}
-		if (ui_after_open(&so) < 0) {	/* -Z: before -w creates a file */
-			rc = 1;
-			goto out;
-		}
-		/* its thread after the drop: capabilities are per thread */
-		if (cfg.mx && ui_mx_start(cfg.mx, err, sizeof(err)) < 0) {
-			fprintf(stderr, "nfscope top: --metrics: %s\n", err);
-			rc = 1;
-			goto out;
-		}
 		cfg.src = src;
-		cfg.so = &so;
 	}
-	if (tm_model_init(&t.m, history, (uint32_t)addrs) < 0 ||
+	if (tm_model_init(&t.m, o.history, (uint32_t)o.addrs) < 0 ||
 	    tm_view_init(&t.v) < 0) {
 		fprintf(stderr, "nfscope top: out of memory\n");
-		rc = 1;
 		goto out;
 	}
 	if (tm_worker_start(&t.w, &t.m, &cfg) < 0) {
 		fprintf(stderr, "nfscope top: cannot start the worker\n");
-		rc = 1;
 		goto out;
 	}
-	run_install_signals();
-	signal(SIGHUP, on_hup);
-	setlocale(LC_ALL, "");
-	initscr();
-	cbreak();
-	noecho();
-	keypad(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	t.u.color = color && has_colors() && getenv("NO_COLOR") == NULL;
-	if (t.u.color)
-		tm_colors();
-	t.u.window = window;
-	t.u.sort_col[TP_OPS] = t.u.sort_col[TP_CLIENTS] =
-		t.u.sort_col[TP_SERVERS] = 1;	/* busiest first */
-	t.u.q.width_ns = tm_windows[window].ns;
-	t.u.q.sel_group = -1;
+	top_screen(&t, &o);
 	loop(&t);
 	endwin();
 	tm_worker_stop(t.w);
