@@ -52,6 +52,9 @@ struct dec_xidmap {
 	uint32_t last_i;
 	struct dec_xid_key last_key;
 	uint32_t free_head;
+	uint32_t fresh;		/* nodes [fresh, max) never used: untouched
+				   until needed, so a short capture does not
+				   pay for the whole table */
 	uint32_t old_head, new_tail;	/* age list */
 	uint32_t next_i, next_b;	/* the next victim and its bucket (a
 					   node's key does not change while it
@@ -86,11 +89,8 @@ dec_xidmap_new(uint32_t max, int64_t ttl_ns)
 	m->ttl_ns = ttl_ns;
 	for (i = 0; i < nb; i++)
 		m->buckets[i] = NIL;
-	for (i = 0; i < max; i++) {
-		m->nodes[i].anext = i + 1 < max ? i + 1 : NIL;
-		m->nodes[i].gen = 1;
-	}
-	m->free_head = 0;
+	m->free_head = NIL;
+	m->fresh = 0;
 	m->next_i = NIL;
 	m->old_head = NIL;
 	m->new_tail = NIL;
@@ -342,6 +342,12 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		xid_age_append(m, i);
 		xid_refresh(m, i);
 		return id;
+	}
+	if (m->free_head == NIL && m->fresh < m->max) {
+		i = m->fresh++;		/* a node never used */
+		m->nodes[i].gen = 1;
+		m->nodes[i].anext = NIL;
+		m->free_head = i;
 	}
 	if (m->free_head == NIL) {
 		uint32_t old = m->old_head;
