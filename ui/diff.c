@@ -78,6 +78,7 @@ static int side_load(struct side *s, const char *arg,
 	if (run_open(&s->r.run, &c) < 0 || run_after_open(s->r.run) < 0)
 		return -1;
 	memset(&fc, 0, sizeof(fc));
+	s->r.who = "diff";
 	s->r.source = arg;
 	s->r.out = stdout;
 	s->r.tmode = tm;

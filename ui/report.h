@@ -28,6 +28,7 @@
 #include "ui/times.h"
 
 struct rep {
+	const char *who;		/* the command in messages; NULL: report */
 	const char *source;
 	FILE *out;
 	enum an_group by;

@@ -120,8 +120,8 @@ static void on_drop(void *user, const struct cap_drop_span *sp)
 }
 
 /* Run src->run_id (0: the last) of an open store into *run. */
-static int read_run(struct store *s, const struct rep_src *src,
-		    struct store_run *run, char *err)
+static int read_run(const char *who, struct store *s,
+		    const struct rep_src *src, struct store_run *run, char *err)
 {
 	int64_t id = src->run_id;
 
@@ -138,9 +138,9 @@ static int read_run(struct store *s, const struct rep_src *src,
 		return -1;
 	if (strcmp(run->state, "recording") == 0 ||
 	    strcmp(run->state, "failed") == 0)
-		fprintf(stderr, "nfscope report: warning: run %" PRId64 " of %s "
+		fprintf(stderr, "nfscope %s: warning: run %" PRId64 " of %s "
 			"is incomplete (%s): the report covers the batches "
-			"committed so far\n", run->id, src->path,
+			"committed so far\n", who, run->id, src->path,
 			run->state[0] == 'f' ? "the recorder failed" :
 			"still recording, or the recorder was killed");
 	return 0;
@@ -290,7 +290,8 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 	}
 	for (i = 0; i < nsrc; i++) {
 		if (store_open(src[i].path, STORE_RDONLY, &s[i], err) < 0 ||
-		    read_run(s[i], &src[i], &runs[i], err) < 0)
+		    read_run(r->who ? r->who : "report", s[i], &src[i], &runs[i],
+			     err) < 0)
 			goto fail;
 		if (i == 0)
 			*run = runs[0];
@@ -348,7 +349,8 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 		rc = replay_merged(r, s, runs, nsrc, map, fn, err);
 fail:
 	if (rc < 0)
-		fprintf(stderr, "nfscope report: %s\n", err);
+		fprintf(stderr, "nfscope %s: %s\n", r->who ? r->who : "report",
+			err);
 	for (i = 0; s && i < nsrc; i++)
 		store_close(s[i]);
 	free(s);

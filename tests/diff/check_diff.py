@@ -164,6 +164,17 @@ def main():
         r = subprocess.run([nfscope] + args, capture_output=True, text=True)
         c.eq('%r exit status' % args, r.returncode, want)
         c.eq('%r says why' % args, bool(r.stderr.strip()), True)
+    # a database's error names the command that met it: diff, not report
+    db = os.path.join(work, 'one.db')
+    for f in (db, db + '-wal', db + '-shm'):
+        if os.path.exists(f):
+            os.unlink(f)
+    run(nfscope, 'record', '-r', b[0], '-w', db, '--quiet')
+    r = subprocess.run([nfscope, 'diff', db + ':9', b[0]],
+                       capture_output=True, text=True)
+    c.eq('a missing run: exit status', r.returncode, 1)
+    c.eq('a missing run: the message is diff\'s', r.stderr.startswith(
+        'nfscope diff: no run 9'), True)
     html = os.path.join(work, 'diff.html')
     run(nfscope, 'diff', '--html', html, a[0], b[0])
     page = open(html).read()
