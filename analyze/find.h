@@ -218,6 +218,8 @@ enum an_rx_cause {
 	AN_RX_NOREPLY, AN_RX_SLOW, AN_RX_LOST, AN_RX_FRAG, AN_RX_TCP,
 	AN_RX_LOST_REPLY, AN_RX_SHORT_TIMEOUT, AN_RX_NCAUSES
 };
+/* Their names in JSON keys (report --json's retrans_causes, diff). */
+extern const char *const an_rx_cause_keys[AN_RX_NCAUSES];
 /* f: the pair's vantage point and the server's usual latency so far
  * (NULL: unknown, no latency). */
 enum an_rx_cause an_retrans_cause(const struct an_find *f,

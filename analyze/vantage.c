@@ -231,6 +231,16 @@ static enum an_vantage vpair_vantage(const struct vpair *p)
 	return first ? AN_VP_SERVER : quick ? AN_VP_CLIENT : AN_VP_UNKNOWN;
 }
 
+const char *const an_rx_cause_keys[AN_RX_NCAUSES] = {
+	[AN_RX_NOREPLY] = "never_answered",
+	[AN_RX_SLOW] = "slow_server",
+	[AN_RX_LOST] = "lost_call_or_reply",
+	[AN_RX_FRAG] = "lost_ip_fragments",
+	[AN_RX_TCP] = "tcp_reconnect",
+	[AN_RX_LOST_REPLY] = "lost_reply",
+	[AN_RX_SHORT_TIMEOUT] = "client_timeout_under_usual_latency",
+};
+
 enum an_rx_cause an_retrans_cause(const struct an_find *f,
 				  const struct an_op *op)
 {

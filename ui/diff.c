@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const diff_cause_names[AN_RX_NCAUSES] = {
-	"never_answered", "slow_server", "lost_call_or_reply",
-	"lost_ip_fragments", "tcp_reconnect", "lost_reply",
-	"client_timeout_under_usual_latency"
-};
-
 /* One side: its report state, the stored run (a database) and model. */
 struct side {
 	struct rep r;
@@ -203,7 +197,7 @@ static void text_retrans(FILE *f, const struct an_diff *d)
 	for (c = 0; c < AN_RX_NCAUSES; c++)
 		if (a->cause[c] || b->cause[c])
 			fprintf(f, "cause %-30s %10" PRIu64 " %10" PRIu64 "\n",
-				diff_cause_names[c], a->cause[c], b->cause[c]);
+				an_rx_cause_keys[c], a->cause[c], b->cause[c]);
 }
 
 static void text_findings(FILE *f, const struct an_diff *d)
@@ -267,7 +261,7 @@ static void json_side(struct jw *w, const char *key, const char *name,
 	jw_dbl(w, "commits_per_write", t->commits_per_write, 4);
 	jw_obj(w, "retrans_causes");
 	for (c = 0; c < AN_RX_NCAUSES; c++)
-		jw_u64(w, diff_cause_names[c], t->cause[c]);
+		jw_u64(w, an_rx_cause_keys[c], t->cause[c]);
 	jw_end_obj(w);
 	jw_bool(w, "complete", t->complete);
 	jw_end_obj(w);

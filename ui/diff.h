@@ -19,8 +19,6 @@ struct diff_names {
 
 /* The page (diff_html.c): 0, or -1 if it could not be written. */
 int diff_html(FILE *f, const struct an_diff *d, const struct diff_names *n);
-/* Names of the retransmission causes (as report --json's keys). */
-extern const char *const diff_cause_names[AN_RX_NCAUSES];
 
 /* The `diff` subcommand; argv[0] is "diff".  Returns the exit status. */
 int ui_diff_main(int argc, char **argv);

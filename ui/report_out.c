@@ -133,12 +133,6 @@ static void j_sizes(struct jw *w, const char *key, const struct an_sizes *s)
 	jw_end_obj(w);
 }
 
-static const char *const rx_keys[AN_RX_NCAUSES] = {
-	"never_answered", "slow_server", "lost_call_or_reply",
-	"lost_ip_fragments", "tcp_reconnect", "lost_reply",
-	"client_timeout_under_usual_latency"
-};
-
 /* The pair's vantage point and retransmit causes, when it shows one. */
 static void j_vantage(struct jw *w, const struct an_model_pair *q)
 {
@@ -165,7 +159,7 @@ static void j_vantage(struct jw *w, const struct an_model_pair *q)
 	jw_u64(w, "resends_answered_at_once", v->quick);
 	jw_obj(w, "retrans_causes");
 	for (k = 0; k < AN_RX_NCAUSES; k++)
-		jw_u64(w, rx_keys[k], v->cause[k]);
+		jw_u64(w, an_rx_cause_keys[k], v->cause[k]);
 	jw_end_obj(w);
 	jw_end_obj(w);
 }
@@ -767,7 +761,7 @@ static void csv_vantage(const struct rep *r, const struct an_model *m)
 	      "client_ack_min_ms,replies_before_resend,"
 	      "resends_answered_at_once", r->out);
 	for (i = 0; i < AN_RX_NCAUSES; i++)
-		fprintf(r->out, ",%s", rx_keys[i]);
+		fprintf(r->out, ",%s", an_rx_cause_keys[i]);
 	fputc('\n', r->out);
 	for (k = 0; k < m->npairs; k++) {
 		const struct an_model_pair *q = &m->pairs[k];
