@@ -154,11 +154,15 @@ def truth_msgs(path):
 def check_filter(nfscope, pcap, truth, args, sel, what, errs):
     """sel(call message of the record) -> selected; the messages shown must
     be those calls and the replies to them."""
-    calls = {m['frame'] for m in truth if m.get('type') == 'call' and sel(m)}
-    want = calls | {m['frame'] for m in truth if m.get('type') == 'reply'
-                    and m.get('call_frame') in calls}
+    # by (frame, xid): one TCP segment may carry several records, and a
+    # reply's call is its call_frame and its xid
+    calls = {(m['frame'], m['xid']) for m in truth
+             if m.get('type') == 'call' and sel(m)}
+    want = calls | {(m['frame'], m['xid']) for m in truth
+                    if m.get('type') == 'reply' and
+                    (m.get('call_frame'), m['xid']) in calls}
     msgs, summ = dump_json(nfscope, pcap, *args)
-    got = {m['frame'] for m in msgs}
+    got = {(m['frame'], m['xid']) for m in msgs}
     if got != want or not want:
         errs.append('%s %s: %d messages shown, the record selects %d '
                     '(only shown %s, only selected %s)' %
@@ -210,7 +214,7 @@ def main():
                      '--server --op', errs)
         fhs = [m['args']['fh'] for m in t if m.get('type') == 'call'
                and 'fh' in m.get('args', {})]
-        fh = max(set(fhs), key=fhs.count)
+        fh = max(sorted(set(fhs)), key=fhs.count)	# ties: the same each run
         sel = lambda m: m.get('args', {}).get('fh') in (fh,) or \
             m.get('args', {}).get('to', {}).get('fh') == fh
         check_filter(nfscope, pcap, t, ['--fh', fh], sel, '--fh HEX', errs)
