@@ -618,7 +618,9 @@ def check_twin_targets(c, name, t, tw, twin_rep, full_rep, db):
     c.eq('%s: ops with a wrong procedure' % name, len(wrong), 0)
     c.eq('%s: ops stored twice (same xid)' % name, dup, 0)
     for what in ('calls', 'replies'):
-        want = tw['hidden_' + what]
+        # a call cut in its header (mark through procedure captured) is
+        # an operation nfscope names and counts, not a hidden record
+        want = tw['hidden_' + what] - (tw['calls_cut_in_header'] if what == 'calls' else 0)
         got = nf_hidden(rep, what)
         c.table.append(('%s: hidden %s (within 10%%)' % (name, what), got, want))
         c.ok('%s: hidden %s estimate' % (name, what), within(got, want),
