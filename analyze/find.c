@@ -97,7 +97,9 @@ void an_find_free(struct an_find *f)
 
 	if (f == NULL)
 		return;
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		free(f->subj[k].st);
 		an_slow_free(&f->subj[k]);
 		an_usual_free(&f->subj[k]);
@@ -184,7 +186,9 @@ size_t an_find_ongoing(const struct an_find *f, struct an_finding *out,
 	uint32_t k;
 	int d;
 
-	for (k = 0; k < AN_FIND_SUBJECTS && n < max; k++) {
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS && n < max;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		const struct subj *s = &f->subj[k];
 
 		if (!s->used)
@@ -299,6 +303,7 @@ static void noent_add(struct an_find *f, const struct an_op *op)
 			h = (h ^ (uint8_t)op->name[i]) * 1099511628211ull;
 	}
 	e = &f->noent[h % NOENT_SLOTS];
+	an_bit_set(f->noent_bits, (uint32_t)(h % NOENT_SLOTS));
 	if (!e->n || !cap_addr_eq(&e->client, &op->client) ||
 	    !fh_eq(&e->dir, &op->fh) || strncmp(e->name, op->name, nl) ||
 	    e->name[nl] != '\0') {
@@ -392,9 +397,9 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 {
 	uint32_t k;
 
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
-		if (!f->subj[k].used)
-			continue;
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		if (f->subj[k].started)
 			subj_flush(f, &f->subj[k]);
 		an_storm_finish(f, &f->subj[k]);

@@ -139,6 +139,7 @@ static struct subj *subj_get(struct an_find *f, const struct cap_addr *a,
 		if (!f->subj[i].used) {
 			memset(&f->subj[i], 0, sizeof(f->subj[i]));
 			f->subj[i].used = true;
+			an_bit_set(f->subj_bits, i);
 			f->subj[i].addr = *a;
 			f->subj[i].is_server = server;
 			break;

@@ -184,9 +184,37 @@ struct subj_memo {
 	uint32_t slot1;
 };
 
+/* Slots taken, one bit each (subjects, ENOENT slots, vantage pairs): the
+ * end-of-input scans and an_find_free walk the slots taken, in slot
+ * order, not every page of the tables. */
+#define AN_BITS(n) (((n) + 63) / 64)
+
+static inline void an_bit_set(uint64_t *b, uint32_t k)
+{
+	b[k / 64] |= 1ull << (k % 64);
+}
+
+/* The first slot at or after k whose bit is set; n if none. */
+static inline uint32_t an_bit_next(const uint64_t *b, uint32_t n, uint32_t k)
+{
+	while (k < n) {
+		uint64_t w = b[k / 64] >> (k % 64);
+
+		if (w != 0) {
+			k += (uint32_t)__builtin_ctzll(w);
+			return k < n ? k : n;
+		}
+		k = (k / 64 + 1) * 64;
+	}
+	return n;
+}
+
 struct an_find {
 	struct an_find_config cfg;
 	struct subj subj[AN_FIND_SUBJECTS];
+	uint64_t subj_bits[AN_BITS(AN_FIND_SUBJECTS)];
+	uint64_t noent_bits[AN_BITS(NOENT_SLOTS)];
+	uint64_t vp_bits[AN_BITS(AN_FIND_PAIRS)];
 	uint64_t subj_dropped;
 	struct subj_memo memo[SUBJ_MEMO];
 	struct reval *reval;

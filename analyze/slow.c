@@ -237,8 +237,10 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 		if (m < sizeof(o->evidence))
 			m += cheap_evidence(figs, s, o->evidence + m,
 					    sizeof(o->evidence) - m);
-		for (k = 0, shown = 0; k < AN_FIND_SUBJECTS &&
-		     m < sizeof(o->evidence); k++) {
+		for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0),
+		     shown = 0; k < AN_FIND_SUBJECTS &&
+		     m < sizeof(o->evidence);
+		     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 			const struct lat_view *v = view_in(&f->subj[k], &s->addr);
 
 			if (v != NULL)
@@ -252,7 +254,9 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 		return;
 	}
 	/* the server is quick, but a client waits (retransmissions) */
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		const struct lat_view *v = view_in(&f->subj[k], &s->addr);
 
 		if (v == NULL || v->n < f->cfg.slow_min ||
@@ -390,7 +394,9 @@ void an_slow_finish(struct an_find *f, const struct an_figs *figs)
 {
 	uint32_t k;
 
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		struct subj *s = &f->subj[k];
 
 		if (!s->used || !s->is_server || s->lat == NULL)

@@ -144,6 +144,7 @@ static struct vpair *vpair_get(struct an_find *f, const struct cap_addr *c,
 			if (!make)
 				return NULL;
 			p->used = true;
+			an_bit_set(f->vp_bits, (uint32_t)((h + k) % AN_FIND_PAIRS));
 			p->client = *c;
 			p->server = *s;
 			return p;
@@ -295,7 +296,9 @@ size_t an_find_handshake_list(const struct an_find *f,
 	size_t n = 0;
 	uint32_t k;
 
-	for (k = 0; k < AN_FIND_PAIRS && n < max; k++) {
+	for (k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, 0);
+	     k < AN_FIND_PAIRS && n < max;
+	     k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, k + 1)) {
 		const struct vpair *p = &f->vp[k];
 
 		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 && p->cli_n == 0))

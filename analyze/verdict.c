@@ -348,7 +348,8 @@ static void find_noent(struct an_find *f)
 	uint32_t k;
 	char a[64];
 
-	for (k = 0; k < NOENT_SLOTS; k++) {
+	for (k = an_bit_next(f->noent_bits, NOENT_SLOTS, 0); k < NOENT_SLOTS;
+	     k = an_bit_next(f->noent_bits, NOENT_SLOTS, k + 1)) {
 		const struct noent *e = &f->noent[k];
 
 		if (e->n < f->cfg.noent_repeat)
@@ -394,7 +395,8 @@ static void retrans_sum(const struct an_find *f, const struct subj *s,
 
 	memset(sum, 0, sizeof(*sum));
 	*vp = AN_VP_UNKNOWN;
-	for (k = 0; k < AN_FIND_PAIRS; k++) {
+	for (k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, 0); k < AN_FIND_PAIRS;
+	     k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, k + 1)) {
 		const struct vpair *p = &f->vp[k];
 		struct an_vantage_info v;
 		uint64_t n = 0;
@@ -421,7 +423,9 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 	uint32_t k;
 	char a[64];
 
-	for (k = 0; k < AN_FIND_SUBJECTS; k++) {
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
 		const struct subj *s = &f->subj[k];
 		struct an_finding *o;
 		struct an_vantage_info v;
