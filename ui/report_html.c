@@ -5,8 +5,9 @@
  * every incompleteness warning first (the text report's own lines), then
  * operations per second and p50/p99 latency over time per procedure, the
  * latency heat map, READ/WRITE sizes per client/server pair against the
- * server's limits with the verdict, retransmissions over time, the
- * findings' timeline with their evidence, and the procedure table.
+ * server's limits with the verdict, retransmissions over time by kind
+ * and retransmitted operations by likely cause, the findings' timeline
+ * with their evidence, and the procedure table.
  *
  * Every figure drawn carries its numbers (svg.h: data-* and <title>), and
  * each chart sits in a <figure> whose data-t0-ns is the time its x axis
@@ -465,6 +466,60 @@ static void sizes(FILE *f, const struct rep *r, const struct an_model *m)
 
 /* ----------------------------------------------------------- retrans -- */
 
+/* Retransmitted ops per interval, a line per cause that occurs (x: the
+ * intervals' times, t->n of them). */
+static int by_cause(FILE *f, const struct rep *r, const struct an_model *m,
+		    const struct tframe *t, const double *x)
+{
+	size_t n = t->n ? t->n : 1;
+	double *v = calloc(AN_RX_NCAUSES * n, sizeof(double)), top = 1;
+	struct svg_series s[AN_RX_NCAUSES];
+	uint32_t k, i, c, ns = 0;
+	uint64_t sum[AN_RX_NCAUSES] = { 0 };
+	char w[64];
+
+	if (v == NULL)
+		return -1;
+	for (k = 0; k < m->nheat; k++) {
+		i = (uint32_t)((m->heat[k].start_ns - t->t0_ns) / t->w_ns);
+		for (c = 0; c < AN_RX_NCAUSES; c++) {
+			v[c * n + i] = (double)m->heat[k].rx_cause[c];
+			sum[c] += m->heat[k].rx_cause[c];
+		}
+	}
+	for (c = 0; c < AN_RX_NCAUSES; c++)
+		if (sum[c]) {
+			s[ns] = (struct svg_series){ an_rx_cause_names[c], x,
+						     v + c * n, t->n };
+			top = max_of(s[ns++].y, t->n, top);
+		}
+	if (m->rx_dropped)
+		fprintf(f, "<pre class=\"warn\">INCOMPLETE: %" PRIu64 " "
+			"retransmitted operations left out of the causes over "
+			"time (a budget): those counts are too low</pre>\n",
+			m->rx_dropped);
+	if (ns == 0) {
+		fputs("<p id=\"retrans-cause-none\">no retransmitted operation "
+		      "to give a cause of</p>\n", f);
+		free(v);
+		return 0;
+	}
+	snprintf(w, sizeof(w), "ops per %.3f s interval", (double)t->w_ns / 1e9);
+	struct svg_plot p = plot_of(r, t, "retrans-cause", "Retransmitted "
+				    "operations over time by likely cause (at "
+				    "each pair's vantage point)");
+
+	p.y = (struct svg_axis){ 0, top * 1.1, false, false, false, w };
+	p.unit = "ops";
+	p.digits = 0;
+	figure_open(f, t);
+	svg_lines(f, &p, s, ns);
+	fputs("</figure>\n", f);
+	free(v);
+	return 0;
+}
+
+
 static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 		   const struct tframe *t)
 {
@@ -505,6 +560,10 @@ static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 	figure_open(f, t);
 	svg_lines(f, &p, s, 3);
 	fputs("</figure>\n", f);
+	if (by_cause(f, r, m, t, v) < 0) {
+		free(v);
+		return -1;
+	}
 	for (k = 0; k < m->npairs; k++)
 		if (m->pairs[k].has_vantage) {
 			char c[64], sv[64];
