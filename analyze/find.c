@@ -320,8 +320,8 @@ static void noent_add(struct an_find *f, const struct an_op *op)
 	e->last_ns = op->first_call_ns;
 }
 
-static void retrans_add(struct an_find *f, struct subj *s,
-			const struct an_op *op)
+static int32_t retrans_add(struct an_find *f, struct subj *s,
+			   const struct an_op *op)
 {
 	int64_t ivl = op->retrans_ivl_first_ns;
 
@@ -336,7 +336,7 @@ static void retrans_add(struct an_find *f, struct subj *s,
 	s->ivl_sum += (double)ivl;
 	s->rx_ops++;
 	s->rx += op->retrans;
-	an_vantage_retrans(f, op);
+	return an_vantage_retrans(f, op);
 }
 
 /* The storm count of an NFS op (C_*), or -1. */
@@ -356,20 +356,13 @@ static int storm_kind(const struct an_op *op)
 	return -1;
 }
 
-void an_find_add(struct an_find *f, const struct an_op *op)
+/* An answered NFS op's server side: latency, errors, NOENT repeats (d:
+ * its storm count, C_*, or -1; c: its client's subject or NULL). */
+static void answered_add(struct an_find *f, struct subj *c,
+			 const struct an_op *op, int d)
 {
-	struct subj *c, *s;
-	int d = storm_kind(op);
+	struct subj *s;
 
-	c = an_find_subj(f, &op->client, false, true);
-	if (c != NULL) {
-		c->ops++;
-		an_storm_count(f, c, op->first_call_ns, d);
-		if (op->retrans)
-			retrans_add(f, c, op);
-	}
-	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
-		reval_add(f, op);
 	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3) ||
 	    !(op->flags & AN_OP_ANSWERED))
 		return;
@@ -390,6 +383,25 @@ void an_find_add(struct an_find *f, const struct an_op *op)
 	    op->status == NFS3ERR_NOSPC ? D_NOSPC : -1;
 	if (d >= 0 && s != NULL)
 		subj_count(f, s, op->first_call_ns / 1000000000, d);
+}
+
+int32_t an_find_add(struct an_find *f, const struct an_op *op)
+{
+	struct subj *c;
+	int d = storm_kind(op);
+	int32_t rx = -1;
+
+	c = an_find_subj(f, &op->client, false, true);
+	if (c != NULL) {
+		c->ops++;
+		an_storm_count(f, c, op->first_call_ns, d);
+		if (op->retrans)
+			rx = retrans_add(f, c, op);
+	}
+	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
+		reval_add(f, op);
+	answered_add(f, c, op, d);
+	return rx;
 }
 
 void an_find_finish(struct an_find *f, const struct an_figs *figs,

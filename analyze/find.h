@@ -146,7 +146,9 @@ struct an_find;
 
 struct an_find *an_find_new(const struct an_find_config *cfg);
 void an_find_free(struct an_find *f);
-void an_find_add(struct an_find *f, const struct an_op *op);
+/* Returns the op's rx key when it was counted in its pair's retransmit
+ * causes (an_find_rx_cause), else -1. */
+int32_t an_find_add(struct an_find *f, const struct an_op *op);
 /* End of input: close open runs and add the findings that come from the
  * figures (sizes, sync exports, restarts, COMMIT ratio, retransmits).
  * ipfrag_incomplete is from struct cap_stats. */
@@ -218,12 +220,20 @@ enum an_rx_cause {
 	AN_RX_NOREPLY, AN_RX_SLOW, AN_RX_LOST, AN_RX_FRAG, AN_RX_TCP,
 	AN_RX_LOST_REPLY, AN_RX_SHORT_TIMEOUT, AN_RX_NCAUSES
 };
-/* Their names in JSON keys (report --json's retrans_causes, diff). */
+/* Their names in JSON keys (report --json's retrans_causes, diff), and
+ * in the retransmits finding's words (report --html). */
 extern const char *const an_rx_cause_keys[AN_RX_NCAUSES];
+extern const char *const an_rx_cause_names[AN_RX_NCAUSES];
 /* f: the pair's vantage point and the server's usual latency so far
  * (NULL: unknown, no latency). */
 enum an_rx_cause an_retrans_cause(const struct an_find *f,
 				  const struct an_op *op);
+
+/* The cause of a retransmitted op from its rx key (an_find_add's answer:
+ * its pair and the fact that decides it), at the pair's vantage point as
+ * it stands: final once the input has ended, and then the one
+ * an_find_vantage's cause[] counts the op under. */
+enum an_rx_cause an_find_rx_cause(const struct an_find *f, int32_t rx_key);
 
 /* The facts that decide a cause (counts per rule in the evidence). */
 enum rx_fact {

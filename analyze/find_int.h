@@ -263,9 +263,10 @@ const char *an_find_astr(const struct cap_addr *a, char *b);
  * new (NULL when the table is full or, without make, a is unknown). */
 struct subj *an_find_subj(struct an_find *f, const struct cap_addr *a,
 			  bool server, bool make);
-/* vantage.c: count a retransmitted op in its pair; a server's answered
- * op in its usual latency; free that. */
-void an_vantage_retrans(struct an_find *f, const struct an_op *op);
+/* vantage.c: count a retransmitted op in its pair (its rx key, or -1
+ * when the pair table is full); a server's answered op in its usual
+ * latency; free that. */
+int32_t an_vantage_retrans(struct an_find *f, const struct an_op *op);
 void an_usual_add(struct subj *s, const struct an_op *op);
 void an_usual_free(struct subj *s);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit

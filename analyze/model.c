@@ -405,6 +405,33 @@ static void heat_columns(struct an_model *m)
 	m->nheat = n;
 }
 
+/* Each column's retransmitted ops per cause, from the series' rx cells
+ * (merged to the columns' width). */
+static void rx_columns(struct an_model *m)
+{
+	const struct an_series *s = m->in.series;
+	uint32_t k, lo, hi, mid;
+
+	m->rx_dropped = an_series_rx_dropped(s);
+	for (k = 0; k < an_series_nrx(s); k++) {
+		const struct an_series_rx *x = an_series_rx(s, k);
+		int64_t st = an_bucket_start(x->start_ns, m->series_width_ns);
+
+		for (lo = 0, hi = m->nheat; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (m->heat[mid].start_ns < st)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nheat && m->heat[lo].start_ns == st)
+			m->heat[lo].rx_cause[an_find_rx_cause(m->in.find,
+							      x->rx_key)] += x->ops;
+		else
+			m->rx_dropped += x->ops;
+	}
+}
+
 static int build_series(struct an_model *m)
 {
 	const struct an_series *s = m->in.series;
@@ -443,6 +470,7 @@ static int build_series(struct an_model *m)
 	}
 	m->nseries = m->nheat = n;
 	heat_columns(m);
+	rx_columns(m);
 	hist_init(&none);
 	for (c = 0; c < AN_MODEL_HEAT_ROWS; c++) {
 		hist_range_count(&none, c, &lo, &hi);

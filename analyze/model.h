@@ -114,12 +114,15 @@ struct an_model_series {
  * and for the latency heat map its answered ops per latency range, the
  * histograms' power-of-two ranges (hist.h's hist_range_count): row c from
  * edge_ms[c] to edge_ms[c + 1].  Row 0 (below 128 ns) starts at 64 ns, so
- * a log axis can show it. */
+ * a log axis can show it.  rx_cause: its retransmitted ops per cause
+ * (find.h's an_rx_cause, at the pairs' vantage points: over the columns
+ * they add up to the pairs' vantage.cause[]). */
 #define AN_MODEL_HEAT_ROWS HIST_NCHUNK
 struct an_model_heat {
 	int64_t start_ns;
 	struct an_sums sums;
 	uint64_t count[AN_MODEL_HEAT_ROWS];
+	uint64_t rx_cause[AN_RX_NCAUSES];
 };
 
 /* What to build beyond the totals, pairs, servers and findings. */
@@ -186,6 +189,8 @@ struct an_model {
 	uint32_t nheat;
 	double heat_edge_ms[AN_MODEL_HEAT_ROWS + 1];
 	uint64_t series_dropped;
+	uint64_t rx_dropped;		/* retransmitted ops in no column's
+					   rx_cause (a budget) */
 };
 
 /* Returns 0, or -1 when out of memory (m is then finished). */

@@ -11,6 +11,7 @@
  * procedure, in quarter-octave buckets, for the "client timeout shorter
  * than the server's usual latency" rule.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,17 @@ const char *const an_rx_cause_keys[AN_RX_NCAUSES] = {
 	[AN_RX_SHORT_TIMEOUT] = "client_timeout_under_usual_latency",
 };
 
+const char *const an_rx_cause_names[AN_RX_NCAUSES] = {
+	[AN_RX_NOREPLY] = "never answered",
+	[AN_RX_SLOW] = "slow server",
+	[AN_RX_LOST] = "lost call or reply",
+	[AN_RX_FRAG] = "lost IP fragments",
+	[AN_RX_TCP] = "TCP reconnect",
+	[AN_RX_LOST_REPLY] = "lost reply",
+	[AN_RX_SHORT_TIMEOUT] = "client timeout under the server's usual "
+				"latency",
+};
+
 enum an_rx_cause an_retrans_cause(const struct an_find *f,
 				  const struct an_op *op)
 {
@@ -256,15 +268,32 @@ enum an_rx_cause an_retrans_cause(const struct an_find *f,
 	return fact_cause(x, short_to, p ? vpair_vantage(p) : AN_VP_UNKNOWN);
 }
 
-void an_vantage_retrans(struct an_find *f, const struct an_op *op)
+/* An rx key: the pair's slot in f->vp, the fact and short_to. */
+#define RX_KEYS_PER_PAIR (2 * RX_F_N)
+
+int32_t an_vantage_retrans(struct an_find *f, const struct an_op *op)
 {
 	struct vpair *p = vpair_get(f, &op->client, &op->server, true);
 	const struct subj *s = an_find_subj(f, &op->server, true, false);
 	bool short_to;
 	enum rx_fact x = op_fact(op, usual_ns(s, op), &short_to);
 
-	if (p != NULL)
-		p->fact[x][short_to]++;
+	if (p == NULL)
+		return -1;
+	p->fact[x][short_to]++;
+	return (int32_t)(p - f->vp) * RX_KEYS_PER_PAIR + 2 * (int32_t)x +
+	       short_to;
+}
+
+enum an_rx_cause an_find_rx_cause(const struct an_find *f, int32_t rx_key)
+{
+	const struct vpair *p;
+	int32_t k = rx_key % RX_KEYS_PER_PAIR;
+
+	assert(rx_key >= 0 && rx_key < AN_FIND_PAIRS * RX_KEYS_PER_PAIR);
+	p = &f->vp[rx_key / RX_KEYS_PER_PAIR];
+	assert(p->used && p->fact[k / 2][k % 2] > 0);
+	return fact_cause((enum rx_fact)(k / 2), k % 2, vpair_vantage(p));
 }
 
 void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,

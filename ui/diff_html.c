@@ -1,20 +1,13 @@
 /* diff_html.c - `nfscope diff --html OUT`: one self-contained page (inline
  * CSS and SVG, no script): the verdict, the procedures' table and the
- * READ/WRITE sizes of both sides as bars (svg.h).  Only formats what
- * analyze/diff.c computed.  See diff.h. */
+ * READ/WRITE sizes of both sides as bars (svg.h), in the pages' one frame
+ * (html.h).  Only formats what analyze/diff.c computed.  See diff.h. */
 #include "ui/diff.h"
+#include "ui/html.h"
 #include "ui/svg.h"
 
 #include <inttypes.h>
 #include <math.h>
-
-static void cell_pct(FILE *f, double pct)
-{
-	if (isnan(pct))
-		fputs("<td>-</td>", f);
-	else
-		fprintf(f, "<td>%+.0f%%</td>", pct);
-}
 
 static void html_procs(FILE *f, const struct an_diff *d)
 {
@@ -36,13 +29,16 @@ static void html_procs(FILE *f, const struct an_diff *d)
 			an_model_proc_name(x->prog, x->vers, x->proc, name,
 					   sizeof(name)),
 			x->a.calls, x->b.calls, x->a.ops_per_s, x->b.ops_per_s);
-		cell_pct(f, x->d_ops_pct);
-		fprintf(f, "<td>%.3f</td><td>%.3f</td>", x->a.p50_ms, x->b.p50_ms);
-		cell_pct(f, x->d_p50_pct);
-		fprintf(f, "<td>%.3f</td><td>%.3f</td>", x->a.p95_ms, x->b.p95_ms);
-		cell_pct(f, x->d_p95_pct);
-		fprintf(f, "<td>%.3f</td><td>%.3f</td>", x->a.p99_ms, x->b.p99_ms);
-		cell_pct(f, x->d_p99_pct);
+		html_td_pct(f, x->d_ops_pct);
+		html_td(f, 3, x->a.p50_ms);
+		html_td(f, 3, x->b.p50_ms);
+		html_td_pct(f, x->d_p50_pct);
+		html_td(f, 3, x->a.p95_ms);
+		html_td(f, 3, x->b.p95_ms);
+		html_td_pct(f, x->d_p95_pct);
+		html_td(f, 3, x->a.p99_ms);
+		html_td(f, 3, x->b.p99_ms);
+		html_td_pct(f, x->d_p99_pct);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -84,19 +80,15 @@ int diff_html(FILE *f, const struct an_diff *d, const struct diff_names *n)
 {
 	size_t k;
 
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/>"
-	      "<title>nfscope diff</title><style>body{font-family:sans-serif;"
-	      "margin:1em}table{border-collapse:collapse}td,th{border:1px "
-	      "solid #ccc;padding:2px 6px;text-align:right}td:first-child"
-	      "{text-align:left}</style></head><body>\n<h1>nfscope diff</h1>"
-	      "\n<p>A (before): ", f);
-	svg_text(f, n->a);
+	html_open(f, HTML_DIFF, "nfscope diff", NULL);
+	fputs("<p>A (before): ", f);
+	html_text(f, n->a);
 	fprintf(f, ", %" PRIu64 " operations, %.1f ops/s<br/>B (after): ",
 		d->ta.ops, d->ta.ops_per_s);
-	svg_text(f, n->b);
+	html_text(f, n->b);
 	fprintf(f, ", %" PRIu64 " operations, %.1f ops/s</p>\n<p id=\"verdict\">"
 		"<b>", d->tb.ops, d->tb.ops_per_s);
-	svg_text(f, d->verdict);
+	html_text(f, d->verdict);
 	fputs("</b></p>\n", f);
 	html_procs(f, d);
 	fputs("<h2>Sizes</h2>\n", f);
@@ -113,9 +105,10 @@ int diff_html(FILE *f, const struct an_diff *d, const struct diff_names *n)
 		fprintf(f, "<li>%s %s: ", d->findings[k].appears ?
 			"appears" : "disappears",
 			an_find_kind_name(d->findings[k].f->kind));
-		svg_text(f, d->findings[k].f->evidence);
+		html_text(f, d->findings[k].f->evidence);
 		fputs("</li>\n", f);
 	}
-	fputs("</ul></body></html>\n", f);
+	fputs("</ul>", f);
+	html_close(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -21,11 +21,12 @@
 static void on_op_sums(void *user, const struct an_op *op)
 {
 	struct rep *r = user;
+	int32_t rx;
 
 	an_figs_push(r->figs, op);
-	an_find_add(r->find, op);
+	rx = an_find_add(r->find, op);
 	if (r->series)
-		an_series_add(r->series, op);
+		an_series_add(r->series, op, rx);
 	if (r->every)
 		rep_every_add(r, op);
 	if (r->ev)

@@ -5,8 +5,10 @@
  * every incompleteness warning first (the text report's own lines), then
  * operations per second and p50/p99 latency over time per procedure, the
  * latency heat map, READ/WRITE sizes per client/server pair against the
- * server's limits with the verdict, retransmissions over time, the
- * findings' timeline with their evidence, and the procedure table.
+ * server's limits with the verdict, retransmissions over time by kind
+ * and retransmitted operations by likely cause, the findings' timeline
+ * with their evidence, and the procedure table.  The page's frame (head,
+ * CSS, escaping) is html.h's.
  *
  * Every figure drawn carries its numbers (svg.h: data-* and <title>), and
  * each chart sits in a <figure> whose data-t0-ns is the time its x axis
@@ -14,7 +16,7 @@
  * --json.  Allocation: a few arrays per page, after the capture.
  */
 #include "ui/report.h"
-#include "ui/esc.h"
+#include "ui/html.h"
 #include "ui/svg.h"
 
 #include <inttypes.h>
@@ -24,55 +26,6 @@
 
 #define PROCS_DRAWN 10		/* procedures in the line charts (most calls) */
 #define CHART_W 1100
-
-static const char css[] =
-	"body{font-family:sans-serif;margin:1.5em;max-width:1150px;color:#222}"
-	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;"
-	"margin-top:1.6em}pre{background:#f6f6f6;padding:.6em;"
-	"white-space:pre-wrap;font-size:12px}"
-	"pre.warn{background:#fff3e0;border-left:4px solid #e6550d}"
-	"p.ok{color:#2ca02c}figure{margin:.6em 0}"
-	"table{border-collapse:collapse;font-size:12px}"
-	"td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
-	"td:first-child,th:first-child{text-align:left}"
-	"p.verdict{margin:.2em 0 1em 0}li{margin-bottom:.5em}"
-	"figure.size{display:inline-block;vertical-align:top;width:550px;"
-	"margin:0 .5em 0 0}";
-
-/* Text of a text-report section (written by fn into memory) as a <pre>,
- * escaped; nothing if fn wrote nothing. */
-static int html_pre(FILE *f, const char *cls, const char *id,
-		    void (*fn)(FILE *, const void *, const void *),
-		    const void *a, const void *b)
-{
-	char *buf = NULL, *line, *nl;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-
-	if (m == NULL)
-		return -1;
-	fn(m, a, b);
-	if (fclose(m) != 0) {
-		free(buf);
-		return -1;
-	}
-	for (line = buf; *line == '\n'; line++)
-		;			/* a section's blank line above it */
-	if (*line) {
-		fprintf(f, "<pre class=\"%s\" id=\"%s\">", cls, id);
-		for (; *line; line = nl + 1) {
-			if ((nl = strchr(line, '\n')) == NULL)
-				nl = line + strlen(line) - 1;
-			else
-				*nl = '\0';
-			svg_text(f, line);
-			fputc('\n', f);
-		}
-		fputs("</pre>\n", f);
-	}
-	free(buf);
-	return 0;
-}
 
 static void incomplete_fn(FILE *f, const void *a, const void *b)
 {
@@ -95,13 +48,8 @@ static void head(FILE *f, const struct rep *r, const struct an_model *m)
 	const struct an_figs_totals *t = m->totals;
 	char t0[48], t1[48], z[64];
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<title>nfscope report: ", f);
-	svg_text(f, r->source);
-	fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n"
-		"<h1>nfscope report: ", css);
-	svg_text(f, r->source);
-	fprintf(f, "</h1>\n<p id=\"summary\">%" PRIu64 " packets over %.3f s",
+	html_open(f, HTML_REPORT, "nfscope report", r->source);
+	fprintf(f, "<p id=\"summary\">%" PRIu64 " packets over %.3f s",
 		m->in.cs->packets, m->duration_s);
 	if (r->first_ns)
 		fprintf(f, " from %s to %s (%s)",
@@ -442,7 +390,7 @@ static void size_chart(FILE *f, const struct rep *r, uint32_t pair,
 	fputs("<figure class=\"size\">\n", f);
 	svg_bars(f, &p, b, sz->nsizes, mk, nm);
 	fprintf(f, "<p class=\"verdict\" id=\"%s-verdict\">", id);
-	svg_text(f, write ? q->write_verdict : q->read_verdict);
+	html_text(f, write ? q->write_verdict : q->read_verdict);
 	fputs("</p>\n</figure>\n", f);
 }
 
@@ -464,6 +412,59 @@ static void sizes(FILE *f, const struct rep *r, const struct an_model *m)
 }
 
 /* ----------------------------------------------------------- retrans -- */
+
+/* Retransmitted ops per interval, a line per cause that occurs (x: the
+ * intervals' times, t->n of them). */
+static int by_cause(FILE *f, const struct rep *r, const struct an_model *m,
+		    const struct tframe *t, const double *x)
+{
+	size_t n = t->n ? t->n : 1;
+	double *v = calloc(AN_RX_NCAUSES * n, sizeof(double)), top = 1;
+	struct svg_series s[AN_RX_NCAUSES];
+	uint32_t k, i, c, ns = 0;
+	uint64_t sum[AN_RX_NCAUSES] = { 0 };
+	char w[64];
+
+	if (v == NULL)
+		return -1;
+	for (k = 0; k < m->nheat; k++) {
+		i = (uint32_t)((m->heat[k].start_ns - t->t0_ns) / t->w_ns);
+		for (c = 0; c < AN_RX_NCAUSES; c++) {
+			v[c * n + i] = (double)m->heat[k].rx_cause[c];
+			sum[c] += m->heat[k].rx_cause[c];
+		}
+	}
+	for (c = 0; c < AN_RX_NCAUSES; c++)
+		if (sum[c]) {
+			s[ns] = (struct svg_series){ an_rx_cause_names[c], x,
+						     v + c * n, t->n };
+			top = max_of(s[ns++].y, t->n, top);
+		}
+	if (m->rx_dropped)
+		fprintf(f, "<pre class=\"warn\">INCOMPLETE: %" PRIu64 " "
+			"retransmitted operations left out of the causes over "
+			"time (a budget): those counts are too low</pre>\n",
+			m->rx_dropped);
+	if (ns == 0) {
+		fputs("<p id=\"retrans-cause-none\">no retransmitted operation "
+		      "to give a cause of</p>\n", f);
+		free(v);
+		return 0;
+	}
+	snprintf(w, sizeof(w), "ops per %.3f s interval", (double)t->w_ns / 1e9);
+	struct svg_plot p = plot_of(r, t, "retrans-cause", "Retransmitted "
+				    "operations over time by likely cause (at "
+				    "each pair's vantage point)");
+
+	p.y = (struct svg_axis){ 0, top * 1.1, false, false, false, w };
+	p.unit = "ops";
+	p.digits = 0;
+	figure_open(f, t);
+	svg_lines(f, &p, s, ns);
+	fputs("</figure>\n", f);
+	free(v);
+	return 0;
+}
 
 static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 		   const struct tframe *t)
@@ -505,6 +506,10 @@ static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 	figure_open(f, t);
 	svg_lines(f, &p, s, 3);
 	fputs("</figure>\n", f);
+	if (by_cause(f, r, m, t, v) < 0) {
+		free(v);
+		return -1;
+	}
 	for (k = 0; k < m->npairs; k++)
 		if (m->pairs[k].has_vantage) {
 			char c[64], sv[64];
@@ -514,7 +519,7 @@ static int retrans(FILE *f, const struct rep *r, const struct an_model *m,
 					     sizeof(c)),
 				cap_addr_str(&m->pairs[k].pair->server, sv,
 					     sizeof(sv)));
-			svg_text(f, m->pairs[k].vantage_text);
+			html_text(f, m->pairs[k].vantage_text);
 			fputs("</p>\n", f);
 		}
 	fputs("</section>\n", f);
@@ -559,9 +564,9 @@ static int findings(FILE *f, const struct rep *r, const struct an_model *m,
 
 		fprintf(f, "<li><b>[%s]</b> ", an_find_kind_name(fd->kind));
 		ui_time_text(fd->evidence, r->tmode, ev, sizeof(ev));
-		svg_text(f, ev);
+		html_text(f, ev);
 		fputs("<br/><i>", f);
-		svg_text(f, fd->meaning);
+		html_text(f, fd->meaning);
 		fputs("</i></li>\n", f);
 	}
 	fputs("</ol>\n</section>\n", f);
@@ -570,11 +575,6 @@ static int findings(FILE *f, const struct rep *r, const struct an_model *m,
 }
 
 /* ------------------------------------------------------------- table -- */
-
-static void td_ms(FILE *f, double v)
-{
-	fprintf(f, "<td>%.3f</td>", v);
-}
 
 static void table(FILE *f, const struct an_model *m)
 {
@@ -594,11 +594,11 @@ static void table(FILE *f, const struct an_model *m)
 						      row->proc, b, sizeof(b));
 
 		fputs("<tr data-procedure=\"", f);
-		svg_text(f, name);
+		html_text(f, name);
 		fprintf(f, "\" data-calls=\"%" PRIu64 "\" data-errors=\"%" PRIu64
 			"\" data-p50=\"%.17g\" data-p99=\"%.17g\"><td>", row->calls,
 			row->errors, w->lat.p50_ms, w->lat.p99_ms);
-		svg_text(f, name);
+		html_text(f, name);
 		fprintf(f, "</td><td>%" PRIu64 "</td><td>%.1f</td><td>%" PRIu64
 			"</td>", row->calls, w->ops_per_s, row->errors);
 		if (w->has_data)
@@ -607,13 +607,13 @@ static void table(FILE *f, const struct an_model *m)
 		else
 			fputs("<td>-</td><td>-</td>", f);
 		fprintf(f, "<td>%.1f</td>", w->retrans_pct);
-		td_ms(f, w->lat.min_ms);
-		td_ms(f, w->lat.avg_ms);
-		td_ms(f, w->lat.max_ms);
-		td_ms(f, w->lat.p50_ms);
-		td_ms(f, w->lat.p95_ms);
-		td_ms(f, w->lat.p99_ms);
-		td_ms(f, w->lat.p99_9_ms);
+		html_td(f, 3, w->lat.min_ms);
+		html_td(f, 3, w->lat.avg_ms);
+		html_td(f, 3, w->lat.max_ms);
+		html_td(f, 3, w->lat.p50_ms);
+		html_td(f, 3, w->lat.p95_ms);
+		html_td(f, 3, w->lat.p99_ms);
+		html_td(f, 3, w->lat.p99_9_ms);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n</section>\n", f);
@@ -633,7 +633,7 @@ static int page(FILE *f, const struct rep *r, const struct an_model *m)
 	if (retrans(f, r, m, &t) < 0 || findings(f, r, m, &t) < 0)
 		return -1;
 	table(f, m);
-	fputs("</body></html>\n", f);
+	html_close(f);
 	return 0;
 }
 

@@ -495,6 +495,31 @@ static void j_series(struct jw *w, const struct an_model *m)
 	jw_u64(w, "interval_procedures_dropped", m->series_dropped);
 }
 
+/* Retransmitted ops per cause in the intervals that have any (--interval;
+ * model.h's rx_cause). */
+static void j_series_causes(struct jw *w, const struct an_model *m)
+{
+	uint32_t k, c;
+	uint64_t n;
+
+	jw_arr(w, "interval_retrans_causes");
+	for (k = 0; k < m->nheat; k++) {
+		const struct an_model_heat *h = &m->heat[k];
+
+		for (c = 0, n = 0; c < AN_RX_NCAUSES; c++)
+			n += h->rx_cause[c];
+		if (n == 0)
+			continue;
+		jw_obj(w, NULL);
+		j_time(w, "start", h->start_ns);
+		for (c = 0; c < AN_RX_NCAUSES; c++)
+			jw_u64(w, an_rx_cause_keys[c], h->rx_cause[c]);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	jw_u64(w, "interval_retrans_causes_dropped", m->rx_dropped);
+}
+
 int rep_json(const struct rep *r)
 {
 	const struct an_figs_totals *t;
@@ -536,6 +561,7 @@ int rep_json(const struct rep *r)
 	if (r->interval_ns) {
 		j_intervals(&w, &m);
 		j_series(&w, &m);
+		j_series_causes(&w, &m);
 	}
 	jw_end_obj(&w);
 	jw_newline(&w);

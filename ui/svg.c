@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ui/esc.h"
+#include "ui/html.h"
 
 #define ML 64			/* margins: left, right, top, bottom */
 #define MR 16
@@ -17,30 +17,6 @@ static const char *const palette[] = {
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 };
 #define NPAL (sizeof(palette) / sizeof(palette[0]))
-
-void svg_text(FILE *f, const char *s)
-{
-	char in[256], b[4 * sizeof(in) + 1];
-	const char *p;
-	size_t n;
-
-	/* in pieces: escaping is byte by byte, so no cut shows */
-	for (; s && *s; s += n) {
-		n = strnlen(s, sizeof(in) - 1);
-		memcpy(in, s, n);
-		in[n] = '\0';
-		ui_esc_str(b, sizeof(b), in, NULL);
-		for (p = b; *p; p++) {
-			switch (*p) {
-			case '&': fputs("&amp;", f); break;
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '"': fputs("&quot;", f); break;
-			default: fputc(*p, f);
-			}
-		}
-	}
-}
 
 /* Where v falls on axis a, from pixel p0 (lo) to p1 (hi). */
 static double at(const struct svg_axis *a, double v, double p0, double p1)
@@ -188,10 +164,10 @@ static void frame(FILE *f, const struct box *b)
 	if (p->id)
 		fprintf(f, " id=\"%s\"", p->id);
 	fputs("><title>", f);
-	svg_text(f, p->title);
+	html_text(f, p->title);
 	fputs("</title>\n<text x=\"4\" y=\"16\" font-size=\"13\" "
 	      "font-weight=\"bold\">", f);
-	svg_text(f, p->title);
+	html_text(f, p->title);
 	fprintf(f, "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 		"fill=\"none\" stroke=\"#999\"/>\n", b->x0, b->y1,
 		b->x1 - b->x0, b->y0 - b->y1);
@@ -211,7 +187,7 @@ static void frame(FILE *f, const struct box *b)
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 		(b->x0 + b->x1) / 2.0, p->h - 6);
-	svg_text(f, p->x.label);
+	html_text(f, p->x.label);
 	fputs("</text>\n", f);
 	if (!(b->y.hi > b->y.lo))
 		return;
@@ -228,7 +204,7 @@ static void frame(FILE *f, const struct box *b)
 	}
 	fprintf(f, "<text transform=\"translate(12 %.1f) rotate(-90)\" "
 		"text-anchor=\"middle\">", (b->y0 + b->y1) / 2.0);
-	svg_text(f, b->y.label);
+	html_text(f, b->y.label);
 	fputs("</text>\n", f);
 }
 
@@ -266,10 +242,10 @@ void svg_lines(FILE *f, const struct svg_plot *p, const struct svg_series *s,
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
 				"fill=\"%s\" data-series=\"", xpix(&b, s[k].x[i]),
 				ypix(&b, s[k].y[i]), c);
-			svg_text(f, s[k].name);
+			html_text(f, s[k].name);
 			fprintf(f, "\" data-x=\"%.17g\" data-y=\"%.17g\">"
 				"<title>", s[k].x[i], s[k].y[i]);
-			svg_text(f, s[k].name);
+			html_text(f, s[k].name);
 			fputs(" at ", f);
 			title_x(f, p, s[k].x[i]);
 			fprintf(f, ": %.*f %s</title></circle>\n", p->digits,
@@ -279,7 +255,7 @@ void svg_lines(FILE *f, const struct svg_plot *p, const struct svg_series *s,
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" "
 			"fill=\"%s\"/><text x=\"%d\" y=\"%d\">", b.x1 + 8,
 			b.y1 + (int)k * 14, c, b.x1 + 22, b.y1 + 9 + (int)k * 14);
-		svg_text(f, s[k].name);
+		html_text(f, s[k].name);
 		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);
@@ -328,7 +304,7 @@ void svg_heatmap(FILE *f, const struct svg_plot *p, const struct svg_heat *h)
 			title_x(f, p, h->x_edge[i]);
 			fprintf(f, ", %g to %g: %llu ", h->y_edge[j],
 				h->y_edge[j + 1], (unsigned long long)c);
-			svg_text(f, h->what);
+			html_text(f, h->what);
 			fputs("</title></rect>\n", f);
 		}
 	fputs("</svg>\n", f);
@@ -347,10 +323,10 @@ void svg_bars(FILE *f, const struct svg_plot *p, const struct svg_bar *bar,
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" "
 			"height=\"%.1f\" fill=\"%s\" data-label=\"", x - 4, y,
 			b.y0 - y > 0.5 ? b.y0 - y : 0.5, palette[0]);
-		svg_text(f, bar[i].label);
+		html_text(f, bar[i].label);
 		fprintf(f, "\" data-at=\"%.17g\" data-value=\"%.17g\"><title>",
 			bar[i].at, bar[i].value);
-		svg_text(f, bar[i].label);
+		html_text(f, bar[i].label);
 		fprintf(f, ": %.*f %s</title></rect>\n", p->digits,
 			bar[i].value, p->unit ? p->unit : "");
 	}
@@ -360,12 +336,12 @@ void svg_bars(FILE *f, const struct svg_plot *p, const struct svg_bar *bar,
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 			"stroke=\"#d62728\" stroke-dasharray=\"4 3\" "
 			"data-mark=\"%.17g\"><title>", x, b.y1, x, b.y0, m[i].at);
-		svg_text(f, m[i].label);
+		html_text(f, m[i].label);
 		fprintf(f, "</title></line>\n<text x=\"%.1f\" y=\"%d\" "
 			"fill=\"#d62728\" text-anchor=\"%s\">", x > p->w - 80 ?
 			x - 3 : x + 3, b.y1 + 10 + (int)i * 12,
 			x > p->w - 80 ? "end" : "start");
-		svg_text(f, m[i].label);
+		html_text(f, m[i].label);
 		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);
@@ -390,18 +366,18 @@ void svg_timeline(FILE *f, const struct svg_plot *p, const struct svg_span *s,
 			"data-to=\"%.17g\"><title>", x0, y + row * 0.1,
 			x1 - x0 > 2 ? x1 - x0 : 2, row * 0.8, lvl[l],
 			s[i].from, s[i].to);
-		svg_text(f, s[i].label);
+		html_text(f, s[i].label);
 		fputs(", ", f);
 		title_x(f, p, s[i].from);
 		fputs(" to ", f);
 		title_x(f, p, s[i].to);
 		if (s[i].detail) {
 			fputs("\n", f);
-			svg_text(f, s[i].detail);
+			html_text(f, s[i].detail);
 		}
 		fprintf(f, "</title></rect>\n<text x=\"%.1f\" y=\"%.1f\">",
 			x0 + 3, y + row / 2 + 4);
-		svg_text(f, s[i].label);
+		html_text(f, s[i].label);
 		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);

@@ -7,8 +7,7 @@
  * data-* attributes with the exact numbers (data-x, data-y, data-count),
  * so a test can read the figures back from the page (its DOM) and compare
  * them with the report's JSON.  Text from the wire (paths, names) is
- * escaped twice over: ui_esc_str's \xNN for bytes that are not printable
- * ASCII, then XML's entities.
+ * escaped as html.h's html_text does it.
  *
  * Times: a time axis counts seconds after t0_ns (a double holds epoch
  * nanoseconds only to 256 ns); its labels are the time of day in the
@@ -89,10 +88,6 @@ struct svg_span {
 };
 void svg_timeline(FILE *f, const struct svg_plot *p, const struct svg_span *s,
 		  size_t n);
-
-/* Text for an HTML or SVG text node or attribute: wire bytes escaped
- * (esc.h) then & < > " as entities. */
-void svg_text(FILE *f, const char *s);
 
 /*
  * Axis ticks: at most max values between lo and hi, written to t[]:

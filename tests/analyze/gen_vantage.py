@@ -7,11 +7,8 @@ seen at the client's end or at the server's: each op's true cause (lost
 call, lost reply, slow server, short client timeout, a reply that lost an IP
 fragment, never answered, a TCP resend) is in its ops-truth line, with the
 transmissions and replies that end saw.  What nfscope must call each cause
-at each end is the rule table below (doc/report.md, `retransmits`), written
-here, not taken from nfscope: e.g. a lost reply is "lost call or reply" at
-the client (the two look alike there) and "lost reply" at the server (its
-reply went out before the resend came in); a lost call is not a
-retransmission at the server at all (it saw one transmission).
+at each end is the rule table in tests/rx_rules.py (doc/report.md,
+`retransmits`), written there, not taken from nfscope.
 """
 import csv
 import io
@@ -27,27 +24,11 @@ from collections import Counter
 NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
+from rx_rules import RULES, WORDS  # noqa: E402
 from tally import check  # noqa: E402
 
-RULES = {
-    'lost_call': {'client': 'lost_call_or_reply', 'server': None},
-    'lost_reply': {'client': 'lost_call_or_reply', 'server': 'lost_reply'},
-    'slow_server': {'client': 'slow_server', 'server': 'slow_server'},
-    'short_timeout': {'client': 'client_timeout_under_usual_latency',
-                      'server': 'client_timeout_under_usual_latency'},
-    'lost_reply_fragment': {'client': 'lost_ip_fragments', 'server': 'lost_reply'},
-    'never_answered': {'client': 'never_answered', 'server': 'never_answered'},
-    'tcp_resend': {'client': 'tcp_reconnect', 'server': 'tcp_reconnect'},
-}
 CAUSES = ('never_answered', 'slow_server', 'lost_call_or_reply', 'lost_ip_fragments',
           'tcp_reconnect', 'lost_reply', 'client_timeout_under_usual_latency')
-# the finding's evidence names (analyze/verdict.c) of the same causes
-EVIDENCE = {'lost_reply': 'lost reply', 'lost_call_or_reply': 'lost call or reply',
-            'slow_server': 'slow server',
-            'client_timeout_under_usual_latency':
-                "client timeout under the server's usual latency",
-            'lost_ip_fragments': 'lost IP fragments', 'tcp_reconnect': 'TCP reconnect',
-            'never_answered': 'never answered'}
 SIDE = {'client': 'client side', 'server': 'server side'}
 
 
@@ -131,7 +112,7 @@ def check_end(tmp, end, rtt_us=2000, repeat=10):
         for pair, causes in want.items():
             if pair[0] == f['client']:
                 total.update(causes)
-        for key, label in EVIDENCE.items():
+        for key, label in WORDS.items():
             m = re.search(r"(?:[;,]|causes:) %s (\d+)" % re.escape(label), f['evidence'])
             check(m is not None, '%s: %s evidence names %r' % (name, f['client'], label))
             if m:

@@ -32,11 +32,12 @@ static struct cap_addr A(uint8_t last)
 	return a;
 }
 
-/* An NFSv3 op from client 10.0.0.cl to 10.0.0.1, called at t; answered
- * after lat (lat < 0: unanswered), on file handle byte fh. */
-static void op(struct an_figs *f, struct an_find *fd, uint8_t cl,
-	       uint32_t proc, int64_t t, int64_t lat, uint8_t fh,
-	       uint32_t rcount, uint32_t retrans)
+/* An NFSv3 op from client 10.0.0.cl to 10.0.0.1 over UDP, called at t;
+ * answered after lat (lat < 0: unanswered), on file handle byte fh; sent
+ * again 100 ms later when retrans.  Static: valid until the next call. */
+static struct an_op *op_make(uint8_t cl, uint32_t proc, int64_t t,
+			     int64_t lat, uint8_t fh, uint32_t rcount,
+			     uint32_t retrans)
 {
 	static struct an_op o;
 
@@ -47,6 +48,7 @@ static void op(struct an_figs *f, struct an_find *fd, uint8_t cl,
 	o.vers = 3;
 	o.proc = proc;
 	o.export_id = -1;
+	o.transport = CAP_UDP;
 	o.first_call_ns = t;
 	o.last_call_ns = t + (retrans ? 100 * MS : 0);
 	o.retrans = retrans;
@@ -73,8 +75,17 @@ static void op(struct an_figs *f, struct an_find *fd, uint8_t cl,
 		o.have |= AN_HAVE_COUNT | AN_HAVE_RCOUNT;
 		o.count = o.rcount = rcount;
 	}
-	an_figs_add(f, &o);
-	an_find_add(fd, &o);
+	return &o;
+}
+
+static void op(struct an_figs *f, struct an_find *fd, uint8_t cl,
+	       uint32_t proc, int64_t t, int64_t lat, uint8_t fh,
+	       uint32_t rcount, uint32_t retrans)
+{
+	const struct an_op *o = op_make(cl, proc, t, lat, fh, rcount, retrans);
+
+	an_figs_add(f, o);
+	an_find_add(fd, o);
 }
 
 static const struct an_model_row *row(const struct an_model *m,
@@ -270,10 +281,80 @@ static void test_thresholds(void)
 	CHECK(c.slow_ms == 25 && c.size_share == d.size_share);
 }
 
+/* Retransmitted ops per interval and cause (series.h's rx cells, the
+ * model's heat[].rx_cause), with a series of cells_max cells.  Client .2,
+ * UDP, every op resent after 100 ms: at 0 s answered 1 ms after the resend
+ * (a quick answer: the pair is seen from the client side, so a lost call
+ * or reply), at 0.3 s never answered, at 2 s answered twice (a duplicate
+ * reply: a slow server). */
+static void test_rx_causes(uint32_t cells_max)
+{
+	struct an_figs_config fc = { .interval_ns = S };
+	struct an_find_config dc;
+	struct an_figs *f = an_figs_new(&fc);
+	struct an_series *s = an_series_new(S, cells_max);
+	struct an_find *fd;
+	struct an_op *o;
+	struct cap_stats cs;
+	struct an_model m;
+	uint32_t c;
+	uint64_t sum[AN_RX_NCAUSES] = { 0 };
+
+	an_find_config_default(&dc);
+	fd = an_find_new(&dc);
+	memset(&cs, 0, sizeof(cs));
+	o = op_make(2, NFS3_GETATTR, T0, 101 * MS, 1, 0, 1);
+	an_figs_add(f, o);
+	an_series_add(s, o, an_find_add(fd, o));
+	o = op_make(2, NFS3_GETATTR, T0 + 300 * MS, -1, 1, 0, 1);
+	an_figs_add(f, o);
+	an_series_add(s, o, an_find_add(fd, o));
+	o = op_make(2, NFS3_GETATTR, T0 + 2 * S, 160 * MS, 1, 0, 1);
+	o->dup_replies = 1;
+	an_figs_add(f, o);
+	an_series_add(s, o, an_find_add(fd, o));
+	CHECK(an_find_add(fd, op_make(2, NFS3_GETATTR, T0, MS, 1, 0, 0)) == -1);
+	an_find_finish(fd, f, 0);
+
+	struct an_model_input in = {
+		.figs = f, .find = fd, .cs = &cs, .first_ns = T0,
+		.last_ns = T0 + 3 * S, .interval_ns = S, .series = s,
+		.want = AN_MODEL_SERIES,
+	};
+	CHECK(an_model_build(&m, &in) == 0);
+	CHECK(m.npairs == 1 && m.pairs[0].has_vantage);
+	CHECK(m.pairs[0].vantage.vp == AN_VP_CLIENT);
+	CHECK(m.pairs[0].vantage.cause[AN_RX_LOST] == 1);
+	CHECK(m.pairs[0].vantage.cause[AN_RX_NOREPLY] == 1);
+	CHECK(m.pairs[0].vantage.cause[AN_RX_SLOW] == 1);
+	if (cells_max == 0) {		/* the default: all fit */
+		CHECK(m.nheat == 2 && m.rx_dropped == 0);
+		CHECK(m.heat[0].start_ns == T0 && m.heat[1].start_ns == T0 + 2 * S);
+		CHECK(m.heat[0].rx_cause[AN_RX_LOST] == 1);
+		CHECK(m.heat[0].rx_cause[AN_RX_NOREPLY] == 1);
+		CHECK(m.heat[1].rx_cause[AN_RX_SLOW] == 1);
+		for (c = 0; m.nheat == 2 && c < AN_RX_NCAUSES; c++) {
+			sum[c] = m.heat[0].rx_cause[c] + m.heat[1].rx_cause[c];
+			CHECK(sum[c] == m.pairs[0].vantage.cause[c]);
+		}
+	} else {	/* one cell of each kind: the rest counted dropped */
+		CHECK(m.nheat == 1 && m.series_dropped == 1);
+		CHECK(m.heat[0].rx_cause[AN_RX_LOST] == 1);
+		CHECK(m.heat[0].rx_cause[AN_RX_NOREPLY] == 0);
+		CHECK(m.rx_dropped == 2);
+	}
+	an_model_fini(&m);
+	an_find_free(fd);
+	an_series_free(s);
+	an_figs_free(f);
+}
+
 int main(void)
 {
 	test_helpers();
 	test_figures();
+	test_rx_causes(0);
+	test_rx_causes(1);
 	test_thresholds();
 	return CHECK_SUMMARY();
 }

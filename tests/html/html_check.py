@@ -11,11 +11,16 @@ and procedure) or the lab's record (calls per procedure, sizes, caps).
 usage: html_check.py NFSCOPE WORKDIR NAME CAPTURE [--ops-truth F]
                      [--lab-truth F] [--png OUT.png]
                      [--interval S --json-interval S2] [--cut BYTES]
+                     [--causes-end client|server]
 --cut: the capture's first BYTES only (an input cut short: exit 3, the
 INCOMPLETE lines first); with it the page is read as written, without
 the browser (one browser run per capture kind is enough).
 --interval: the page's (more than 600 intervals are merged k at a time:
 S2 = k x S is what the page must show).
+--causes-end: the ops truth names each retransmitted op's scripted cause
+(nfsgen's vantage scenario) as seen from that end: the retransmitted
+operations by cause per interval must be those (tests/rx_rules.py's rule
+table, not taken from nfscope).
 Exit 77 (skipped) only when chromium is missing.
 """
 import argparse
@@ -34,7 +39,11 @@ sys.path.insert(0, os.path.join(HERE, '..'))
 sys.path.insert(0, HERE)
 import render  # noqa: E402
 import tally  # noqa: E402
+from rx_rules import RULES, WORDS  # noqa: E402
 from tally import check  # noqa: E402
+
+# the causes' words on the page (the legend) and their JSON keys
+CAUSE_KEY = {w: k for k, w in WORDS.items()}
 
 VOID = {'meta', 'br', 'link', 'img', 'hr', 'input', 'col', 'area', 'base',
         'wbr', 'source', 'embed', 'param', 'track'}
@@ -135,6 +144,7 @@ def main():
     ap.add_argument('--interval')
     ap.add_argument('--json-interval', default='1')
     ap.add_argument('--cut', type=int)
+    ap.add_argument('--causes-end', choices=('client', 'server'))
     o = ap.parse_args()
     if not o.cut and not render.available():
         print('SKIP: no chromium (apt-get install chromium)')
@@ -250,6 +260,28 @@ def main():
                       ('unanswered calls', 'unanswered')):
         bad = [(s, y) for s, y, _ in rx[name] if y != (ivls[s][key] if s in ivls else 0)]
         check(rx[name] and not bad, '%s over time equal JSON: %s' % (name, bad[:3]))
+    # retransmitted operations by cause: a line per cause that occurs, its
+    # points the --json intervals' counts, adding up to the pairs' causes
+    by_cause = {CAUSE_KEY.get(n, n): {s: y for s, y, _ in pts}
+                for n, pts in points('retrans-cause').items()}
+    pair_causes = collections.Counter()
+    for p in j['pairs']:
+        pair_causes.update((p.get('vantage') or {}).get('retrans_causes', {}))
+    check({k: sum(v.values()) for k, v in by_cause.items()} ==
+          {k: n for k, n in pair_causes.items() if n},
+          'causes over time add up to the pairs\' causes: %s' %
+          {k: sum(v.values()) for k, v in by_cause.items()})
+    check(('retrans-cause' in byid) != ('retrans-cause-none' in byid),
+          'a chart of the causes, or a line saying there is none')
+    jc = {secs(c['start']): c for c in j['interval_retrans_causes']}
+    bad = [(k, s, y) for k, pts in by_cause.items() for s, y in pts.items()
+           if y != (jc[s][k] if s in jc else 0)]
+    json_total = sum(n for c in jc.values() for k, n in c.items() if k != 'start')
+    check(not bad and json_total == sum(pair_causes.values()),
+          'causes over time equal JSON: %s, %d in all' % (bad[:3], json_total))
+    rc_title = [title(e) for e in els if e['svg'] == 'retrans-cause' and e['tag'] == 'circle']
+    check(all(' at ' in t and t.endswith(' ops') for t in rc_title),
+          'a cause\'s point says what it is: %s' % rc_title[:1])
     # sizes: bars, the server's limits, the verdict
     servers = {s['server']: s for s in j['server_info']}
     nbars = 0
@@ -311,6 +343,18 @@ def main():
             bad = [(s, y) for s, y, _ in rx[name] if y != want[s]]
             check(sum(want.values()) > 0 and not bad,
                   '%s over time equal the generator\'s: %s' % (name, bad[:3]))
+    if o.causes_end:
+        want = collections.Counter()
+        for line in open(o.ops_truth):
+            t = json.loads(line)
+            name = RULES[t['cause']][o.causes_end] if 'cause' in t else None
+            if name:
+                want[(name, t['first_call_ns'] // w_ns * w_ns)] += 1
+        got = collections.Counter({(k, s): y for k, pts in by_cause.items()
+                                   for s, y in pts.items() if y})
+        check(len(set(k for k, _ in want)) >= 5 and got == want,
+              'causes per interval equal the generator\'s script: %s' %
+              sorted(set(got.items()) ^ set(want.items()))[:4])
     if o.lab_truth:
         t = json.load(open(o.lab_truth))
         cp = t['client']['procedures']
