@@ -308,21 +308,22 @@ int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
 	run_evidence_findings(ev, e->find, e->slow_ms);
 	if (run_evidence_write(ev, c, o->path, e->frames, &st) < 0)
 		return -1;
+	if (quiet)
+		goto over;
 	if (o->sel.findings && st.findings == 0)
 		fprintf(stderr, "nfscope %s: --write-pcap %s: --select "
 			"findings: no finding in this run%s\n", c->who,
 			o->path, st.ops ? "" : ": no operation to write");
-	else if (o->sel.findings && !quiet)
+	else if (o->sel.findings)
 		fprintf(stderr, "nfscope %s: --write-pcap %s: --select "
 			"findings: %" PRIu64 " finding%s, %" PRIu64 " of %"
 			PRIu64 " candidate operations their evidence\n",
 			c->who, o->path, st.findings, st.findings == 1 ? "" :
 			"s", st.evidence, st.candidates);
-	if (!quiet || st.ops == 0)
-		fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64
-			" frames, %" PRIu64 " messages of %" PRIu64
-			" operations\n", c->who, o->path, st.frames, st.msgs,
-			st.ops);
+	fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64 " frames, %"
+		PRIu64 " messages of %" PRIu64 " operations\n", c->who, o->path,
+		st.frames, st.msgs, st.ops);
+over:
 	if (st.ops_over)
 		fprintf(stderr, "nfscope %s: --write-pcap: %" PRIu64
 			" operations selected%s past the first %u not "

@@ -466,6 +466,7 @@ int ui_report_main(int argc, char **argv)
 	FILE *hf = NULL;		/* --html's file */
 	size_t nsrc = 0;
 	struct rep_src *srcs = NULL;
+	bool pcap_failed;
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
@@ -545,11 +546,13 @@ int ui_report_main(int argc, char **argv)
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
-	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, &(struct ui_pcap_end){
-			.find = r.find, .slow_ms = o.dc.slow_ms,
-			.frames = r.cs.packets }, false) < 0)
-		goto out;
+	/* a pcap that failed (said) leaves the report, not its status */
+	pcap_failed = r.ev && ui_pcap_write(r.ev, &o.po, &c,
+		&(struct ui_pcap_end){ .find = r.find, .slow_ms = o.dc.slow_ms,
+				       .frames = r.cs.packets }, false) < 0;
 	rc = rep_write(&r, &o, hf);
+	if (rc == 0 && pcap_failed)
+		rc = 1;
 	/* stdout is flushed and checked by main (ui_out_close) */
 	if (rc == 0 && r.cut && !db)
 		rc = UI_EXIT_CUT;
