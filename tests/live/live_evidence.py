@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Live --write-pcap (issue 20): a generator capture (UDP: 32k READs in
+"""Live --write-pcap (issue 20): generator captures (UDP: 32k READs in
 IP fragments, retransmissions from other ports, duplicate replies,
-errors) is replayed with tcpreplay onto a veth pair in a network
-namespace while nfscope captures on its other end with
+errors; TCP: records over several segments, several per segment) are
+replayed with tcpreplay onto a veth pair in a network namespace while
+nfscope captures on its other end with
 `--write-pcap OUT --select retrans,errors`:
 
   - record, ended by SIGINT: every captured frame is spooled to
@@ -10,7 +11,7 @@ namespace while nfscope captures on its other end with
     operations (tshark's XIDs, the generator's record of the selected
     ones) and as many frames as the offline run on the same capture
     writes, and the spool is gone;
-  - report, ended by --duration: the same;
+  - report, ended by --duration (UDP): the same;
   - an OUT whose spool cannot be created is refused at the start
     (exit 1, saying so), before anything is captured.
 
@@ -88,6 +89,67 @@ def live(nfscope, pcap, work, cmd, stop, pps):
     return p.returncode, err, spool, drops
 
 
+# (name, generator options, runs): a UDP capture with IP fragments,
+# retransmissions from other ports and duplicate replies, ended both ways;
+# a TCP one with several records per segment, ended by SIGINT.
+CASES = [
+    ('udp', ['--transport', 'udp', '--retrans', '0.2', '--dup-replies',
+             '0.1', '--count', '200', '--seed', '3'],
+     [('record', 'sigint'), ('report', 'duration')]),
+    ('tcp', ['--transport', 'tcp', '--multi-record', '--count', '150',
+             '--seed', '4'], [('record', 'sigint')]),
+]
+
+
+def check(nfsgen, nfscope, work, name, gargs, runs, errs):
+    """Offline and live runs of one capture, compared."""
+    base = os.path.join(work, name)
+    subprocess.run([nfsgen, '--ip', '4', '--mix', 'all', '--size', '32768',
+                    '--errors', '0.05', '-o', base + '.pcap', '--ops-truth',
+                    base + '.ops'] + gargs, check=True, capture_output=True)
+    sel = ['--select', 'retrans,errors']
+    off = base + '.off.pcap'
+    subprocess.run([nfscope, 'report', '-r', base + '.pcap',
+                    '--write-pcap', off] + sel, check=True,
+                   capture_output=True)
+    want, want_n = xids(off)
+    nframes = xids(base + '.pcap')[1]
+    ops = [json.loads(l) for l in open(base + '.ops')]
+    rx = {o['xid'] for o in ops if o['retrans'] or o['dup_replies'] or
+          o.get('status')}
+    if not rx <= want or not want:
+        errs.append('%s offline: OUT lacks XIDs the record selects: %s' %
+                    (name, sorted(rx - want)[:4]))
+    for cmd, stop in runs:
+        what = '%s %s, %s' % (name, cmd, stop)
+        out = '%s.%s.pcap' % (base, cmd)
+        cmd = [cmd, '-i', 'ev1', '--write-pcap', out] + sel + (
+            ['-w', base + '.db', '--force'] if cmd == 'record' else
+            ['--json'])
+        for pps in (2000, 500, 150):    # slower if the kernel dropped
+            # --duration: the replay's time and 4 s more
+            run_cmd = cmd + (['--duration', str(nframes // pps + 4)]
+                             if stop == 'duration' else [])
+            rc, err, spooled, drops = live(nfscope, base + '.pcap', work,
+                                           run_cmd, stop, pps)
+            if not drops:
+                break
+            print('%s: the kernel dropped packets at %d/s: again slower' %
+                  (what, pps))
+        got, got_n = xids(out)
+        print('%s: exit %d, %d XIDs, %d frames (offline %d, %d)' %
+              (what, rc, len(got), got_n, len(want), want_n))
+        if rc != 0 or got != want or got_n != want_n:
+            errs.append('%s: exit %d, XIDs only live %s, only offline %s, '
+                        '%d frames vs %d: %s' %
+                        (what, rc, sorted(got - want)[:4],
+                         sorted(want - got)[:4], got_n, want_n, err))
+        if not spooled or os.path.exists(out + '.spool'):
+            errs.append('%s: the spool was %s while capturing, %s after' %
+                        (what, 'there' if spooled else 'missing', 'left' if
+                         os.path.exists(out + '.spool') else 'gone'))
+
+
 def main():
     nfsgen, nfscope, work = sys.argv[1:4]
     if os.geteuid() != 0:
@@ -106,59 +168,8 @@ def main():
         for dev in ('lo', 'ev0', 'ev1'):
             sh('ip', 'link', 'set', dev, 'up')
         os.makedirs(work, exist_ok=True)
-        base = os.path.join(work, 'lv')
-        subprocess.run([nfsgen, '--transport', 'udp', '--ip', '4',
-                        '--retrans', '0.2', '--dup-replies', '0.1', '--mix',
-                        'all', '--size', '32768', '--errors', '0.05',
-                        '--count', '200', '--seed', '3', '-o',
-                        base + '.pcap', '--ops-truth', base + '.ops'],
-                       check=True, capture_output=True)
-        sel = ['--select', 'retrans,errors']
-        off = base + '.off.pcap'
-        subprocess.run([nfscope, 'report', '-r', base + '.pcap',
-                        '--write-pcap', off] + sel, check=True,
-                       capture_output=True)
-        want, want_n = xids(off)
-        nframes = xids(base + '.pcap')[1]
-        ops = [json.loads(l) for l in open(base + '.ops')]
-        rx = {o['xid'] for o in ops if o['retrans'] or o['dup_replies']}
-        if not rx <= want or not want:
-            errs.append('offline: OUT lacks retransmitted XIDs of the '
-                        'record: %s' % sorted(rx - want)[:4])
-        runs = [
-            ('record, SIGINT', ['record', '-i', 'ev1', '-w',
-                                base + '.db', '--force', '--write-pcap',
-                                base + '.rec.pcap'] + sel, 'sigint'),
-            ('report, --duration', ['report', '-i', 'ev1', '--duration',
-                                    'S', '--json', '--write-pcap',
-                                    base + '.rep.pcap'] + sel, None),
-        ]
-        for what, cmd, stop in runs:
-            out = cmd[cmd.index('--write-pcap') + 1]
-            for pps in (2000, 500, 150):    # slower if the kernel dropped
-                # --duration: the replay's time and 4 s more
-                run_cmd = [str(nframes // pps + 4) if a == 'S' else a
-                           for a in cmd]
-                rc, err, spooled, drops = live(nfscope, base + '.pcap',
-                                               work, run_cmd, stop, pps)
-                if not drops:
-                    break
-                print('%s: the kernel dropped packets at %d/s: again '
-                      'slower' % (what, pps))
-            got, got_n = xids(out)
-            print('%s: exit %d, %d XIDs, %d frames (offline %d, %d)' %
-                  (what, rc, len(got), got_n, len(want), want_n))
-            if rc != 0 or got != want or got_n != want_n:
-                errs.append('%s: exit %d, XIDs only live %s, only offline '
-                            '%s, %d frames vs %d: %s' %
-                            (what, rc, sorted(got - want)[:4],
-                             sorted(want - got)[:4], got_n, want_n, err))
-            if not spooled or os.path.exists(out + '.spool'):
-                errs.append('%s: the spool was %s while capturing, %s '
-                            'after' % (what, 'there' if spooled else
-                                       'missing', 'left' if
-                                       os.path.exists(out + '.spool') else
-                                       'gone'))
+        for name, gargs, runs in CASES:
+            check(nfsgen, nfscope, work, name, gargs, runs, errs)
         # a spool that cannot be written: refused at the start
         p = subprocess.run(['ip', 'netns', 'exec', NS, nfscope, 'report',
                             '-i', 'ev1', '--write-pcap',
