@@ -3,62 +3,144 @@
 
 On generator scenarios that make one finding each (and a near miss that
 makes none), OUT holds exactly the operations run/evidence.h's table
-names for it, by the generator's per-operation record:
+names for it, by the generator's per-operation record, as many as the
+findings count (where a finding counts its operations):
 
-  - getattr-storm at 500/s, getattr_rate=450: client 1 for the minimum
-    length and client 2 (499/s) longer make storms, client 3 (a second
-    short) none: the GETATTRs of clients 1 and 2 whose first call is in
-    their storm's span (its times to the microsecond: report --json), as
-    many as each storm's count;
+  - getattr-storm at 500/s, getattr_rate=450, storm_min_s=1: client 1
+    for the minimum length and client 2 (499/s) longer make storms,
+    client 3 (a second short) none: the GETATTRs of clients 1 and 2
+    whose first call is in their storm's span (its times to the
+    microsecond: report --json);
   - errors: server 1 answers `--burst` JUKEBOX (error_min), server 2 one
     fewer: server 1's JUKEBOX operations;
   - noent: "libA.so" NOENT `--repeat` times (noent_repeat), "libB.so" one
     fewer, "libC.so" found, interleaved: the LOOKUPs of libA.so;
   - slow-server: server 1 answers cheap ops after 11 ms (slow_ms 10),
     server 2 after 9 ms: server 1's operations;
+  - writes --sync-export / --sync-client 60: the WRITEs asked UNSTABLE
+    granted FILE_SYNC / asked FILE_SYNC;
+  - short-io: of the pairs with a short_io finding, the READs answered
+    short not at EOF and the WRITEs answered short;
   - findings,errors: the union; with --server: the filter narrows it;
   - a capture without findings: OUT is a valid pcap with 0 frames and
     stderr says there was no finding.
 
-tshark reads OUT: its XIDs are the record's, and its frames exactly the
-frames of their messages (the generator's truth), in capture order.
+tshark reads each OUT (all in one run): its XIDs are the record's, and
+(error burst, short io over TCP) its frames exactly the frames of their
+messages (the generator's truth), in capture order.
 
 usage: evidence_find.py NFSCOPE NFSGEN WORKDIR
 """
 import json
 import os
-import subprocess
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evidence import (finish, frame_times, gen, load, ns, run,  # noqa
-                      tshark, want_frames)
+                      want_frames)
 
 
-def check(nfscope, base, args, sel, errs, what):
+PENDING = []
+
+
+def check(nfscope, base, args, sel, errs, what, kind=None, frames=False):
+    """report --json --write-pcap OUT ARGS on base: OUT's XIDs are to be
+    those of the record's operations sel(op, the report's findings) takes
+    (verify); with kind, there are findings of that kind and their counts
+    add up to those operations; frames: OUT's frames are their
+    messages'."""
     out = '%s.%s.out.pcap' % (base, what.replace(' ', '_').replace(',', '+'))
-    r = run([nfscope, 'report', '-r', base + '.pcap', '--write-pcap', out] +
-            args)
-    ops = [o for o in load(base + '.ops') if sel(o)]
-    times, xids = tshark(out)
-    want_x = {o['xid'] for o in ops}
-    if xids != want_x or not ops:
-        errs.append('%s: tshark finds %d XIDs in OUT, the record selects %d '
-                    '(only OUT %s, only record %s)' %
-                    (what, len(xids), len(want_x), sorted(xids - want_x)[:4],
-                     sorted(want_x - xids)[:4]))
-    all_times = frame_times(base + '.pcap')
-    want_t = [all_times[f - 1] for f in want_frames(load(base + '.truth'),
-                                                    ops)]
-    if times != want_t:
-        errs.append('%s: OUT has %d frames, the record\'s messages of the '
-                    'selected operations %d' % (what, len(times),
-                                                 len(want_t)))
+    r = run([nfscope, 'report', '-r', base + '.pcap', '--json',
+             '--write-pcap', out] + args)
+    found = json.loads(r.stdout)['findings']
+    ops = [o for o in load(base + '.ops') if sel(o, found)]
+    counts = [f['count'] for f in found if f['kind'] == kind]
+    if kind and (not counts or sum(counts) != len(ops)):
+        errs.append('%s: the %s findings count %s operations, the record '
+                    '%d' % (what, kind, counts, len(ops)))
     if 'finding' not in r.stderr:
         errs.append('%s: stderr does not say what it kept: %s' %
                     (what, r.stderr.strip()))
-    print('%s: %d operations, %d frames; %s' % (what, len(ops), len(times),
-                                               r.stderr.strip()))
+    PENDING.append((what, base, out, ops, frames))
+    print('%s: %d operations; %s' % (what, len(ops), r.stderr.strip()))
+
+
+def frame_count(pcap):
+    """Frames of a little-endian pcap file."""
+    with open(pcap, 'rb') as f:
+        f.read(24)
+        n = 0
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                return n
+            f.seek(struct.unpack('<I', h[8:12])[0], 1)
+            n += 1
+
+
+def verify(work, errs):
+    """One tshark over every OUT (concatenated: tshark's start-up is most
+    of its time), each one's XIDs and frames checked."""
+    merged = os.path.join(work, 'all.out.pcapng')
+    run(['mergecap', '-a', '-w', merged] + [p[2] for p in PENDING])
+    times, xids = tshark_frames(merged)
+    at = 0
+    for what, base, out, ops, frames in PENDING:
+        n = frame_count(out)
+        got_t, got_x = times[at:at + n], set().union(*xids[at:at + n])
+        at += n
+        want_x = {o['xid'] for o in ops}
+        if got_x != want_x or not ops:
+            errs.append('%s: tshark finds %d XIDs in OUT, the record '
+                        'selects %d (only OUT %s, only record %s)' %
+                        (what, len(got_x), len(want_x),
+                         sorted(got_x - want_x)[:4],
+                         sorted(want_x - got_x)[:4]))
+        if not frames:
+            continue
+        all_times = frame_times(base + '.pcap')
+        want_t = [all_times[f - 1] for f in
+                  want_frames(load(base + '.truth'), ops)]
+        if got_t != want_t:
+            errs.append('%s: OUT has %d frames, the record\'s messages of '
+                        'the selected operations %d' %
+                        (what, len(got_t), len(want_t)))
+
+
+def tshark_frames(pcap):
+    """Per frame: its time (ns) and its RPC XIDs."""
+    out = run(['tshark', '-o', 'udp.try_heuristic_first:TRUE', '-r', pcap,
+               '-T', 'fields', '-e', 'frame.time_epoch', '-e',
+               'rpc.xid']).stdout
+    times, xids = [], []
+    for line in out.splitlines():
+        t, x = (line.split('\t') + [''])[:2]
+        times.append(ns(t))
+        xids.append({int(v, 16) for v in x.split(',') if v})
+    return times, xids
+
+
+def in_storm(o, found):
+    """A GETATTR whose first call is in its client's storm (the times to
+    the microsecond)."""
+    return o['proc'] == 1 and any(
+        f['kind'] == 'getattr_storm' and f['client'] == o['client'] and
+        ns(f['start']) <= o['first_call_ns'] < ns(f['end']) + 1000
+        for f in found)
+
+
+def pairs(found, kind):
+    return {(f.get('client'), f.get('server')) for f in found
+            if f['kind'] == kind}
+
+
+def short(o, found):
+    """A short READ (not at EOF) or WRITE of a pair with a short_io."""
+    return (o['client'], o['server']) in pairs(found, 'short_io') and \
+        o.get('answered') and not o.get('status') and \
+        o.get('rcount', 0) < o.get('count', 0) and \
+        (o['proc'] == 7 or (o['proc'] == 6 and not o.get('eof')))
 
 
 def main():
@@ -67,48 +149,52 @@ def main():
     errs = []
     udp = ['--transport', 'udp', '--seed', '5']
     storm = gen(nfsgen, work, 'storm', ['--scenario', 'getattr-storm',
-                                        '--rate', '500', '--duration', '3']
+                                        '--rate', '500', '--duration', '1']
                 + udp)
-    thr = ['--threshold', 'getattr_rate=450']
-    found = json.loads(run([nfscope, 'report', '-r', storm + '.pcap',
-                            '--json'] + thr).stdout)['findings']
-    spans = {f['client']: (ns(f['start']), ns(f['end']) + 1000, f['count'])
-             for f in found if f['kind'] == 'getattr_storm'}
-    if sorted(spans) != ['10.0.0.1', '10.0.0.2']:
-        errs.append('getattr storm: storms of %s, want 10.0.0.1, 10.0.0.2'
-                    % sorted(spans))
-    in_storm = lambda o: o['client'] in spans and o['proc'] == 1 and \
-        spans[o['client']][0] <= o['first_call_ns'] < spans[o['client']][1]
-    for c, (a, b, n) in spans.items():
-        k = sum(1 for o in load(storm + '.ops') if o['client'] == c and
-                in_storm(o))
-        if k != n:
-            errs.append('getattr storm: %s: %d GETATTRs in its span, the '
-                        'finding counts %d' % (c, k, n))
-    check(nfscope, storm, ['--select', 'findings'] + thr, in_storm, errs,
-          'getattr storm')
+    check(nfscope, storm, ['--select', 'findings', '--threshold',
+                           'getattr_rate=450', '--threshold',
+                           'storm_min_s=1'],
+          lambda o, f: in_storm(o, f) and o['client'] in ('10.0.0.1',
+                                                          '10.0.0.2'),
+          errs, 'getattr storm', kind='getattr_storm')
     er = gen(nfsgen, work, 'errors', ['--scenario', 'errors', '--burst',
                                       '5'] + udp)
-    jukebox = lambda o: o.get('status') == 10008
+    jukebox = lambda o, f: o.get('status') == 10008
     check(nfscope, er, ['--select', 'findings'],
-          lambda o: o['server'] == '10.1.0.1' and jukebox(o),
-          errs, 'error burst')
+          lambda o, f: o['server'] == '10.1.0.1' and jukebox(o, f),
+          errs, 'error burst', kind='error_burst', frames=True)
     check(nfscope, er, ['--select', 'findings,errors'], jukebox, errs,
           'findings,errors')
     check(nfscope, er, ['--select', 'errors,findings', '--server',
                         '10.1.0.2'],
-          lambda o: o['server'] == '10.1.0.2' and jukebox(o), errs,
+          lambda o, f: o['server'] == '10.1.0.2' and jukebox(o, f), errs,
           'findings,errors --server')
     ne = gen(nfsgen, work, 'noent', ['--scenario', 'noent', '--repeat',
                                      '10'] + udp)
     check(nfscope, ne, ['--select', 'findings'],
-          lambda o: o.get('name') == 'libA.so' and o.get('status') == 2,
-          errs, 'noent repeat')
+          lambda o, f: o.get('name') == 'libA.so' and o.get('status') == 2,
+          errs, 'noent repeat', kind='noent_repeat')
     sl = gen(nfsgen, work, 'slow', ['--scenario', 'slow-server', '--count',
                                     '40', '--delay-us', '11000'] + udp)
     check(nfscope, sl, ['--select', 'findings'],
-          lambda o: o['server'] == '10.1.0.1' and
-          o['reply_ns'] - o['last_call_ns'] > 10000000, errs, 'slow server')
+          lambda o, f: o['server'] == '10.1.0.1' and
+          o['reply_ns'] - o['last_call_ns'] > 10000000, errs, 'slow server',
+          kind='slow_server')
+    for name, gargs, kind, sel in (
+            ('syncexp', ['--sync-export'], 'sync_export',
+             lambda o: o.get('stable') == 0 and o.get('committed') == 2),
+            ('synccli', ['--sync-client', '60'], 'sync_client',
+             lambda o: o.get('stable') in (1, 2))):
+        base = gen(nfsgen, work, name, ['--scenario', 'writes', '--count',
+                                        '100'] + gargs + udp)
+        check(nfscope, base, ['--select', 'findings'],
+              lambda o, f, sel=sel: o['proc'] == 7 and sel(o), errs, kind,
+              kind=kind)
+    sh = gen(nfsgen, work, 'short', ['--scenario', 'short-io', '--repeat',
+                                     '10', '--count', '40'])
+    check(nfscope, sh, ['--select', 'findings'], short, errs, 'short io',
+          kind='short_io', frames=True)
+    verify(work, errs)
     # no finding: a valid, empty pcap, and stderr says why
     calm = gen(nfsgen, work, 'calm', ['--scenario', 'getattr-storm',
                                       '--rate', '50', '--duration', '2']
