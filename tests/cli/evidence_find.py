@@ -21,6 +21,9 @@ findings count (where a finding counts its operations):
     granted FILE_SYNC / asked FILE_SYNC;
   - short-io: of the pairs with a short_io finding, the READs answered
     short not at EOF and the WRITEs answered short;
+  - several kinds at once (retransmits, size_capped, server_restart,
+    commit_storm, slow_server, latency_shift), by covered(): the table
+    on the generator's record and the findings of report --json;
   - findings,errors: the union; with --server: the filter narrows it;
   - a capture without findings: OUT is a valid pcap with 0 frames and
     stderr says there was no finding.
@@ -121,6 +124,37 @@ def tshark_frames(pcap):
     return times, xids
 
 
+def covered(o, f):
+    """run/evidence.h's table, on the generator's record of op o and a
+    finding f of report --json (its kind, client, server, span)."""
+    k, t, p = f['kind'], o['first_call_ns'], o['proc']
+    if f.get('client', o['client']) != o['client'] or \
+            f.get('server', o['server']) != o['server']:
+        return False
+    a, b = (ns(f['start']), ns(f['end'])) if 'start' in f else (0, 0)
+    if k == 'server_restart':
+        return p in (7, 21) and o.get('answered') and \
+            abs(o['reply_ns'] - a) <= 10**9
+    if k in ('error_burst', 'latency_shift'):
+        b -= 1                          # [start, end)
+    elif k.endswith('storm'):
+        b += 999                        # times to the microsecond
+    if 'start' in f and not a <= t <= b:
+        return False
+    if k == 'commit_storm':
+        return p in (7, 21)
+    if k == 'retransmits':
+        return o['retrans'] > 0
+    if k == 'size_capped':
+        return p == (7 if f['evidence'].startswith('WRITE') else 6)
+    if k == 'latency_shift':
+        return o.get('answered') and o['prog'] == 100003
+    if k == 'slow_server':
+        return p in (0, 1, 4, 19) and o.get('answered') and \
+            o['reply_ns'] - o['last_call_ns'] > 10**7
+    raise ValueError('no rule here for ' + k)
+
+
 def in_storm(o, found):
     """A GETATTR whose first call is in its client's storm (the times to
     the microsecond)."""
@@ -194,6 +228,25 @@ def main():
                                      '10', '--count', '40'])
     check(nfscope, sh, ['--select', 'findings'], short, errs, 'short io',
           kind='short_io', frames=True)
+    # several kinds at once, by covered(): retransmits and restarts
+    # (mixed); size_capped and restarts (sizes); restarts alone (writes
+    # --verf-change-at); COMMITs and WRITEs (commit-storm); slow servers
+    # and a latency shift (slow-server, 3 servers)
+    for name, gargs in (
+            ('mixed', ['--scenario', 'mixed', '--retrans', '0.1', '--count',
+                       '400']),
+            ('sizes', ['--scenario', 'sizes', '--server-rtmax', '8192',
+                       '--server-wtmax', '8192', '--count', '200']),
+            ('verf', ['--scenario', 'writes', '--verf-change-at', '2',
+                      '--count', '200']),
+            ('commit', ['--scenario', 'commit-storm', '--rate', '200',
+                        '--duration', '3']),
+            ('shift', ['--scenario', 'slow-server', '--count', '40',
+                       '--delay-us', '11000', '--servers', '3'])):
+        base = gen(nfsgen, work, name, gargs + udp)
+        check(nfscope, base, ['--select', 'findings'],
+              lambda o, found: any(covered(o, f) for f in found), errs,
+              name + ' findings')
     verify(work, errs)
     # no finding: a valid, empty pcap, and stderr says why
     calm = gen(nfsgen, work, 'calm', ['--scenario', 'getattr-storm',
