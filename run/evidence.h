@@ -52,7 +52,7 @@
  *                     slow_ms from its first transmission
  *   latency_shift     the server's answered NFS ops in its intervals
  *
- * Memory: ~96 bytes per kept operation and ~64 per message found (arrays
+ * Memory: ~104 bytes per kept operation and ~64 per message found (arrays
  * that grow by doubling, never per packet); at most RUN_EV_OPS_MAX
  * operations are kept, the others counted (ops_over).
  */

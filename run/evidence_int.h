@@ -2,7 +2,7 @@
  * evidence_int.h - what evidence.c and evidence_find.c share: a kept
  * operation, with what `--select findings` needs to know of it to decide
  * at the end of the run whether it is a finding's evidence (the table is
- * in evidence.h).  Plain values, ~96 bytes an operation.
+ * in evidence.h).  Plain values, ~104 bytes an operation.
  */
 #ifndef NFSCOPE_RUN_EVIDENCE_INT_H
 #define NFSCOPE_RUN_EVIDENCE_INT_H
