@@ -622,12 +622,15 @@ int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
 	if (!spool_end(ev, c->who) && (frames == 0 || frames > ev->spooled))
 		frames = ev->spooled;
 	run_stop = 0;	/* the stop that ended the run is spent */
-	qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
-	if (ev->nops && pass(ev, c, false, path, frames) < 0)
-		return -1;
+	if (ev->nops) {		/* none: no array (qsort wants one) */
+		qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
+		if (pass(ev, c, false, path, frames) < 0)
+			return -1;
+	}
 	if (stopped(c, path, false))
 		return -1;
-	qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
+	if (ev->nwant)
+		qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
 	if (!ev->failed && pass(ev, c, true, path, frames) == 0)
 		rc = 0;
 	if (rc == 0 && stopped(c, path, true))
