@@ -63,6 +63,7 @@
 #define AN_FIND_MAX 512
 #define AN_EVIDENCE_MAX 768
 #define AN_FIND_PAIRS 1024	/* client/server pairs with vantage evidence */
+#define AN_FIND_NAME_MAX 64
 
 enum an_find_kind {
 	AN_F_GETATTR_STORM, AN_F_ACCESS_STORM, AN_F_LOOKUP_STORM,
@@ -79,6 +80,8 @@ struct an_finding {
 	struct cap_addr client, server;
 	struct nfs_fh fh;
 	char path[AN_PATH_MAX];
+	char name[AN_FIND_NAME_MAX];	/* noent_repeat: the name looked up
+					   (its first 63 bytes); else "" */
 	uint64_t count;
 	double peak_rate;	/* per second; 0 if not a rate */
 	double avg_rate;	/* per second over start..end; 0 if not a rate */

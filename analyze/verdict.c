@@ -373,6 +373,7 @@ static void find_noent(struct an_find *f)
 		o->server = top[i]->server;
 		o->fh = top[i]->dir;
 		memcpy(o->path, top[i]->dir_path, sizeof(o->path));
+		snprintf(o->name, sizeof(o->name), "%s", top[i]->name);
 		o->start_ns = top[i]->first_ns;
 		o->end_ns = top[i]->last_ns;
 		o->count = top[i]->n;

@@ -1,5 +1,6 @@
 /* evidence.c - the frames of selected operations into a pcap (evidence.h). */
 #include "run/evidence.h"
+#include "run/evidence_int.h"
 #include "run/run.h"
 
 #include <pcap/pcap.h>
@@ -7,14 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* A kept operation: its messages are those of its client, server, program
- * and XID between from_ns and to_ns. */
-struct ev_op {
-	struct cap_addr client, server;
-	uint32_t xid, prog;
-	int64_t from_ns, to_ns;
-};
+#include <unistd.h>
 
 /* The frames first..last that carried one message: of its IP fragment
  * train (frag; any_id: its id unknown) or its flow direction. */
@@ -62,6 +56,14 @@ struct run_evidence {
 	int linktype;
 	uint64_t other_link;
 	bool failed;			/* out of memory: say so */
+	/* live: the spool */
+	bool live;
+	bool spool_made;		/* created: ours to delete */
+	bool spool_failed;		/* a write failed: frames lost */
+	char spool_path[4096];		/* "" if OUT's is too long */
+	pcap_t *spool_dead;
+	pcap_dumper_t *spool;		/* open while the run reads */
+	uint64_t spooled;		/* frames written to it */
 };
 
 /* Double *cap (from 64) so that n + 1 elements of size fit in *p. */
@@ -107,9 +109,12 @@ int run_ev_select_parse(const char *arg, struct run_ev_select *s, char *err,
 			s->retrans = true;
 		} else if (strcasecmp(w, "unanswered") == 0) {
 			s->unanswered = true;
+		} else if (strcasecmp(w, "findings") == 0) {
+			s->findings = true;
 		} else {
 			snprintf(err, n, "bad --select '%s' (slow:MS, errors, "
-				 "retrans, unanswered; comma-separated)", w);
+				 "retrans, unanswered, findings; "
+				 "comma-separated)", w);
 			return -1;
 		}
 	}
@@ -124,7 +129,7 @@ struct run_evidence *run_evidence_new(const struct run_ev_select *sel)
 		return NULL;
 	ev->sel = *sel;
 	ev->any = sel->slow_ns <= 0 && !sel->errors && !sel->retrans &&
-		  !sel->unanswered;
+		  !sel->unanswered && !sel->findings;
 	ev->flows = calloc(EV_FLOWS, sizeof(*ev->flows));
 	if (ev->flows == NULL) {
 		free(ev);
@@ -133,10 +138,13 @@ struct run_evidence *run_evidence_new(const struct run_ev_select *sel)
 	return ev;
 }
 
+static void spool_remove(struct run_evidence *ev);
+
 void run_evidence_free(struct run_evidence *ev)
 {
 	if (ev == NULL)
 		return;
+	spool_remove(ev);
 	free(ev->ops);
 	free(ev->want);
 	free(ev->active);
@@ -163,9 +171,13 @@ void run_evidence_op(struct run_evidence *ev, const struct an_op *op)
 {
 	struct ev_op *o;
 	int64_t to = op->last_call_ns;
+	bool cand = false;
 
-	if (!ev->any && !selected(&ev->sel, op))
-		return;
+	if (!ev->any && !selected(&ev->sel, op)) {
+		if (!ev->sel.findings || !ev_op_candidate(op))
+			return;
+		cand = true;
+	}
 	if (ev->nops >= RUN_EV_OPS_MAX ||
 	    !grow((void **)&ev->ops, &ev->ops_cap, ev->nops, sizeof(*o))) {
 		ev->st.ops_over++;
@@ -183,7 +195,37 @@ void run_evidence_op(struct run_evidence *ev, const struct an_op *op)
 	o->prog = op->prog;
 	o->from_ns = op->first_call_ns;
 	o->to_ns = to;
+	ev_op_facts(o, op);
+	if (cand) {
+		o->bits |= EV_B_CAND;
+		ev->st.candidates++;
+	}
 	ev->st.ops++;
+}
+
+/* A candidate that fits one of the findings stays; the others go. */
+void run_evidence_findings(struct run_evidence *ev, const struct an_find *f,
+			   uint32_t slow_ms)
+{
+	size_t n = an_find_count(f), i, k, j = 0;
+	int64_t slow_ns = (int64_t)slow_ms * 1000000;
+
+	if (!ev->sel.findings)
+		return;
+	ev->st.findings = n;
+	for (i = 0; i < ev->nops; i++) {
+		const struct ev_op *o = &ev->ops[i];
+		bool keep = !(o->bits & EV_B_CAND);
+
+		for (k = 0; !keep && k < n; k++)
+			keep = ev_op_covered(o, an_find_get(f, k), slow_ns);
+		if (!keep)
+			continue;
+		ev->ops[j++] = *o;
+		ev->st.evidence += (o->bits & EV_B_CAND) != 0;
+	}
+	ev->nops = j;
+	ev->st.ops = j;
 }
 
 static int cmp_op(const void *a, const void *b)
@@ -341,20 +383,26 @@ static void on_frame(void *user, uint64_t frame, const struct cap_pkt *pkt)
 	ev->pkt_frame = frame;
 }
 
-static void write_pkt(struct run_evidence *ev, const struct cap_pkt *pkt)
+/* One frame into d (opened with nanosecond precision). */
+static void dump_frame(pcap_dumper_t *d, const struct cap_pkt *pkt)
 {
 	struct pcap_pkthdr h;
 
-	if (pkt->linktype != ev->linktype) {
-		ev->other_link++;
-		return;
-	}
 	memset(&h, 0, sizeof(h));
 	h.ts.tv_sec = (time_t)(pkt->ts_ns / 1000000000);
 	h.ts.tv_usec = (suseconds_t)(pkt->ts_ns % 1000000000);	/* ns */
 	h.caplen = pkt->caplen;
 	h.len = pkt->len;
-	pcap_dump((u_char *)ev->dumper, &h, pkt->data);
+	pcap_dump((u_char *)d, &h, pkt->data);
+}
+
+static void write_pkt(struct run_evidence *ev, const struct cap_pkt *pkt)
+{
+	if (pkt->linktype != ev->linktype) {
+		ev->other_link++;
+		return;
+	}
+	dump_frame(ev->dumper, pkt);
 	ev->st.frames++;
 }
 
@@ -396,16 +444,126 @@ static void on_ip_write(void *user, const struct cap_ip_seen *s)
 		}
 }
 
+/* ------------------------------------------------ live: the spool -- */
+
+/* The live run's frame tap (capture thread): each frame into the spool;
+ * after a failed write, no more (said at the end). */
+static void on_spool(void *user, uint64_t frame, const struct cap_pkt *pkt)
+{
+	struct run_evidence *ev = user;
+
+	(void)frame;
+	if (ev->spool == NULL || ev->spool_failed)
+		return;
+	dump_frame(ev->spool, pkt);
+	if (ferror(pcap_dump_file(ev->spool)))
+		ev->spool_failed = true;
+	else
+		ev->spooled++;
+}
+
+void run_evidence_live(struct run_evidence *ev, struct run_config *c,
+		       const char *out)
+{
+	int n;
+
+	if (ev == NULL || c->iface == NULL)
+		return;
+	ev->live = true;
+	n = snprintf(ev->spool_path, sizeof(ev->spool_path), "%s.spool", out);
+	if (n < 0 || (size_t)n >= sizeof(ev->spool_path))
+		ev->spool_path[0] = '\0';	/* run_evidence_spool says so */
+	c->cap.frame_tap = on_spool;
+	c->cap.tap_user = ev;
+}
+
+int run_evidence_spool(struct run_evidence *ev, const struct cap_source *src,
+		       const char *who)
+{
+	int snap;
+
+	if (ev == NULL || !ev->live)
+		return 0;	/* files: nothing to spool */
+	if (!ev->spool_path[0]) {
+		fprintf(stderr, "nfscope %s: --write-pcap: the path is too "
+			"long for its live spool\n", who);
+		return -1;
+	}
+	snap = cap_source_snaplen(src);
+	ev->spool_dead = pcap_open_dead_with_tstamp_precision(
+		cap_source_linktype(src), snap > 0 ? snap : CAP_DEFAULT_SNAPLEN,
+		PCAP_TSTAMP_PRECISION_NANO);
+	ev->spool = ev->spool_dead ?
+		    pcap_dump_open(ev->spool_dead, ev->spool_path) : NULL;
+	if (ev->spool == NULL) {
+		fprintf(stderr, "nfscope %s: --write-pcap: cannot create the "
+			"live spool %s (every captured frame is kept there "
+			"until the end): %s\n", who, ev->spool_path,
+			ev->spool_dead ? pcap_geterr(ev->spool_dead) :
+			"out of memory");
+		return -1;
+	}
+	ev->spool_made = true;
+	return 0;
+}
+
+static void spool_close(struct run_evidence *ev)
+{
+	if (ev->spool)
+		pcap_dump_close(ev->spool);
+	if (ev->spool_dead)
+		pcap_close(ev->spool_dead);
+	ev->spool = NULL;
+	ev->spool_dead = NULL;
+}
+
+/* Closed and deleted, if this run made it. */
+static void spool_remove(struct run_evidence *ev)
+{
+	spool_close(ev);
+	if (ev->spool_made)
+		(void)unlink(ev->spool_path);
+	ev->spool_made = false;
+}
+
+/* The spool's writing is done: flush and close it; false if a write
+ * failed (said on stderr). */
+static bool spool_end(struct run_evidence *ev, const char *who)
+{
+	bool ok;
+
+	if (ev->spool == NULL)
+		return true;
+	ok = pcap_dump_flush(ev->spool) == 0 && !ev->spool_failed &&
+	     !ferror(pcap_dump_file(ev->spool));
+	spool_close(ev);
+	if (!ok)
+		fprintf(stderr, "nfscope %s: --write-pcap: writing the live "
+			"spool %s failed after %llu frames (disk full?): the "
+			"evidence is looked for in those only\n", who,
+			ev->spool_path, (unsigned long long)ev->spooled);
+	return ok;
+}
+
 /* ------------------------------------------------------- the passes -- */
 
 static int pass(struct run_evidence *ev, const struct run_config *c,
-		bool write, const char *path)
+		bool write, const char *path, uint64_t frames)
 {
 	struct run_config rc = *c;
 	struct run_hooks h = { .user = ev };
+	const char *spool[1] = { ev->spool_path };
 	struct run *r;
 	int ret;
 
+	if (ev->live) {		/* the spool holds the frames */
+		rc.files = spool;
+		rc.nfiles = 1;
+		rc.iface = NULL;
+		rc.cap.filter = NULL;	/* they passed it */
+		rc.cap.duration_ns = 0;
+	}
+	rc.cap.count = frames;		/* the run's: where it stopped */
 	rc.analyze = false;
 	rc.ops_sync = false;
 	rc.progress = false;
@@ -438,22 +596,45 @@ static int pass(struct run_evidence *ev, const struct run_config *c,
 			return -1;
 		}
 	}
-	ret = run_go(r, &h);
+	ret = (write && ev->nwant == 0) ? 0 : run_go(r, &h);
 	run_free(r);
 	return ret < 0 ? -1 : 0;
 }
 
+/* A second SIGINT/SIGTERM (the first ended the run) stopped a pass. */
+static bool stopped(const struct run_config *c, const char *path, bool done)
+{
+	if (!run_stop)
+		return false;
+	fprintf(stderr, "nfscope %s: --write-pcap %s: interrupted: %s\n",
+		c->who, path, done ? "it holds the frames found before the "
+		"signal only" : "not written");
+	return true;
+}
+
 int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
-		       const char *path, struct run_ev_stats *st)
+		       const char *path, uint64_t frames,
+		       struct run_ev_stats *st)
 {
 	int rc = -1;
 
-	qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
-	if (pass(ev, c, false, path) < 0)
+	*st = ev->st;
+	if (!spool_end(ev, c->who) && (frames == 0 || frames > ev->spooled))
+		frames = ev->spooled;
+	run_stop = 0;	/* the stop that ended the run is spent */
+	if (ev->nops) {		/* none: no array (qsort wants one) */
+		qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
+		if (pass(ev, c, false, path, frames) < 0)
+			return -1;
+	}
+	if (stopped(c, path, false))
 		return -1;
-	qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
-	if (!ev->failed && pass(ev, c, true, path) == 0)
+	if (ev->nwant)
+		qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
+	if (!ev->failed && pass(ev, c, true, path, frames) == 0)
 		rc = 0;
+	if (rc == 0 && stopped(c, path, true))
+		rc = -1;
 	if (ev->dumper) {
 		pcap_dump_flush(ev->dumper);
 		if (ferror(pcap_dump_file(ev->dumper))) {
@@ -470,6 +651,7 @@ int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
 			c->who);
 		rc = -1;
 	}
+	spool_remove(ev);
 	if (ev->other_link)
 		fprintf(stderr, "nfscope %s: --write-pcap: %llu frames of "
 			"another link type than the first file's not "

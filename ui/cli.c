@@ -291,31 +291,45 @@ int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
 	if (o->select && !o->path)
 		ui_usage_error(who, "--select chooses what --write-pcap "
 			       "writes: give --write-pcap OUT");
-	else if (o->path && (db || so->iface))
-		ui_usage_error(who, "--write-pcap reads the capture files "
-			       "again: it needs -r FILE, not %s",
-			       db ? "a database" : "-i (live)");
+	else if (o->path && db)
+		ui_usage_error(who, "--write-pcap reads the capture again: "
+			       "it needs -r FILE or -i IFACE, not a database");
 	else
 		return 0;
 	return -1;
 }
 
 int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
-		  const struct run_config *c, bool quiet)
+		  const struct run_config *c, const struct ui_pcap_end *e,
+		  bool quiet)
 {
 	struct run_ev_stats st;
 
-	if (run_evidence_write(ev, c, o->path, &st) < 0)
+	run_evidence_findings(ev, e->find, e->slow_ms);
+	if (run_evidence_write(ev, c, o->path, e->frames, &st) < 0)
 		return -1;
-	if (!quiet)
-		fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64
-			" frames, %" PRIu64 " messages of %" PRIu64
-			" operations\n", c->who, o->path, st.frames, st.msgs,
-			st.ops);
+	if (quiet)
+		goto over;
+	if (o->sel.findings && st.findings == 0)
+		fprintf(stderr, "nfscope %s: --write-pcap %s: --select "
+			"findings: no finding in this run%s\n", c->who,
+			o->path, st.ops ? "" : ": no operation to write");
+	else if (o->sel.findings)
+		fprintf(stderr, "nfscope %s: --write-pcap %s: --select "
+			"findings: %" PRIu64 " finding%s, %" PRIu64 " of %"
+			PRIu64 " candidate operations their evidence\n",
+			c->who, o->path, st.findings, st.findings == 1 ? "" :
+			"s", st.evidence, st.candidates);
+	fprintf(stderr, "nfscope %s: --write-pcap %s: %" PRIu64 " frames, %"
+		PRIu64 " messages of %" PRIu64 " operations\n", c->who, o->path,
+		st.frames, st.msgs, st.ops);
+over:
 	if (st.ops_over)
 		fprintf(stderr, "nfscope %s: --write-pcap: %" PRIu64
-			" operations selected past the first %u not "
-			"written\n", c->who, st.ops_over, RUN_EV_OPS_MAX);
+			" operations selected%s past the first %u not "
+			"written\n", c->who, st.ops_over, o->sel.findings ?
+			" (or candidates for a finding's evidence)" : "",
+			RUN_EV_OPS_MAX);
 	return 0;
 }
 

@@ -200,12 +200,15 @@ int ui_filter_opt(struct an_filter *f, const char *who, int opt,
 		  const char *arg);
 
 /*
- * --write-pcap OUT [--select slow:MS,errors,retrans,unanswered] (report,
- * record): the frames of the selected operations (run/evidence.h) into
- * OUT, after the run, from the same files.  ui_pcap_opt takes the two
- * options (-1: a message on stderr); ui_pcap_check refuses what cannot be
- * done (a database, a live capture, --select alone: exit 2); ui_pcap_write
- * writes and says on stderr what it wrote (0, or -1).
+ * --write-pcap OUT [--select slow:MS,errors,retrans,unanswered,findings]
+ * (report, record): the frames of the selected operations
+ * (run/evidence.h) into OUT, after the run, from the same files (live:
+ * from the spool OUT.spool).  ui_pcap_opt takes the two options (-1: a
+ * message on stderr); ui_pcap_check refuses what cannot be done (a
+ * database, --select alone: exit 2); live, run_evidence_live before
+ * run_open and run_evidence_spool after -Z; ui_pcap_write, at the end
+ * (the findings finished), writes and says on stderr what it wrote (0,
+ * or -1).
  */
 #define UI_OPT_WRITE_PCAP 0x1f1
 #define UI_OPT_SELECT 0x1f2
@@ -217,10 +220,14 @@ int ui_filter_opt(struct an_filter *f, const char *who, int opt,
 	"operations\n" \
 	"               (every transmission, reply, IP fragment and TCP " \
 	"segment) to\n" \
-	"               the pcap OUT; files only\n" \
-	"  --select slow:MS,errors,retrans,unanswered   which ones (any " \
-	"of them;\n" \
-	"               default: every operation the filters keep)\n"
+	"               the pcap OUT (live: every frame is spooled to " \
+	"OUT.spool\n" \
+	"               until the end; it grows with the capture)\n" \
+	"  --select slow:MS,errors,retrans,unanswered,findings   which " \
+	"ones (any\n" \
+	"               of them; findings: a finding's evidence; default: " \
+	"every\n" \
+	"               operation the filters keep)\n"
 struct ui_pcap_opts {
 	const char *path;		/* NULL: no --write-pcap */
 	const char *select;		/* as given */
@@ -230,8 +237,15 @@ int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
 		const char *arg);
 int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
 		  const struct ui_src_opts *so, bool db);
+/* What ui_pcap_write needs of the ended run. */
+struct ui_pcap_end {
+	const struct an_find *find;	/* its findings, finished */
+	uint32_t slow_ms;		/* their slow_server threshold */
+	uint64_t frames;		/* frames it read (cap_stats packets) */
+};
 int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
-		  const struct run_config *c, bool quiet);
+		  const struct run_config *c, const struct ui_pcap_end *e,
+		  bool quiet);
 
 /*
  * Capture drops seen in a run: spans merged when they touch (samples come

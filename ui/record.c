@@ -317,6 +317,7 @@ static int record_main(int argc, char **argv, bool serve)
 	struct run_hooks h = { .op = on_op, .tick = on_tick,
 			       .drops = on_drops, .end = on_end };
 	const char *who = serve ? "serve" : "record";
+	struct an_find_config dc;	/* an_find_new(NULL)'s */
 	const char *state;
 	int opt, rc;
 
@@ -361,6 +362,7 @@ static int record_main(int argc, char **argv, bool serve)
 	r.find = an_find_new(NULL);
 	if (o.po.path && (r.ev = run_evidence_new(&o.po.sel)) == NULL)
 		r.find = (an_find_free(r.find), NULL);	/* out of memory */
+	run_evidence_live(r.ev, &c, o.po.path);	/* live: spool every frame */
 	c.figs = r.figs;	/* stored at the end of the run */
 	c.find = r.find;
 	rc = 1;
@@ -368,13 +370,17 @@ static int record_main(int argc, char **argv, bool serve)
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
-	if (run_open(&r.run, &c) < 0 || rec_open(&r, &o) < 0)
+	if (run_open(&r.run, &c) < 0 || rec_open(&r, &o) < 0 ||
+	    run_evidence_spool(r.ev, run_source(r.run), who) < 0)
 		goto out;
 	h.user = &r;
 	if (run_go(r.run, &h) < 0)
 		goto out;
 	state = run_state(r.run);
-	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, r.quiet) < 0)
+	an_find_config_default(&dc);
+	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, &(struct ui_pcap_end){
+			.find = r.find, .slow_ms = dc.slow_ms,
+			.frames = r.packets }, r.quiet) < 0)
 		goto out;
 	if (serve && !r.quiet)
 		fprintf(stderr, "nfscope serve: input %s: %" PRIu64 " packets, "

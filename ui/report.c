@@ -416,8 +416,6 @@ static bool rep_alloc(struct rep *r, const struct rep_opts *o)
 		return false;
 	if (o->every_ns && (r->every = rep_every_new(o->every_ns)) == NULL)
 		return false;
-	if (o->po.path && (r->ev = run_evidence_new(&o->po.sel)) == NULL)
-		return false;
 	return r->figs && r->find;
 }
 
@@ -469,6 +467,7 @@ int ui_report_main(int argc, char **argv)
 	FILE *hf = NULL;		/* --html's file */
 	size_t nsrc = 0;
 	struct rep_src *srcs = NULL;
+	bool pcap_failed;
 	int opt, rc;
 
 	memset(&r, 0, sizeof(r));
@@ -497,15 +496,16 @@ int ui_report_main(int argc, char **argv)
 	c.analyze = true;
 	c.dec.no_attrs = true;		/* no figure uses attribute values */
 	c.progress = o.so.file && isatty(2);
-	if (run_open(&r.run, &c) < 0) {
-		free(srcs);
-		return 1;
+	rc = 1;
+	/* before the source opens: live, it spools every frame */
+	if (o.po.path && (r.ev = run_evidence_new(&o.po.sel)) == NULL) {
+		fprintf(stderr, "nfscope: out of memory\n");
+		goto out;
 	}
-	if (run_after_open(r.run) < 0) {
-		run_free(r.run);
-		free(srcs);
-		return 1;
-	}
+	run_evidence_live(r.ev, &c, o.po.path);
+	if (run_open(&r.run, &c) < 0 || run_after_open(r.run) < 0 ||
+	    run_evidence_spool(r.ev, run_source(r.run), "report") < 0)
+		goto out;
 	r.source = ui_src_name(&o.so);
 	r.out = stdout;
 	/*
@@ -517,7 +517,6 @@ int ui_report_main(int argc, char **argv)
 	 */
 	h.keep = db || r.filtered ? on_op : NULL;
 	h.user = &r;
-	rc = 1;
 	if (!rep_alloc(&r, &o)) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
@@ -530,8 +529,6 @@ int ui_report_main(int argc, char **argv)
 		goto out;
 	}
 	if (run_go(r.run, &h) < 0)
-		goto out;
-	if (r.ev && ui_pcap_write(r.ev, &o.po, &c, false) < 0)
 		goto out;
 	if (db) {
 		if (rep_store_load_many(&r, srcs, nsrc, &run, &names,
@@ -550,7 +547,13 @@ int ui_report_main(int argc, char **argv)
 	rep_every_end(&r);
 	rep_clamp(&r);
 	an_find_finish(r.find, r.figs, r.cs.ipfrag_incomplete);
+	/* a pcap that failed (said) leaves the report, not its status */
+	pcap_failed = r.ev && ui_pcap_write(r.ev, &o.po, &c,
+		&(struct ui_pcap_end){ .find = r.find, .slow_ms = o.dc.slow_ms,
+				       .frames = r.cs.packets }, false) < 0;
 	rc = rep_write(&r, &o, hf);
+	if (rc == 0 && pcap_failed)
+		rc = 1;
 	/* stdout is flushed and checked by main (ui_out_close) */
 	if (rc == 0 && r.cut && !db)
 		rc = UI_EXIT_CUT;

@@ -150,6 +150,14 @@ def check(nfscope, base, args, sel, errs, what):
     return out
 
 
+def finish(errs):
+    """Print the errors; the exit status."""
+    for e in errs:
+        print('FAIL', e)
+    print('%d errors' % len(errs))
+    return 1 if errs else 0
+
+
 def main():
     nfscope, nfsgen, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -204,10 +212,7 @@ def main():
         if p.returncode != 2:
             errs.append('%r: exit %d, want 2 (%s)' % (args, p.returncode,
                                                        p.stderr.strip()))
-    for e in errs:
-        print('FAIL', e)
-    print('%d errors' % len(errs))
-    return 1 if errs else 0
+    return finish(errs)
 
 
 if __name__ == '__main__':

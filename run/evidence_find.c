@@ -1,0 +1,190 @@
+/* evidence_find.c - `--select findings`: which operations are a finding's
+ * evidence (the table in evidence.h). */
+#include "run/evidence_int.h"
+
+#include <string.h>
+
+/* The statuses the findings count (RFC 1813 nfsstat3). */
+enum { EV_NOENT = 2, EV_ACCES = 13, EV_NOSPC = 28, EV_STALE = 70,
+       EV_JUKEBOX = 10008 };
+
+/* FNV-1a of n bytes; never 0 (0: none). */
+static uint32_t fnv(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h ? h : 1;
+}
+
+uint32_t ev_fh_hash(const struct nfs_fh *fh)
+{
+	return fnv(fh->data, fh->len < NFS_FHSIZE_MAX ? fh->len :
+		   NFS_FHSIZE_MAX);
+}
+
+uint32_t ev_name_hash(const char *name, size_t n)
+{
+	return fnv((const uint8_t *)name, strnlen(name, n));
+}
+
+static enum ev_class op_class(const struct an_op *op)
+{
+	uint32_t p = op->proc;
+
+	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
+		return EV_C_OTHER;
+	if (p == NFS3_NULL || (op->vers == 3 && p == NFS3_FSINFO))
+		return EV_C_CHEAP;
+	if (p == NFS3_GETATTR)			/* 1 in v2 and v3 */
+		return EV_C_GETATTR;
+	if (p == NFS3_READ)			/* 6 in v2 and v3 */
+		return EV_C_READ;
+	if (op->vers == 2)
+		return p == NFS2_LOOKUP ? EV_C_LOOKUP :
+		       p == NFS2_WRITE ? EV_C_WRITE : EV_C_OTHER;
+	return p == NFS3_ACCESS ? EV_C_ACCESS : p == NFS3_LOOKUP ? EV_C_LOOKUP :
+	       p == NFS3_WRITE ? EV_C_WRITE : p == NFS3_COMMIT ? EV_C_COMMIT :
+	       EV_C_OTHER;
+}
+
+bool ev_op_candidate(const struct an_op *op)
+{
+	return op->retrans ||
+	       (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3));
+}
+
+/* The NFS error and short-transfer bits of an answered op (as the
+ * findings count them: analyze/find.c, figs.c). */
+static uint16_t reply_bits(const struct an_op *op, enum ev_class c)
+{
+	bool st = op->have & AN_HAVE_STATUS;
+	bool ok = op->reply_stat == RPC_MSG_ACCEPTED &&
+		  op->accept_stat == RPC_SUCCESS && !(st && op->status != 0);
+	bool sized = (op->have & (AN_HAVE_COUNT | AN_HAVE_RCOUNT)) ==
+		     (AN_HAVE_COUNT | AN_HAVE_RCOUNT) && op->rcount < op->count;
+	uint16_t b = EV_B_ANSWERED;
+
+	if (st && (op->status == EV_JUKEBOX || op->status == EV_STALE ||
+		   op->status == EV_ACCES || op->status == EV_NOSPC))
+		b |= EV_B_BURST;
+	if (c == EV_C_LOOKUP && st && op->status == EV_NOENT)
+		b |= EV_B_NOENT;
+	if (ok && sized && ((c == EV_C_READ && op->vers == 3 &&
+			     !((op->have & AN_HAVE_EOF) && op->eof)) ||
+			    c == EV_C_WRITE))
+		b |= EV_B_SHORT;
+	if (ok && c == EV_C_WRITE && op->vers == 3 &&
+	    (op->have & (AN_HAVE_STABLE | AN_HAVE_COMMITTED)) ==
+	    (AN_HAVE_STABLE | AN_HAVE_COMMITTED) &&
+	    op->stable == NFS3_UNSTABLE && op->committed == NFS3_FILE_SYNC)
+		b |= EV_B_SYNC_GOT;
+	return b;
+}
+
+void ev_op_facts(struct ev_op *o, const struct an_op *op)
+{
+	enum ev_class c = op_class(op);
+
+	o->cls = (uint8_t)c;
+	o->bits = 0;
+	if (op->retrans)
+		o->bits |= EV_B_RETRANS;
+	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3))
+		o->bits |= EV_B_NFS;
+	if (op->flags & AN_OP_ANSWERED)
+		o->bits |= reply_bits(op, c);
+	if (!(op->flags & AN_OP_CALL_NOT_SEEN))
+		o->bits |= EV_B_LAT;
+	if (c == EV_C_WRITE && op->vers == 3 && (op->have & AN_HAVE_STABLE) &&
+	    (op->stable == NFS3_DATA_SYNC || op->stable == NFS3_FILE_SYNC))
+		o->bits |= EV_B_SYNC_ASKED;
+	o->fh_hash = (op->have & AN_HAVE_FH) ? ev_fh_hash(&op->fh) : 0;
+	o->name_hash = (op->have & AN_HAVE_NAME) ?
+		       ev_name_hash(op->name, AN_FIND_NAME_MAX - 1) : 0;
+	o->lat_first_ns = op->lat_first_ns;
+	o->lat_last_ns = op->lat_last_ns;
+	o->reply_ns = op->reply_ns;
+}
+
+/* Is t in f's span: [start, end]; [start, end) for the findings counted
+ * in whole seconds or intervals; for storms, whose times are whole
+ * microseconds (find.h), the end's microsecond whole.  A finding with no
+ * span (0, 0) covers the whole run. */
+static bool in_span(const struct an_finding *f, int64_t t)
+{
+	int64_t end = f->end_ns;
+
+	if (f->start_ns == 0 && f->end_ns == 0)
+		return true;
+	switch (f->kind) {
+	case AN_F_ERROR_BURST:
+	case AN_F_LATENCY_SHIFT:
+		break;
+	case AN_F_GETATTR_STORM:
+	case AN_F_ACCESS_STORM:
+	case AN_F_LOOKUP_STORM:
+	case AN_F_COMMIT_STORM:
+		end += 1000;
+		break;
+	default:
+		end++;
+	}
+	return t >= f->start_ns && t < end;
+}
+
+/* The kind's own test, once the client, server and span fit. */
+static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
+			int64_t slow_ns)
+{
+	unsigned c = o->cls, b = o->bits;
+	bool cheap = c == EV_C_CHEAP || c == EV_C_GETATTR ||
+		     c == EV_C_ACCESS;
+	int64_t d;
+
+	switch (f->kind) {
+	case AN_F_GETATTR_STORM: return c == EV_C_GETATTR;
+	case AN_F_ACCESS_STORM: return c == EV_C_ACCESS;
+	case AN_F_LOOKUP_STORM: return c == EV_C_LOOKUP;
+	case AN_F_COMMIT_STORM: return c == EV_C_COMMIT || c == EV_C_WRITE;
+	case AN_F_NOENT_REPEAT:
+		return (b & EV_B_NOENT) && o->fh_hash == ev_fh_hash(&f->fh) &&
+		       o->name_hash == ev_name_hash(f->name, sizeof(f->name));
+	case AN_F_SIZE_CAPPED:	/* its evidence begins "READ:" or "WRITE:" */
+		return c == (strncmp(f->evidence, "WRITE", 5) == 0 ?
+			     EV_C_WRITE : EV_C_READ);
+	case AN_F_SYNC_EXPORT: return (b & EV_B_SYNC_GOT) != 0;
+	case AN_F_SYNC_CLIENT: return (b & EV_B_SYNC_ASKED) != 0;
+	case AN_F_SERVER_RESTART:
+		d = o->reply_ns - f->start_ns;
+		return (c == EV_C_WRITE || c == EV_C_COMMIT) &&
+		       (b & EV_B_ANSWERED) && d >= -1000000000 &&
+		       d <= 1000000000;
+	case AN_F_ERROR_BURST: return (b & EV_B_BURST) && (b & EV_B_NFS);
+	case AN_F_RETRANSMITS: return (b & EV_B_RETRANS) != 0;
+	case AN_F_SHORT_IO: return (b & EV_B_SHORT) != 0;
+	case AN_F_SLOW_SERVER:	/* the server's time, or the client's wait */
+		return cheap && (b & EV_B_ANSWERED) && (b & EV_B_LAT) &&
+		       (f->have_client ? o->lat_first_ns : o->lat_last_ns) >
+		       slow_ns;
+	case AN_F_LATENCY_SHIFT:
+		return (b & EV_B_NFS) && (b & EV_B_ANSWERED) &&
+		       (b & EV_B_LAT);
+	default:
+		return false;
+	}
+}
+
+bool ev_op_covered(const struct ev_op *o, const struct an_finding *f,
+		   int64_t slow_ns)
+{
+	if (f->have_client && !cap_addr_eq(&o->client, &f->client))
+		return false;
+	if (f->have_server && !cap_addr_eq(&o->server, &f->server))
+		return false;
+	if (f->kind != AN_F_SERVER_RESTART && !in_span(f, o->from_ns))
+		return false;
+	return kind_covers(o, f, slow_ns);
+}
