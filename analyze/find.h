@@ -77,6 +77,7 @@ struct an_finding {
 	enum an_find_kind kind;
 	int64_t start_ns, end_ns;
 	bool have_client, have_server, have_fh;
+	bool write;		/* size_capped: the WRITE verdict (else READ) */
 	struct cap_addr client, server;
 	struct nfs_fh fh;
 	char path[AN_PATH_MAX];

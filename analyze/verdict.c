@@ -288,6 +288,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			if ((o = emit(f, AN_F_SIZE_CAPPED)) == NULL)
 				return;
 			o->have_client = o->have_server = true;
+			o->write = w != 0;
 			o->client = p->client;
 			o->server = p->server;
 			o->count = w ? p->write.total + p->write_rep.total :

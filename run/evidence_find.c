@@ -152,9 +152,8 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 	case AN_F_NOENT_REPEAT:
 		return (b & EV_B_NOENT) && o->fh_hash == ev_fh_hash(&f->fh) &&
 		       o->name_hash == ev_name_hash(f->name, sizeof(f->name));
-	case AN_F_SIZE_CAPPED:	/* its evidence begins "READ:" or "WRITE:" */
-		return c == (strncmp(f->evidence, "WRITE", 5) == 0 ?
-			     EV_C_WRITE : EV_C_READ);
+	case AN_F_SIZE_CAPPED:
+		return c == (f->write ? EV_C_WRITE : EV_C_READ);
 	case AN_F_SYNC_EXPORT: return (b & EV_B_SYNC_GOT) != 0;
 	case AN_F_SYNC_CLIENT: return (b & EV_B_SYNC_ASKED) != 0;
 	case AN_F_SERVER_RESTART:
