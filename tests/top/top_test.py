@@ -751,14 +751,21 @@ def check_totals():
     rep = json.loads(p.stdout)
     start('%s top -r %s --fast --window all --refresh 200' % (NFSCOPE, pcap),
           x=130, y=60)
-    s = wait_text('end of input')
+    procs = [x for x in rep['procedures'] if x['calls']]
+    names = set(x['procedure'] for x in procs)
+    # the pane can be read while curses is still writing the table (seen
+    # under ThreadSanitizer): wait for end of input with the whole table,
+    # then check that screen (a table that never shows them fails here)
+    wait_text('end of input')
+    s = wait_for(lambda t: 'end of input' in t and
+                 set(dict(table(t, 'PROCEDURE'))) == names,
+                 "report's procedures in the table", timeout=10)
     m = re.search(r'ops/s (\S+)', s)
     want = rep['totals']['ops'] / rep['duration_s']
     ok(m is not None and abs(float(m.group(1)) - want) < 0.051,
        'ops/s: screen %s, report %.1f' % (m and m.group(1), want))
     rows = dict(table(s, 'PROCEDURE'))
-    procs = [x for x in rep['procedures'] if x['calls']]
-    ok(set(rows) == set(x['procedure'] for x in procs), 'procedures')
+    ok(set(rows) == names, 'procedures')
     for x in procs:
         c = rows[x['procedure']]
         # OPS OPS/S SHARE AVG P50 P99 MAX ERR RETR
