@@ -330,6 +330,11 @@ over:
 			"written\n", c->who, st.ops_over, o->sel.findings ?
 			" (or candidates for a finding's evidence)" : "",
 			RUN_EV_OPS_MAX);
+	if (o->sel.findings && e->find && an_find_dropped(e->find))
+		fprintf(stderr, "nfscope %s: --write-pcap: %" PRIu64
+			" findings past the first %u kept: their evidence is "
+			"not written\n", c->who, an_find_dropped(e->find),
+			AN_FIND_MAX);
 	return 0;
 }
 
