@@ -4,10 +4,11 @@
  * A chained hash over a node pool allocated once at creation (max nodes,
  * a power-of-two bucket array of at least max slots): no allocation per
  * call.  Nodes are also on an age list in order of their latest put (oldest
- * at the head).  A put with no free node reuses the oldest node: if it is
- * older than ttl that is an expiry; if it was answered, nothing is lost
- * (it stayed only for duplicate replies); otherwise an eviction (counted:
- * its reply can no longer be decoded).  A get
+ * at the head).  A put with no free node reuses the oldest node, passing
+ * over (to the young end) up to XID_PASS calls still awaiting their reply
+ * within ttl: if it is older than ttl that is an expiry; if it was
+ * answered, nothing is lost (it stayed only for duplicate replies);
+ * otherwise an eviction (counted: its reply can no longer be decoded).  A get
  * of an entry older than ttl frees it and misses.
  *
  * Indices, not pointers, link nodes; NIL ends a list.  The hash chain
@@ -28,6 +29,7 @@
 #include <string.h>
 
 #define NIL UINT32_MAX
+#define XID_PASS 32	/* calls awaiting replies passed over a put */
 
 struct xid_hot {
 	uint32_t xid;
@@ -350,8 +352,21 @@ dec_xidmap_put(struct dec_xidmap *m, const struct dec_xid_key *k,
 		m->free_head = i;
 	}
 	if (m->free_head == NIL) {
-		uint32_t old = m->old_head;
+		uint32_t old = m->old_head, pass;
 
+		/* A call still awaiting its reply (within ttl) goes to the
+		 * young end rather than out, while an answered entry (kept
+		 * only for duplicate replies) can give its node: a few
+		 * unanswered calls do not cost their replies once the table
+		 * wraps.  At most XID_PASS a put, so a table full of calls
+		 * awaiting replies still evicts its oldest. */
+		for (pass = 0; pass < XID_PASS &&
+		     m->nodes[old].call.reply_len == 0 &&
+		     !xid_expired(m, &m->nodes[old], call->ts_ns); pass++) {
+			xid_age_unlink(m, old);
+			xid_age_append(m, old);
+			old = m->old_head;
+		}
 		/* a loss only if its reply may still come: an answered entry
 		 * is kept just to decode duplicate replies */
 		if (!xid_expired(m, &m->nodes[old], call->ts_ns) &&
