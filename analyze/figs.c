@@ -134,6 +134,7 @@ struct an_figs {
 	struct vec pairs, servers;
 	struct index pix, six;
 	struct an_interval *ivl;
+	struct an_interval ivl_void;	/* intervals_counted: the sums go here */
 	uint32_t nivl, ivl_cap;
 	int64_t ivl_base;	/* interval number of ivl[0] */
 	struct an_figs_totals tot;
@@ -800,6 +801,12 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 		if ((uint64_t)f->nivl + d > f->cfg.intervals_max)
 			return NULL;
 		need = f->nivl + d;
+		if (f->cfg.intervals_counted) {
+			f->nivl = need;
+			f->ivl_base = n;
+			memset(&f->ivl_void, 0, sizeof(f->ivl_void));
+			return &f->ivl_void;
+		}
 		if (need > f->ivl_cap) {
 			struct an_interval *p = realloc(f->ivl, need * 2 * sizeof(*p));
 
@@ -818,6 +825,12 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 	k = n - f->ivl_base;
 	if (k >= f->cfg.intervals_max)
 		return NULL;
+	if (f->cfg.intervals_counted) {
+		if ((uint32_t)k >= f->nivl)
+			f->nivl = (uint32_t)k + 1;
+		memset(&f->ivl_void, 0, sizeof(f->ivl_void));
+		return &f->ivl_void;
+	}
 	if ((uint32_t)k >= f->nivl) {
 		need = (uint32_t)k + 1;
 		if (need > f->ivl_cap) {
@@ -826,6 +839,8 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 
 			while (cap < need)
 				cap *= 2;
+			if (cap > f->cfg.intervals_max)	/* need <= max */
+				cap = f->cfg.intervals_max;
 			p = realloc(f->ivl, cap * sizeof(*p));
 			if (p == NULL)
 				return NULL;
@@ -1161,7 +1176,7 @@ static const struct an_server *server_lookup(const struct an_figs *f,
 uint32_t an_figs_nintervals(const struct an_figs *f)
 {
 	figs_sync((struct an_figs *)f);
-	return f->nivl;
+	return f->cfg.intervals_counted ? 0 : f->nivl;
 }
 
 const struct an_interval *an_figs_interval(const struct an_figs *f,

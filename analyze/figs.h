@@ -141,12 +141,15 @@ struct an_interval {
 };
 
 struct an_figs_config {
-	uint32_t rows_max;	/* 0: 16384 (all groups but files) */
+	uint32_t rows_max;	/* 0: 4096 (all groups but files) */
 	uint32_t files_max;	/* 0: 2048 (peak RSS: ~3 KB each) */
-	uint32_t pairs_max;	/* 0: 4096 */
-	uint32_t servers_max;	/* 0: 1024 */
+	uint32_t pairs_max;	/* 0: 512 */
+	uint32_t servers_max;	/* 0: 256 */
 	int64_t interval_ns;	/* 0: 1 s */
 	uint32_t intervals_max;	/* 0: 86400 */
+	bool intervals_counted;	/* count the intervals (nintervals, the
+				   dropped) but keep none of their sums: for
+				   a report that prints no time series */
 };
 
 struct an_figs;

@@ -408,6 +408,9 @@ static bool rep_alloc(struct rep *r, const struct rep_opts *o)
 
 	memset(&fc, 0, sizeof(fc));
 	fc.interval_ns = r->interval_ns ? r->interval_ns : 1000000000;
+	/* the totals' series is printed only with --interval, --html and
+	 * --csv (intervals): without them it is counted, not kept */
+	fc.intervals_counted = !r->interval_ns && !o->html && !o->csv;
 	r->size_share = o->dc.size_share;
 	r->figs = an_figs_new(&fc);
 	r->find = an_find_new(&o->dc);
