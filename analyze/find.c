@@ -67,6 +67,7 @@ void an_find_config_default(struct an_find_config *c)
 	c->shift_min_ops = 20;
 	c->retrans_min = 10;
 	c->retrans_share = 0.01;
+	c->storm_clients = AN_FIND_STORMS;
 }
 
 struct an_find *an_find_new(const struct an_find_config *cfg)
@@ -113,6 +114,11 @@ void an_find_free(struct an_find *f)
 
 size_t an_find_count(const struct an_find *f) { return f->nout; }
 uint64_t an_find_dropped(const struct an_find *f) { return f->dropped; }
+
+uint64_t an_find_unexamined(const struct an_find *f)
+{
+	return f->subj_dropped + f->storms_lost;
+}
 
 const struct an_finding *an_find_get(const struct an_find *f, size_t k)
 {

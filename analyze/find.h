@@ -61,6 +61,7 @@
 
 #define AN_FIND_SUBJECTS 1024
 #define AN_FIND_MAX 512
+#define AN_FIND_STORMS 64	/* storm_clients' default */
 #define AN_EVIDENCE_MAX 768
 #define AN_FIND_PAIRS 1024	/* client/server pairs with vantage evidence */
 #define AN_FIND_NAME_MAX 64
@@ -126,6 +127,9 @@ struct an_find_config {
 	uint32_t shift_min_ops;	/* intervals with this many ops: 20 */
 	uint32_t retrans_min;	/* retransmitted ops per client: 10 */
 	double retrans_share;	/* or this share of its ops: 0.01 */
+	uint32_t storm_clients;	/* clients given storm rings (~21 KB each;
+				   later clients' ops are not examined for
+				   storms, counted): AN_FIND_STORMS */
 };
 
 void an_find_config_default(struct an_find_config *c);
@@ -161,6 +165,9 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 size_t an_find_count(const struct an_find *f);
 const struct an_finding *an_find_get(const struct an_find *f, size_t k);
 uint64_t an_find_dropped(const struct an_find *f);
+/* Looks at ops the detectors could not examine for the budgets: a host past
+ * AN_FIND_SUBJECTS, a client past AN_FIND_STORMS (storms), out of memory. */
+uint64_t an_find_unexamined(const struct an_find *f);
 const char *an_find_kind_name(enum an_find_kind k);
 
 /*

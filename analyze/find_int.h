@@ -11,7 +11,7 @@
 #include "analyze/find.h"
 
 #define RING 64
-#define REVAL_SLOTS 16384
+#define REVAL_SLOTS 8192
 #define NOENT_SLOTS 4096
 #define NOENT_NAME 64
 
@@ -226,6 +226,7 @@ struct an_find {
 	uint64_t dropped;
 	uint32_t win_b;			/* storm window, buckets */
 	uint32_t storm_need[R_PHASE];	/* calls that make a window hot */
+	uint32_t nstorms;		/* storm rings made (AN_FIND_STORMS) */
 	uint64_t storms_lost;		/* ops not followed: no storm or
 					   latency memory */
 };

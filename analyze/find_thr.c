@@ -29,6 +29,7 @@ static const struct {
 	U(shift_interval_s, 1, 86400), D(shift_factor, 1, 1e6),
 	U(shift_min_ms, 0, 3600000), U(shift_min_ops, 1, 1e9),
 	U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
+	U(storm_clients, 1, AN_FIND_SUBJECTS),
 #undef U
 #undef D
 };

@@ -288,6 +288,7 @@ static int build_findings(struct an_model *m)
 		m->findings[k] = an_find_get(m->in.find, k);
 	m->nfindings = n;
 	m->findings_dropped = an_find_dropped(m->in.find);
+	m->findings_unexamined = an_find_unexamined(m->in.find);
 	return 0;
 }
 

@@ -176,6 +176,7 @@ struct an_model {
 	const struct an_finding **findings;
 	size_t nfindings;
 	uint64_t findings_dropped;
+	uint64_t findings_unexamined;	/* an_find_unexamined */
 	/* AN_MODEL_SERIES: by procedure (program, version, procedure), then
 	   by time, series_width_ns wide (the series' interval, or k of them
 	   merged: series_cols_max); the columns (heat map) by time; ops the

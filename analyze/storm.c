@@ -335,10 +335,12 @@ void an_storm_count(struct an_find *f, struct subj *s, int64_t ns, int c)
 	bool late = false;
 
 	if (st == NULL) {
-		if ((st = s->st = calloc(1, sizeof(*st))) == NULL) {
+		if (f->nstorms >= f->cfg.storm_clients ||
+		    (st = s->st = calloc(1, sizeof(*st))) == NULL) {
 			f->storms_lost++;
 			return;
 		}
+		f->nstorms++;
 		st->head = b;
 	}
 	if (b > st->head + SB_RING) {

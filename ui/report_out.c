@@ -370,6 +370,9 @@ static void j_health(struct jw *w, const struct an_model *m)
 	jw_u64(w, "pairs_dropped", t->pairs_dropped);
 	jw_u64(w, "intervals_dropped", t->intervals_dropped);
 	jw_u64(w, "findings_dropped", m->findings_dropped);
+	if (m->findings_unexamined)	/* only when some: issue 18 */
+		jw_u64(w, "findings_looks_skipped",
+		       m->findings_unexamined);
 	jw_end_obj(w);
 }
 

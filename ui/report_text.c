@@ -405,6 +405,12 @@ void rep_text_health(FILE *f, const struct an_model *m)
 		"budget %" PRIu64 "; stamped before their call within the skew "
 		"tolerance %" PRIu64 "\n", d->late_held, d->late_matched,
 		d->late_expired, d->late_over_budget, d->skew_tolerated);
+	if (t->pairs_dropped || m->findings_unexamined)
+		fprintf(f, "budgets: client/server pairs dropped %" PRIu64
+			", findings' looks skipped for their budgets %" PRIu64
+			" (a host past the 1024 followed; storms: a client past "
+			"storm_clients)\n", t->pairs_dropped,
+			m->findings_unexamined);
 }
 
 static void text_intervals(const struct rep *r, const struct an_model *m)

@@ -256,7 +256,7 @@ static void test_thresholds(void)
 
 	an_find_config_default(&d);
 	c = d;
-	CHECK(an_find_threshold_count() == 31);
+	CHECK(an_find_threshold_count() == 32);
 	an_find_threshold_get(0, &t);
 	CHECK(!strcmp(t.name, "getattr_rate") && !t.dbl);
 	NEAR(t.def, d.getattr_rate);
@@ -267,6 +267,9 @@ static void test_thresholds(void)
 			CHECK(t.dbl && t.def == d.storm_share);
 		if (!strcmp(t.name, "size_share"))
 			CHECK(t.def == 90 && t.lo == 1 && t.hi == 100);
+		if (!strcmp(t.name, "storm_clients"))	/* a budget */
+			CHECK(t.def == AN_FIND_STORMS && t.lo == 1 &&
+			      t.hi == AN_FIND_SUBJECTS);
 	}
 	CHECK(an_find_threshold_set(&c, "slow_ms=25") == 0);
 	CHECK(c.slow_ms == 25);

@@ -586,16 +586,21 @@ static void test_hist_small(void)
  * interleaved, with the default 500/s threshold: each client gets exactly
  * one GETATTR storm finding, with its own address and its 2400 calls.
  */
-static void test_find_many_clients(void)
+static void find_many_clients(uint32_t storm_clients)
 {
 	enum { CLIENTS = 400, RATE = 600, SECS = 4 };
 	struct an_figs *figs = an_figs_new(NULL);
-	struct an_find *f = an_find_new(NULL);
+	struct an_find_config cfg;
+	struct an_find *f;
 	static int seen[CLIENTS];
 	struct an_op op;
 	size_t k, n;
 	int c, t;
 
+	an_find_config_default(&cfg);
+	if (storm_clients)
+		cfg.storm_clients = storm_clients;
+	f = an_find_new(&cfg);
 	if (figs == NULL || f == NULL) {
 		CHECK(!"out of memory");
 		return;
@@ -637,11 +642,24 @@ static void test_find_many_clients(void)
 			CHECK(g->count == RATE * SECS);
 		}
 	}
-	for (c = 0; c < CLIENTS; c++)
-		CHECK(seen[c] == 1);
+	for (c = 0; c < CLIENTS; c++) {	/* the first clients seen */
+		CHECK(seen[c] == (c < (int)cfg.storm_clients));
+		seen[c] = 0;
+	}
 	CHECK(an_find_dropped(f) == 0);
+	/* the later clients' ops are counted as not examined */
+	CHECK((an_find_unexamined(f) == 0) ==
+	      (cfg.storm_clients >= CLIENTS));
 	an_find_free(f);
 	an_figs_free(figs);
+}
+
+/* ... with storm_clients raised to all of them, and with the default
+ * (AN_FIND_STORMS: the first 64 seen get storms, the rest are counted). */
+static void test_find_many_clients(void)
+{
+	find_many_clients(400);
+	find_many_clients(0);
 }
 
 /*
