@@ -6,10 +6,10 @@
 #include <string.h>
 
 
-#define ROWS_MAX_DEFAULT 16384
+#define ROWS_MAX_DEFAULT 4096
 #define FILES_MAX_DEFAULT 2048
-#define PAIRS_MAX_DEFAULT 4096
-#define SERVERS_MAX_DEFAULT 1024
+#define PAIRS_MAX_DEFAULT 512
+#define SERVERS_MAX_DEFAULT 256
 #define IVL_MAX_DEFAULT 86400
 #define BLOCK 256		/* rows per allocation block */
 

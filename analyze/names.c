@@ -29,7 +29,7 @@ struct an_names *an_names_new(uint32_t max)
 	uint32_t cap = 64;
 
 	if (max == 0)
-		max = 32768;
+		max = 4096;
 	while (cap < max && cap < (1u << 30))
 		cap <<= 1;
 	n = calloc(1, sizeof(*n));

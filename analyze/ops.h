@@ -62,7 +62,7 @@
  *
  * Load: O(1) per message: one array index, no allocation after an_new.
  * The entries are a fixed pool of xid_max (the decoder's table size,
- * default DEC_XID_MAX_DEFAULT: ~46 MB worst case, touched lazily, so
+ * default DEC_XID_MAX_DEFAULT: ~12 MB worst case, touched lazily, so
  * memory follows the most held at once), named by a 4-byte-per-slot
  * array; the next entry to deliver is prefetched.
  */
@@ -187,7 +187,7 @@ struct an_config {
 					   DEC_XID_MAX_DEFAULT) */
 	int64_t unanswered_ns;		/* 0: 60 s */
 	int64_t answered_keep_ns;	/* 0: 3 s */
-	uint32_t names_max;		/* 0: 32768 */
+	uint32_t names_max;		/* 0: 4096 */
 };
 
 struct an_stats {

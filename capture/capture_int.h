@@ -18,13 +18,13 @@
 #define CAP_REC_MAX (16u << 20)	/* largest sane record / fragment */
 #define CAP_REC_MIN 20u		/* smallest RPC message (AUTH_ERROR reply) */
 
-#define CAP_DEF_FRAG_MEM (16u << 20)
+#define CAP_DEF_FRAG_MEM (2u << 20)
 #define CAP_DEF_FRAG_TIMEOUT_MS 30000u
-#define CAP_DEF_FLOWS 65536u
+#define CAP_DEF_FLOWS 8192u
 #define CAP_DEF_FLOW_IDLE_MS 300000u
 #define CAP_DEF_RECORD_KEEP (256u << 10)
 #define CAP_DEF_OOO_MEM (1u << 20)
-#define CAP_DEF_TCP_MEM (64u << 20)
+#define CAP_DEF_TCP_MEM (8u << 20)
 
 static inline uint16_t cap_be16(const uint8_t *p)
 {

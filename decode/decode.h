@@ -563,7 +563,7 @@ const char *nfs_ftype_name(uint32_t vers, uint32_t type);
  */
 struct dec_xidmap;
 
-#define DEC_XID_MAX_DEFAULT 65536	/* the call table's default size */
+#define DEC_XID_MAX_DEFAULT 16384	/* the call table's default size */
 
 /*
  * A call's identity: the slot (< the table's size) of the entry that
@@ -728,7 +728,7 @@ struct dec_config {
 	   attribute structs and gids[] are left as they were.  For callers
 	   that never read them (report, record). */
 	bool no_attrs;
-	size_t late_mem;	/* 0: default 4 MiB of held replies */
+	size_t late_mem;	/* 0: default 1 MiB of held replies */
 	int64_t late_hold_ns;	/* 0: default 10 s */
 	int64_t skew_ns;	/* 0: default 5 ms; < 0: no tolerance */
 };

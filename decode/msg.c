@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #define DEC_XID_TTL_DEFAULT (120 * (int64_t)1000000000)
-#define DEC_LATE_MEM_DEFAULT ((size_t)4 << 20)
+#define DEC_LATE_MEM_DEFAULT ((size_t)1 << 20)
 #define DEC_LATE_HOLD_DEFAULT (10 * (int64_t)1000000000)
 #define DEC_SKEW_DEFAULT ((int64_t)5000000)
 #define DEC_LATE_SLOT_BYTES 512	/* one held reply per this many bytes */

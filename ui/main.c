@@ -1,6 +1,9 @@
 /* main.c - nfscope: passive ONC RPC / NFS v2+v3 analyzer.  Subcommands. */
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "ui/cli.h"
 #include "ui/diff.h"
@@ -50,6 +53,17 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[1];
 	argv[1] = cmd_name(cmd);
+#ifdef __GLIBC__
+	/* One malloc arena for the commands that only read and analyse: the
+	 * capture thread frees TCP and fragment memory the engine thread can
+	 * then reuse, where an arena per thread keeps both resident (the
+	 * default budgets' worst case: 65.4 MiB peak RSS with an arena per
+	 * thread, 61.1 with one; README, Budgets).  The threads allocate
+	 * only when a table grows, so they do not contend.  record and serve
+	 * keep glibc's default: their insert thread allocates per row. */
+	if (strcmp(cmd, "record") && strcmp(cmd, "serve"))
+		mallopt(M_ARENA_MAX, 1);
+#endif
 	if (!strcmp(cmd, "dump"))
 		return ui_out_close("dump", ui_dump_main(argc - 1, argv + 1));
 	if (!strcmp(cmd, "report"))
