@@ -134,7 +134,9 @@ struct an_figs {
 	struct vec pairs, servers;
 	struct index pix, six;
 	struct an_interval *ivl;
-	struct an_interval ivl_void;	/* intervals_counted: the sums go here */
+	struct an_interval ivl_void;	/* intervals_counted: interval_get's
+					   answer for a counted interval
+					   (nothing is added to it) */
 	uint32_t nivl, ivl_cap;
 	int64_t ivl_base;	/* interval number of ivl[0] */
 	struct an_figs_totals tot;
@@ -804,7 +806,6 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 		if (f->cfg.intervals_counted) {
 			f->nivl = need;
 			f->ivl_base = n;
-			memset(&f->ivl_void, 0, sizeof(f->ivl_void));
 			return &f->ivl_void;
 		}
 		if (need > f->ivl_cap) {
@@ -828,7 +829,6 @@ static struct an_interval *interval_get(struct an_figs *f, int64_t ts)
 	if (f->cfg.intervals_counted) {
 		if ((uint32_t)k >= f->nivl)
 			f->nivl = (uint32_t)k + 1;
-		memset(&f->ivl_void, 0, sizeof(f->ivl_void));
 		return &f->ivl_void;
 	}
 	if ((uint32_t)k >= f->nivl) {
@@ -863,7 +863,8 @@ static void interval_add(struct an_figs *f, const struct an_op *op)
 		f->tot.intervals_dropped++;
 		return;
 	}
-	an_cell_add(&v->s, NULL, op);
+	if (v != &f->ivl_void)
+		an_cell_add(&v->s, NULL, op);
 }
 
 /* -------------------------------------------------------------- add -- */

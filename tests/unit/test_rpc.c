@@ -877,6 +877,36 @@ test_xidmap(void)
 	CHECK(dec_xidmap_evictions(m) == 1);
 	dec_xidmap_free(m);
 	dec_xidmap_free(NULL);
+	{
+		/* A full table passes over a call still awaiting its reply:
+		 * xid 100 is never answered, then 1000 answered calls go
+		 * through a table of 8; 100 is still there (its reply would
+		 * decode), nothing evicted. */
+		struct dec_xid_key k;
+		uint32_t x;
+
+		m = dec_xidmap_new(8, 1000000);
+		call.ts_ns = 10000;
+		xm_put(m, &cl, &sv, 100, &call);
+		for (x = 1000; x < 2000; x++) {
+			xm_put(m, &cl, &sv, x, &call);
+			k = xm_key(&cl, &sv, x);
+			dec_xidmap_answered(m, &k, 100);
+		}
+		CHECK(xm_get(m, &cl, &sv, 100, 20000, &out));
+		CHECK(xm_get(m, &cl, &sv, 1999, 20000, &out));
+		CHECK(!xm_get(m, &cl, &sv, 1000, 20000, &out));
+		CHECK(dec_xidmap_evictions(m) == 0);
+		/* calls awaiting replies fill it: the 7 answered nodes go
+		 * first, then each of the other 41 puts evicts one (100
+		 * among them) */
+		for (x = 3000; x < 3048; x++)
+			xm_put(m, &cl, &sv, x, &call);
+		CHECK(dec_xidmap_evictions(m) == 41);
+		CHECK(!xm_get(m, &cl, &sv, 100, 20000, &out));
+		CHECK(xm_get(m, &cl, &sv, 3047, 20000, &out));
+		dec_xidmap_free(m);
+	}
 }
 
 /* ---------------------------------------------------------- message -- */
