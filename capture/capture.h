@@ -115,7 +115,8 @@ struct cap_config {
 	int buffer_kib;		/* 0: default (CAP_DEFAULT_BUFFER_KIB) */
 	bool promisc;
 	bool immediate;
-	int timeout_ms;		/* read timeout when not immediate */
+	int timeout_ms;		/* read timeout when not immediate; 0:
+				   CAP_DEFAULT_TIMEOUT_MS */
 	/* both */
 	const char *filter;	/* BPF filter in tcpdump syntax, NULL: none */
 	uint64_t count;		/* stop after this many packets, 0: no limit */
@@ -171,6 +172,16 @@ struct cap_config {
  */
 #define CAP_DEFAULT_SNAPLEN 262144
 #define CAP_DEFAULT_BUFFER_KIB 32768
+/*
+ * Live read timeout, not immediate mode.  libpcap's Linux ring
+ * (TPACKET_V3) is cut into blocks (256 KiB at the default snaplen: 128 in
+ * the default buffer); the kernel hands a block over when it is full or
+ * this long after it opened.  Immediate mode hands one over almost every
+ * packet: the ring then holds about as many packets as it has blocks, and
+ * each packet costs a poll(2).  With 100 ms a packet waits at most about
+ * that long; the reader wakes once a block (README, Live: measured).
+ */
+#define CAP_DEFAULT_TIMEOUT_MS 100
 
 /* Counters.  Everything that is skipped is counted in exactly one place. */
 struct cap_stats {
@@ -385,13 +396,16 @@ void cap_source_stats(struct cap_source *s, struct cap_stats *st);
 /* Sample pcap_stats now.  Returns 1 and fills *span if packets were dropped
  * since the previous sample (or the open), 0 if not (always 0 offline). */
 int cap_source_drops(struct cap_source *s, struct cap_drop_span *span);
-/* Has the source stopped for good (end of file, count or duration)? */
 /* Overlapping files merged by timestamp so far: how many files were read
  * merged, and frames found in two files (the same time and bytes) that
  * were taken once. */
 void cap_source_merge_stats(const struct cap_source *s, uint32_t *files,
 			    uint64_t *dup_frames);
+/* Has the source stopped for good (end of file, count or duration)? */
 bool cap_source_done(const struct cap_source *s);
+/* Live, the run over: --duration no longer stops cap_step, so the packets
+ * the kernel still holds can be read (run.c's drain).  Offline: nothing. */
+void cap_source_lift_deadline(struct cap_source *s);
 int cap_source_linktype(const struct cap_source *s);
 int cap_source_snaplen(const struct cap_source *s);
 /* Selectable fd for live capture, -1 if none. */

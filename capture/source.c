@@ -397,7 +397,8 @@ struct cap_source *cap_open_live(const char *iface,
 			return NULL;
 		}
 	}
-	rc = pcap_set_timeout(pc, cfg->timeout_ms > 0 ? cfg->timeout_ms : 100);
+	rc = pcap_set_timeout(pc, cfg->timeout_ms > 0 ? cfg->timeout_ms
+						       : CAP_DEFAULT_TIMEOUT_MS);
 	if (rc != 0) {
 		live_fail(pc, iface, "set timeout", rc, errbuf);
 		return NULL;
@@ -1104,6 +1105,14 @@ void cap_source_merge_stats(const struct cap_source *s, uint32_t *files,
 {
 	*files = s->merged;
 	*dup_frames = s->dup_frames;
+}
+
+void cap_source_lift_deadline(struct cap_source *s)
+{
+	if (!s->live)
+		return;
+	s->duration_ns = 0;
+	s->done = false;
 }
 
 bool cap_source_done(const struct cap_source *s)

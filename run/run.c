@@ -323,23 +323,43 @@ static void progress(struct run *r, double t0, double t)
 }
 
 /*
- * Live, after a stop request: the packets the kernel already holds were
- * captured before it (pcap_stats counts them received), so they are read
- * too, without waiting, for at most a second.  A stop that comes while
- * the command is still setting up (record creating its database) would
- * otherwise lose every packet of the run.
+ * Live, after a stop request or the end of --duration: the packets the
+ * kernel already holds were captured before it (pcap_stats counts them
+ * received), so they are read too, for at most a second.  The kernel hands
+ * its ring over a block at a time, when the block is full or
+ * CAP_DEFAULT_TIMEOUT_MS after it opened, so the last packets may still be
+ * in an open block: the drain goes on until no packet came for twice that
+ * (the block timer's period, and one more for the timer's late firing).
+ * A stop that comes while the command is still setting up (record
+ * creating its database) would otherwise lose every packet of the run.
  */
 static int drain(struct run *r, char *err)
 {
-	double end = run_mono_s() + 1.0;
-	uint64_t before;
-	int rc;
+	double t = run_mono_s(), end = t + 1.0;
+	double quiet = 2.0 * CAP_DEFAULT_TIMEOUT_MS / 1000.0;
+	double last = t;	/* when a packet last came */
+	int fd = cap_source_fd(r->src), rc;
 
-	do {
-		before = cap_pipe_stats(r->pipe)->packets;
+	cap_source_lift_deadline(r->src);
+	for (;;) {
+		uint64_t before = cap_pipe_stats(r->pipe)->packets;
+
 		rc = cap_step(r->src, r->pipe, 4096, err);
-	} while (rc > 0 && cap_pipe_stats(r->pipe)->packets != before &&
-		 run_mono_s() < end);
+		t = run_mono_s();
+		if (rc <= 0 || t >= end)
+			break;
+		if (cap_pipe_stats(r->pipe)->packets != before) {
+			last = t;
+			continue;
+		}
+		if (t - last >= quiet)
+			break;
+		if (fd >= 0) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			(void)poll(&pfd, 1, (int)((quiet - (t - last)) * 1000) + 1);
+		}
+	}
 	return rc;
 }
 
@@ -416,7 +436,8 @@ static int read_loop(struct run *r)
 		sample_drops(r);
 		tick(r, run_wall_ns());
 	}
-	if (live && run_stop && rc >= 0 && (rc = drain(r, err)) < 0)
+	if (live && rc >= 0 && (run_stop || cap_source_done(src)) &&
+	    (rc = drain(r, err)) < 0)
 		fprintf(stderr, "nfscope %s: %s\n", who, err);
 	if (r->cfg.progress && !live)
 		fputs("\r\033[K", stderr);

@@ -19,7 +19,6 @@ void ui_src_opts_init(struct ui_src_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->cfg.promisc = true;
-	o->cfg.immediate = true;
 }
 
 bool ui_parse_u64(const char *s, uint64_t *out)
