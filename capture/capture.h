@@ -179,7 +179,9 @@ struct cap_config {
  * this long after it opened.  Immediate mode hands one over almost every
  * packet: the ring then holds about as many packets as it has blocks, and
  * each packet costs a poll(2).  With 100 ms a packet waits at most about
- * that long; the reader wakes once a block (README, Live: measured).
+ * that long; the reader wakes once a block (README, Live: measured).  A
+ * filter testing the direction keeps immediate mode (source.c,
+ * filter_tests_direction).
  */
 #define CAP_DEFAULT_TIMEOUT_MS 100
 

@@ -356,6 +356,47 @@ static int live_fail(pcap_t *pc, const char *iface, const char *what,
 	return -1;
 }
 
+/*
+ * Does the filter test the packet's direction (inbound, outbound)?  On a
+ * link whose header does not carry it (Ethernet) libpcap compiles that to
+ * a load of the kernel's packet-type metadata.  libpcap 1.10's TPACKET_V3
+ * ring mishandles such a filter: the packets of the first block are lost
+ * (counted received, neither delivered nor dropped: 799 of 20,000
+ * datagrams with tcpdump too) and later ones are not filtered by
+ * direction.  Its immediate mode (a TPACKET_V2 ring) filters them right,
+ * so such a capture keeps it.  Compiled here for Ethernet, before the
+ * capture is created (the mode must be chosen before activation); a
+ * filter that does not compile is left to apply_filter's message.
+ */
+#define AD_PKTTYPE 0xfffff004u	/* <linux/filter.h> SKF_AD_OFF + SKF_AD_PKTTYPE */
+
+static bool filter_tests_direction(const char *filter)
+{
+	struct bpf_program prog;
+	bool yes = false;
+	pcap_t *dead;
+	u_int k;
+
+	if (!filter || !*filter)
+		return false;
+	dead = pcap_open_dead(DLT_EN10MB, CAP_DEFAULT_SNAPLEN);
+	if (!dead)
+		return false;
+	if (pcap_compile(dead, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0) {
+		for (k = 0; k < prog.bf_len; k++) {
+			const struct bpf_insn *in = &prog.bf_insns[k];
+
+			if (BPF_CLASS(in->code) == BPF_LD &&
+			    BPF_MODE(in->code) == BPF_ABS &&
+			    in->k == AD_PKTTYPE)
+				yes = true;
+		}
+		pcap_freecode(&prog);
+	}
+	pcap_close(dead);
+	return yes;
+}
+
 struct cap_source *cap_open_live(const char *iface,
 				 const struct cap_config *cfg,
 				 char *errbuf, char *warnbuf)
@@ -390,7 +431,7 @@ struct cap_source *cap_open_live(const char *iface,
 		live_fail(pc, iface, "set promisc", rc, errbuf);
 		return NULL;
 	}
-	if (cfg->immediate) {
+	if (cfg->immediate || filter_tests_direction(cfg->filter)) {
 		rc = pcap_set_immediate_mode(pc, 1);
 		if (rc != 0) {
 			live_fail(pc, iface, "set immediate mode", rc, errbuf);

@@ -329,14 +329,15 @@ static void progress(struct run *r, double t0, double t)
  * its ring over a block at a time, when the block is full or
  * CAP_DEFAULT_TIMEOUT_MS after it opened, so the last packets may still be
  * in an open block: the drain goes on until no packet came for twice that
- * (the block timer's period, and one more for the timer's late firing).
+ * and 50 ms more (the kernel retires a block at the second tick of its
+ * timer after the block opened; the 50 ms for a late tick).
  * A stop that comes while the command is still setting up (record
  * creating its database) would otherwise lose every packet of the run.
  */
 static int drain(struct run *r, char *err)
 {
 	double t = run_mono_s(), end = t + 1.0;
-	double quiet = 2.0 * CAP_DEFAULT_TIMEOUT_MS / 1000.0;
+	double quiet = (2.0 * CAP_DEFAULT_TIMEOUT_MS + 50) / 1000.0;
 	double last = t;	/* when a packet last came */
 	int fd = cap_source_fd(r->src), rc;
 

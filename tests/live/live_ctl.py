@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Live capture control on lo (needs root; exits 77 = skipped without it):
 
-  drops     record / dump / report with a small -B (4 ring blocks) while the process is
+  drops     record / dump / report with a tiny -B while the process is
             stopped (SIGSTOP) and N datagrams are sent: every one is either
             captured or counted dropped (packets + ps_drop == N, but for
-            up to one ring block, see FREEZE_SLACK; ps_recv == N), the drop
+            the kernel's one, see FREEZE_SLACK; ps_recv == N), the drop
             span covers the sending, the store's table drops and the report
             (text, JSON, CSV, intervals) say so; SIGINT/SIGTERM end each
             cleanly with exit 0
@@ -15,6 +15,11 @@
             how to get it (sudo, setcap); with setcap, nobody can capture
   sighup    SIGHUP in record mid-run: logged, ignored, no call lost
   duration  --duration ends a live run by itself (dump, record: complete)
+  ring      the default ring (TPACKET_V3 blocks) takes a burst of 5000
+            datagrams sent while the reader is stopped: all captured,
+            none dropped (immediate mode's 128 frames: 256 captured)
+  drain     SIGINT right after a few datagrams (still in the kernel's open
+            ring block): report and dump read every one
   any       -i any (Linux cooked capture) sees the calls, every field
 
 Ground truth: what this script sent (the nfsgen calls' records, counts).
@@ -100,27 +105,20 @@ def flood_stopped(p, payloads, n):
 
 
 FILTER = 'inbound and udp dst port %d' % PORT   # lo shows each packet twice
-# The drop tests use a 1 MiB buffer with -s 512.  libpcap on Linux (a
-# TPACKET_V3 ring: nfscope reads with a timeout, not in immediate mode)
-# cuts it into blocks of 256 KiB whatever the snaplen, so this ring holds
-# four blocks (a 64 KiB buffer gives one block, which a frozen ring never
-# hands over).
-RING_BLOCK = 262144
-RING_KIB = '1024'
+# A filter that tests the direction keeps libpcap's immediate mode (a ring
+# of whole-packet frames; capture/source.c, filter_tests_direction); any
+# other is read from the TPACKET_V3 ring of 256 KiB blocks with a 100 ms
+# timeout.  FILTER_V3 is such a filter: lo shows it each datagram twice,
+# libpcap counts both received (ps_recv 2n) and hands over the inbound one.
+FILTER_V3 = 'udp dst port %d' % PORT
+# The drop tests use a 64 KiB buffer with -s 512: at the default snaplen
+# (262144) such a ring holds no packet at all.
 
-# After the stopped reader let the ring fill and freeze, the kernel counts
-# one block's packets as received that it neither delivers nor counts
-# dropped (tcpdump -B 1024 shows the same: 20,000 datagrams of 200 B sent
-# while it is stopped, 2,397 captured + 16,804 dropped of 20,000 received;
-# 799 in neither figure).  Allow at most one block of the smallest of the
-# datagrams sent (each takes its frame and at least a 48-byte header in
-# the ring) and no more.
-FREEZE_SLACK = 0
-
-
-def set_slack(payloads):
-    global FREEZE_SLACK
-    FREEZE_SLACK = RING_BLOCK // (min(len(x) for x in payloads) + 42 + 48)
+# The kernel's TPACKET_V3 ring (libpcap's on Linux) counts the packet that
+# arrives as it freezes a full ring as received, yet neither delivers nor
+# counts it dropped: per stopped-and-flooded run, 1 of the N is in neither
+# figure (seen every time on this kernel).  Allow that and no more.
+FREEZE_SLACK = 2
 
 
 def accounted(captured, dropped, n):
@@ -130,7 +128,7 @@ def accounted(captured, dropped, n):
 def test_drops_record(calls):
     db = os.path.join(WORK, 'drops.db')
     n = 20000
-    p = start(['record', '-i', 'lo', '-B', RING_KIB, '-s', '512', '-f', FILTER, '-w', db, '--force',
+    p = start(['record', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER, '-w', db, '--force',
                '--interval', '1'])
     t0, t1 = flood_stopped(p, [c[0] for c in calls], n)
     rc, _, err = stop(p, signal.SIGINT)
@@ -179,7 +177,7 @@ def test_drops_record(calls):
 
 def test_drops_dump(calls):
     n = 20000
-    p = start(['dump', '--json', '-i', 'lo', '-B', RING_KIB, '-s', '512', '-f', FILTER])
+    p = start(['dump', '--json', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER])
     flood_stopped(p, [c[0] for c in calls], n)
     rc, out, err = stop(p, signal.SIGINT)
     lines = [json.loads(l) for l in out.splitlines() if l.strip()]
@@ -198,7 +196,7 @@ def test_drops_dump(calls):
 
 def test_drops_report(calls):
     n = 20000
-    p = start(['report', '--json', '--interval', '1', '-i', 'lo', '-B', RING_KIB, '-s', '512', '-f', FILTER])
+    p = start(['report', '--json', '--interval', '1', '-i', 'lo', '-B', '64', '-s', '512', '-f', FILTER])
     flood_stopped(p, [c[0] for c in calls], n)
     rc, out, err = stop(p, signal.SIGTERM)
     check(rc == 0, 'report after SIGTERM: exit %d %s' % (rc, err))
@@ -336,6 +334,46 @@ def test_duration():
           'record --duration: exit %d, state %s' % (p.returncode, state))
 
 
+def test_ring(calls):
+    """The default ring holds a burst: 5000 datagrams (about 1.5 MB, far
+    below the 32 MiB buffer) sent while the reader is stopped are all
+    captured, none dropped.  In libpcap's immediate mode the default
+    snaplen left a ring of 128 whole-packet frames: nfscope before
+    2026-12-03 captured 256 and the kernel dropped 9488 of the 10,000
+    copies lo showed it."""
+    n = 5000
+    p = start(['report', '--json', '-i', 'lo', '-f', FILTER_V3])
+    flood_stopped(p, [c[0] for c in calls], n)
+    rc, out, err = stop(p, signal.SIGINT)
+    c = json.loads(out)['capture'] if rc == 0 else {}
+    check(rc == 0 and c.get('ps_drop') == 0 and c.get('packets') == n and
+          c.get('ps_recv') == 2 * n,
+          'report -i, defaults: a burst of %d while stopped: captured %s, '
+          'dropped %s, ps_recv %s %s' % (n, c.get('packets'), c.get('ps_drop'),
+                                         c.get('ps_recv'), err))
+
+
+def test_drain(calls):
+    """SIGINT at once after a few datagrams: the kernel hands its ring over
+    a block at a time, when the block is full or 100 ms after it opened, so
+    they are still in an open block; the run reads them before it ends."""
+    for cmd in ('report', 'dump'):
+        p = start([cmd, '--json', '-i', 'lo', '-f', FILTER_V3])
+        send(c[0] for c in calls)
+        rc, out, err = stop(p, signal.SIGINT)
+        if cmd == 'report':
+            c = json.loads(out)['capture'] if rc == 0 else {}
+            got, recv = c.get('packets'), c.get('ps_recv')
+        else:
+            lines = [json.loads(l) for l in out.splitlines() if l.strip()]
+            summ = [m['summary'] for m in lines if 'summary' in m]
+            got = len([m for m in lines if 'xid' in m])
+            recv = summ[0]['ps_recv'] if summ else None
+        check(rc == 0 and got == len(calls) and recv == 2 * len(calls),
+              '%s -i, SIGINT right after %d datagrams: %s read, ps_recv %s %s'
+              % (cmd, len(calls), got, recv, err))
+
+
 def test_any(calls):
     p = start(['dump', '--json', '-i', 'any', '-f', FILTER])
     send(c[0] for c in calls)
@@ -416,8 +454,6 @@ def main():
                    check=True, capture_output=True)
     calls = udp_calls(pcap, truth)
     assert len(calls) >= 40, 'too few calls: %d' % len(calls)
-    set_slack([c[0] for c in calls])
-    print('freeze slack: %d datagrams (one ring block)' % FREEZE_SLACK)
     for name, fn in (('drops/record', lambda: test_drops_record(calls)),
                      ('drops/dump', lambda: test_drops_dump(calls)),
                      ('drops/report', lambda: test_drops_report(calls)),
@@ -426,6 +462,8 @@ def main():
                      ('caps', lambda: test_caps(calls)),
                      ('sighup', lambda: test_sighup(calls)),
                      ('duration', test_duration),
+                     ('ring', lambda: test_ring(calls)),
+                     ('drain', lambda: test_drain(calls)),
                      ('any', lambda: test_any(calls))):
         before = tally.fails
         fn()
