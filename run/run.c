@@ -334,7 +334,7 @@ static void progress(struct run *r, double t0, double t)
  * A stop that comes while the command is still setting up (record
  * creating its database) would otherwise lose every packet of the run.
  */
-static int drain(struct run *r, char *err)
+int run_drain(struct run *r, char *err)
 {
 	double t = run_mono_s(), end = t + 1.0;
 	double quiet = (2.0 * CAP_DEFAULT_TIMEOUT_MS + 50) / 1000.0;
@@ -438,7 +438,7 @@ static int read_loop(struct run *r)
 		tick(r, run_wall_ns());
 	}
 	if (live && rc >= 0 && (run_stop || cap_source_done(src)) &&
-	    (rc = drain(r, err)) < 0)
+	    (rc = run_drain(r, err)) < 0)
 		fprintf(stderr, "nfscope %s: %s\n", who, err);
 	if (r->cfg.progress && !live)
 		fputs("\r\033[K", stderr);

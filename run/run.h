@@ -106,10 +106,13 @@ int run_go(struct run *r, const struct run_hooks *h);
  * the store's commit); run_end_input ends the run: flush true (the input
  * ended or was cut) delivers what is held and calls the end hook, false
  * (the caller quit) only ends the stored run ("interrupted").  Returns 0,
- * or -1 when the store failed.
+ * or -1 when the store failed.  run_drain, live, before run_end_input:
+ * reads what the kernel still holds in its ring (the last block is handed
+ * over up to 200 ms late: run.c's drain); as run_step.
  */
 int run_start(struct run *r, const struct run_hooks *h);
 int run_step(struct run *r, int max, char *err);
+int run_drain(struct run *r, char *err);
 void run_tick(struct run *r);
 int run_end_input(struct run *r, bool flush, bool cut);
 /* An already open source (the caller's: run_free leaves it open). */

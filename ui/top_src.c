@@ -203,6 +203,9 @@ static void run_packets(struct tm_worker *w)
 		}
 	}
 	pthread_mutex_lock(&w->m->mu);
+	/* live, quit or --duration: what the kernel still holds first */
+	if (live && rc >= 0 && run_drain(w->run, err) < 0)
+		fail(w, "capture", err);
 	/* end of input: deliver everything, then verdicts (on_end) */
 	(void)run_end_input(w->run, rc == 0, w->m->input_cut);
 	rec_check(w);
