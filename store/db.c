@@ -294,6 +294,7 @@ void store_db_free(struct store *s)
 	free(s->cell);
 	free(s->slot);
 	free(s->flow);
+	free(s->flow_dirty);
 	free(s->name_seen);
 	free(s->path);
 	free(s);

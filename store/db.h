@@ -11,6 +11,7 @@
 #define NFSCOPE_STORE_DB_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 
 struct store_keys;		/* keys.h */
@@ -128,6 +129,10 @@ struct store {
 	struct flow *flow;
 	uint32_t nflows;
 	uint64_t flows_dropped;
+	uint32_t *flow_dirty;		/* indices of the dirty flows, in the
+					   order they became dirty (owned) */
+	uint32_t nflow_dirty;
+	uint32_t flow_last;		/* index + 1 of the last flow found */
 	/* names written recently: hash of (server, fh, path) (owned) */
 	uint64_t *name_seen;
 	int nexports_written;
@@ -152,7 +157,11 @@ struct store {
 	 * the producer's side, the first before the thread starts and the
 	 * second after drain() has emptied the queue, so the connection and
 	 * the cells are never used by both threads at once.
-	 * head/tail/stop/flush/werr under mu.
+	 * stop/flush/batch_queued under mu; head and tail are written under
+	 * mu too, but the producer takes a slot and hands it over without it
+	 * (atomics, sequentially consistent): it locks mu only to wait for
+	 * room, to wake a writer that waits (waiting, set under mu before
+	 * the writer reads tail again) or for a batch end.
 	 */
 	store_commit_fn hook;
 	void *hook_user;
@@ -161,10 +170,11 @@ struct store {
 	pthread_mutex_t mu;
 	pthread_cond_t more, space;
 	struct qop *q;			/* QUEUE_SLOTS (owned) */
-	uint64_t head, tail;
-	bool stop, waiting, flush;
+	_Atomic uint64_t head, tail;
+	_Atomic bool waiting;
+	bool stop, flush;
 	bool batch_queued;		/* a batch end waits: no QUEUE_BATCH wait */
-	bool werr;
+	_Atomic bool werr;		/* werrbuf set (under mu) before it */
 	char werrbuf[STORE_ERRBUF_SIZE];
 };
 

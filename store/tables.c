@@ -9,6 +9,16 @@
 
 /* ------------------------------------------------------------- flows -- */
 
+static bool flow_is(const struct flow *f, const struct cap_msg *m)
+{
+	return f->transport == m->transport && f->sport == m->sport &&
+	       f->dport == m->dport && cap_addr_eq(&f->src, &m->src) &&
+	       cap_addr_eq(&f->dst, &m->dst);
+}
+
+/* Messages come in runs of one flow (a TCP stream's segments, a call and
+ * its reply's direction), so the last flow found is tried before the
+ * hash. */
 void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 		   bool rpc_reply)
 {
@@ -18,6 +28,11 @@ void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 
 	if (s->flow == NULL)
 		return;
+	if (s->flow_last && flow_is(&s->flow[s->flow_last - 1], m)) {
+		k = s->flow_last - 1;
+		f = &s->flow[k];
+		goto found;
+	}
 	h = store_hash(h, &m->transport, 1);
 	h = store_hash(h, &m->src, sizeof(m->src));
 	h = store_hash(h, &m->dst, sizeof(m->dst));
@@ -28,9 +43,7 @@ void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 		f = &s->flow[k];
 		if (!f->used)
 			break;
-		if (f->hash == h && f->transport == m->transport &&
-		    f->sport == m->sport && f->dport == m->dport &&
-		    cap_addr_eq(&f->src, &m->src) && cap_addr_eq(&f->dst, &m->dst))
+		if (f->hash == h && flow_is(f, m))
 			goto found;
 	}
 	if (f->used || s->nflows >= FLOW_MAX / 2) {
@@ -47,7 +60,11 @@ void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 	f->first_ns = m->ts_ns;
 	s->nflows++;
 found:
-	f->dirty = true;
+	s->flow_last = k + 1;
+	if (!f->dirty) {	/* at most FLOW_MAX / 2 flows are used */
+		f->dirty = true;
+		s->flow_dirty[s->nflow_dirty++] = k;
+	}
 	f->last_ns = m->ts_ns;
 	f->msgs++;
 	f->calls += rpc_call;
@@ -60,30 +77,34 @@ found:
 	f->holes += (m->flags & CAP_MSG_HOLE) != 0;
 }
 
-/* The flows touched since the last batch, copied into b (producer). */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The flows touched since the last batch, copied into b (producer), in
+ * the order of their slots, as the table is written. */
 int store_take_flows(struct store *s, struct batch *b)
 {
-	uint32_t k, n = 0;
+	uint32_t k, n = s->flow ? s->nflow_dirty : 0;
 
 	b->nflows = 0;
 	b->flows = NULL;
-	if (s->flow == NULL)
-		return 0;
-	for (k = 0; k < FLOW_MAX; k++)
-		n += s->flow[k].used && s->flow[k].dirty;
 	if (n == 0)
 		return 0;
 	b->flows = malloc(n * sizeof(*b->flows));
 	if (b->flows == NULL)
 		return -1;
-	for (k = 0; k < FLOW_MAX; k++) {
-		struct flow *f = &s->flow[k];
+	qsort(s->flow_dirty, n, sizeof(s->flow_dirty[0]), cmp_u32);
+	for (k = 0; k < n; k++) {
+		struct flow *f = &s->flow[s->flow_dirty[k]];
 
-		if (!f->used || !f->dirty)
-			continue;
 		b->flows[b->nflows++] = *f;
 		f->dirty = false;
 	}
+	s->nflow_dirty = 0;
 	return 0;
 }
 

@@ -79,8 +79,10 @@ int store_run_begin(struct store *s, struct store_run *run, char *errbuf)
 		s->cell = calloc(CELL_MAX, sizeof(*s->cell));
 		s->slot = calloc(CELL_SLOTS, sizeof(*s->slot));
 		s->flow = calloc(FLOW_MAX, sizeof(*s->flow));
+		s->flow_dirty = malloc(FLOW_MAX / 2 * sizeof(*s->flow_dirty));
 		s->name_seen = calloc(NAME_CACHE, sizeof(*s->name_seen));
-		if (!s->cell || !s->slot || !s->flow || !s->name_seen) {
+		if (!s->cell || !s->slot || !s->flow || !s->flow_dirty ||
+		    !s->name_seen) {
 			snprintf(errbuf, STORE_ERRBUF_SIZE, "out of memory");
 			return -1;
 		}
@@ -638,6 +640,16 @@ static int insert_op(struct store *s, const struct an_op *op, char *errbuf)
 	return 0;
 }
 
+/* The writer has work (under mu): a full step, a stop, or a flush or a
+ * batch end with anything queued. */
+static bool writer_ready(struct store *s)
+{
+	uint64_t h = s->head, t = s->tail;
+
+	return t - h >= QUEUE_BATCH || s->stop ||
+	       ((s->flush || s->batch_queued) && h != t);
+}
+
 /* The writer thread: insert queued ops (and their names), commit queued
  * batch ends. */
 static void *writer(void *arg)
@@ -649,9 +661,14 @@ static void *writer(void *arg)
 
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		while (s->tail - s->head < QUEUE_BATCH && !s->stop &&
-		       !((s->flush || s->batch_queued) && s->head != s->tail)) {
+		while (!writer_ready(s)) {
+			/* the producer reads waiting after it moves tail:
+			   it wakes us, or we see its slot */
 			s->waiting = true;
+			if (writer_ready(s)) {
+				s->waiting = false;
+				break;
+			}
 			pthread_cond_wait(&s->more, &s->mu);
 			s->waiting = false;
 		}
@@ -803,6 +820,10 @@ static int drain(struct store *s, char *errbuf)
  * error (in errbuf).  The producer's until slot_publish. */
 static struct qop *slot_get(struct store *s, char *errbuf)
 {
+	uint64_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
+
+	if (t - s->head < QUEUE_SLOTS && !s->werr)
+		return &s->q[t % QUEUE_SLOTS];
 	pthread_mutex_lock(&s->mu);
 	while (s->tail - s->head >= QUEUE_SLOTS && !s->werr)
 		pthread_cond_wait(&s->space, &s->mu);
@@ -812,19 +833,31 @@ static struct qop *slot_get(struct store *s, char *errbuf)
 		return NULL;
 	}
 	pthread_mutex_unlock(&s->mu);
-	return &s->q[s->tail % QUEUE_SLOTS];
+	return &s->q[t % QUEUE_SLOTS];
 }
 
-/* Hand the slot over; now: wake the writer even for a short queue. */
+/* Hand the slot over; now: wake the writer even for a short queue (a
+ * batch end, under mu).  Else without mu: tail moves, then a writer that
+ * waits is woken once a step is queued. */
 static void slot_publish(struct store *s, bool now)
 {
-	pthread_mutex_lock(&s->mu);
-	s->tail++;
-	if (now)
+	uint64_t t;
+
+	if (now) {
+		pthread_mutex_lock(&s->mu);
+		s->tail++;
 		s->batch_queued = true;
-	if (s->waiting && (now || s->tail - s->head >= QUEUE_BATCH))
+		if (s->waiting)
+			pthread_cond_signal(&s->more);
+		pthread_mutex_unlock(&s->mu);
+		return;
+	}
+	t = atomic_fetch_add(&s->tail, 1) + 1;
+	if (s->waiting && t - s->head >= QUEUE_BATCH) {
+		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->more);
-	pthread_mutex_unlock(&s->mu);
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 int store_put_op(struct store *s, const struct an_op *op,
