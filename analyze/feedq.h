@@ -43,5 +43,24 @@ void an_feedq_hidden(struct an_feedq *q, const struct cap_addr *src,
 		     const struct cap_addr *dst, int64_t until_ns);
 /* an_flush on the engine's thread, then wait until it is done. */
 void an_feedq_flush(struct an_feedq *q);
+/* Wait until every record so far is done (no flush). */
+void an_feedq_sync(struct an_feedq *q);
+/* Hand over what waits now, however little (live, after a tick's side
+ * records; an_feedq_tick does it itself). */
+void an_feedq_kick(struct an_feedq *q);
+/* Whether the engine runs on a thread of its own. */
+bool an_feedq_threaded(const struct an_feedq *q);
+
+/*
+ * Side records: the caller's own work that must happen on the engine's
+ * thread in message order (record: the store's rows, batch ends and drop
+ * spans, next to the engine whose ops and names they read).  fn gets a
+ * copy of the len bytes (len <= AN_FEEDQ_SIDE_MAX), on the consumer thread
+ * between the messages fed before and after; without a thread, at once.
+ */
+#define AN_FEEDQ_SIDE_MAX 4096
+typedef void (*an_side_fn)(void *user, const void *rec, size_t len);
+void an_feedq_set_side(struct an_feedq *q, an_side_fn fn, void *user);
+void an_feedq_side(struct an_feedq *q, const void *rec, size_t len);
 
 #endif

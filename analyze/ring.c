@@ -42,6 +42,7 @@ struct an_ring {
 	uint64_t publish;		/* publish once this much waits */
 	_Atomic bool pwait;		/* producer asleep or about to be */
 	_Atomic bool flush;		/* producer waits: consume what there is */
+	_Atomic bool kick;		/* consume what there is (an_ring_kick) */
 	_Atomic bool stop;
 };
 
@@ -68,9 +69,11 @@ static void *consumer(void *arg)
 			pthread_mutex_lock(&r->mu);
 			atomic_store(&r->cwait, true);
 			while (atomic_load(&r->tail) - head < r->batch &&
-			       !atomic_load(&r->flush) && !atomic_load(&r->stop))
+			       !atomic_load(&r->flush) && !atomic_load(&r->stop) &&
+			       !atomic_load(&r->kick))
 				pthread_cond_wait(&r->cv, &r->mu);
 			atomic_store(&r->cwait, false);
+			atomic_store(&r->kick, false);
 			pthread_mutex_unlock(&r->mu);
 			continue;
 		}
@@ -192,6 +195,18 @@ void an_ring_commit(struct an_ring *r, size_t size)
 	if (r->ptail - atomic_load_explicit(&r->tail, memory_order_relaxed) >=
 	    r->publish)
 		an_ring_publish(r);
+}
+
+/* kick then cwait here, cwait then kick in the consumer's wait
+ * (sequentially consistent): the consumer sees the kick or is woken; it
+ * clears kick before it reads tail, so a kick after its wait is not lost
+ * either. */
+void an_ring_kick(struct an_ring *r)
+{
+	an_ring_publish(r);
+	atomic_store(&r->kick, true);
+	if (atomic_load(&r->cwait))
+		wake(r);
 }
 
 void an_ring_drain(struct an_ring *r)

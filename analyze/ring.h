@@ -57,5 +57,8 @@ void an_ring_commit(struct an_ring *r, size_t size);
 void an_ring_publish(struct an_ring *r);
 /* Wait until fn has returned for every record committed so far. */
 void an_ring_drain(struct an_ring *r);
+/* Hand over every record committed so far and wake the consumer for them
+ * however few (live: once a second), without waiting. */
+void an_ring_kick(struct an_ring *r);
 
 #endif

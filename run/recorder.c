@@ -7,10 +7,22 @@
 /* The run's counters as they stand (live: with pcap_stats' drops). */
 static void counters(struct run_rec *r)
 {
-	r->run.cs = *cap_pipe_stats(r->pipe);
-	cap_source_stats(r->src, &r->run.cs);
-	r->run.ds = *dec_get_stats(r->dec);
+	if (r->async) {
+		r->run.cs = r->snap_cs;
+		r->run.ds = r->snap_ds;
+	} else {
+		r->run.cs = *cap_pipe_stats(r->pipe);
+		cap_source_stats(r->src, &r->run.cs);
+		r->run.ds = *dec_get_stats(r->dec);
+	}
 	r->run.es = *an_get_stats(r->eng);
+}
+
+void run_rec_snap(struct run_rec *r, const struct cap_stats *cs,
+		  const struct dec_stats *ds)
+{
+	r->snap_cs = *cs;
+	r->snap_ds = *ds;
 }
 
 static void log_commit(const struct run_rec *r, const struct store_counts *c,
@@ -61,7 +73,7 @@ int run_rec_begin(struct run_rec *r, const char *path, bool replace,
 	return 0;
 }
 
-static void commit_at(struct run_rec *r, int64_t now_ns)
+void run_rec_commit_at(struct run_rec *r, int64_t now_ns)
 {
 	if (r->failed)
 		return;
@@ -73,7 +85,40 @@ static void commit_at(struct run_rec *r, int64_t now_ns)
 
 void run_rec_commit(struct run_rec *r)
 {
-	commit_at(r, r->now_ns);
+	run_rec_commit_at(r, r->now_ns);
+}
+
+bool run_rec_due(int64_t *next, int64_t interval_ns, int64_t ts_ns)
+{
+	if (*next == 0) {
+		*next = ts_ns + interval_ns;
+		return false;
+	}
+	if (ts_ns < *next)
+		return false;
+	*next = ts_ns + interval_ns;
+	return true;
+}
+
+void run_rec_times(struct run_rec *r, int64_t ts_ns)
+{
+	if (r->failed)
+		return;
+	if (r->run.first_ns == 0 || ts_ns < r->run.first_ns)
+		r->run.first_ns = ts_ns;
+	if (ts_ns > r->run.last_ns)
+		r->run.last_ns = ts_ns;
+	r->now_ns = r->run.last_ns;
+}
+
+void run_rec_put(struct run_rec *r, const struct cap_msg *m, bool rpc,
+		 bool call, bool reply)
+{
+	if (r->failed)
+		return;
+	store_put_msg(r->st, m, call, reply);
+	if (rpc)
+		r->run.rpc_msgs++;
 }
 
 void run_rec_msg(struct run_rec *r, const struct cap_msg *m,
@@ -81,21 +126,11 @@ void run_rec_msg(struct run_rec *r, const struct cap_msg *m,
 {
 	if (r->failed)
 		return;
-	if (r->run.first_ns == 0 || m->ts_ns < r->run.first_ns)
-		r->run.first_ns = m->ts_ns;
-	if (m->ts_ns > r->run.last_ns)
-		r->run.last_ns = m->ts_ns;
-	r->now_ns = r->run.last_ns;
-	if (r->next_commit_ns == 0) {
-		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
-	} else if (m->ts_ns >= r->next_commit_ns) {
-		commit_at(r, m->ts_ns);
-		r->next_commit_ns = m->ts_ns + r->run.interval_ns;
-	}
-	store_put_msg(r->st, m, d && d->rpc.msg_type == RPC_CALL,
-		      d && d->rpc.msg_type == RPC_REPLY);
-	if (d)
-		r->run.rpc_msgs++;
+	run_rec_times(r, m->ts_ns);
+	if (run_rec_due(&r->next_commit_ns, r->run.interval_ns, m->ts_ns))
+		run_rec_commit_at(r, m->ts_ns);
+	run_rec_put(r, m, d != NULL, d && d->rpc.msg_type == RPC_CALL,
+		    d && d->rpc.msg_type == RPC_REPLY);
 }
 
 void run_rec_op(struct run_rec *r, const struct an_op *op)

@@ -31,6 +31,14 @@ struct run_rec {
 	struct cap_source *src;
 	struct dec *dec;
 	struct an_engine *eng;
+	/* async (record): the recorder works on the engine's thread (run.c
+	   hands it messages, batch ends and drop spans through the engine's
+	   queue), so the capture thread's counters come as copies taken at
+	   each interval's and tick's batch end (run_rec_snap); a batch that
+	   --batch rows end carries the last copy */
+	bool async;
+	struct cap_stats snap_cs;
+	struct dec_stats snap_ds;
 	/* state */
 	int64_t next_commit_ns;		/* capture time of the next commit */
 	int64_t now_ns;			/* latest message time */
@@ -48,6 +56,18 @@ int run_rec_begin(struct run_rec *r, const char *path, bool replace,
  * interval of capture time has passed, then stores the message's flow. */
 void run_rec_msg(struct run_rec *r, const struct cap_msg *m,
 		const struct dec_msg *d);
+/* run_rec_msg in parts, for a caller that keeps the commit clock itself
+ * (async): run_rec_due is that clock (*next: 0 before the first message);
+ * when it says so, run_rec_times then run_rec_commit_at(ts_ns) end the
+ * batch before the message; run_rec_times then run_rec_put store it. */
+bool run_rec_due(int64_t *next, int64_t interval_ns, int64_t ts_ns);
+void run_rec_times(struct run_rec *r, int64_t ts_ns);
+void run_rec_commit_at(struct run_rec *r, int64_t ts_ns);
+void run_rec_put(struct run_rec *r, const struct cap_msg *m, bool rpc,
+		 bool call, bool reply);
+/* Async: the capture thread's counters as they stood (see async). */
+void run_rec_snap(struct run_rec *r, const struct cap_stats *cs,
+		  const struct dec_stats *ds);
 /* An operation the engine delivered. */
 void run_rec_op(struct run_rec *r, const struct an_op *op);
 /* Commit the batch now (live: every second). */

@@ -8,6 +8,8 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,13 @@ struct run {
 	struct cap_pipe *pipe;
 	struct run_rec rec;		/* the store side (recorder.h) */
 	bool recording;
+	/* record: the store's work on the engine's thread (see build) */
+	bool rec_async, es_mu_init;
+	int64_t next_commit_ns;		/* run_rec_due's clock, here */
+	_Atomic bool async_failed;	/* rec.failed, for this thread */
+	pthread_mutex_t es_mu;		/* es_snap: the engine's counters at */
+	struct an_stats es_snap;	/* the last batch end (run_counters) */
+	struct an_stats es_out;
 	int64_t first_ns, last_ns;	/* capture times of every message */
 	uint64_t rpc_msgs;
 	struct cap_stats cs;		/* at the end */
@@ -91,13 +100,19 @@ struct cap_source *run_source(const struct run *r)
 	return r->src;
 }
 
-void run_counters(const struct run *r, struct cap_stats *cs,
+void run_counters(struct run *r, struct cap_stats *cs,
 		  const struct dec_stats **ds, const struct an_stats **es)
 {
 	*cs = *cap_pipe_stats(r->pipe);
 	cap_source_stats(r->src, cs);
 	*ds = dec_get_stats(r->dec);
 	*es = r->eng ? an_get_stats(r->eng) : NULL;
+	if (r->rec_async) {	/* the engine is the other thread's */
+		pthread_mutex_lock(&r->es_mu);
+		r->es_out = r->es_snap;
+		pthread_mutex_unlock(&r->es_mu);
+		*es = &r->es_out;
+	}
 }
 
 const char *run_state(const struct run *r)
@@ -122,6 +137,8 @@ const struct store_counts *run_store_counts(const struct run *r)
 
 bool run_store_failed(const struct run *r)
 {
+	if (r->rec_async)
+		return atomic_load(&r->async_failed);
 	return r->recording && r->rec.failed;
 }
 
@@ -130,11 +147,124 @@ const char *run_store_error(const struct run *r)
 	return run_store_failed(r) ? r->rec.err : NULL;
 }
 
-/* A store failure ends the capture; the message is printed at the end. */
+/* A store failure ends the capture; the message is printed at the end.
+ * Async, on the engine's thread: said to the capture thread, which stops
+ * (async_check). */
 static void check_failed(struct run *r)
 {
-	if (r->rec.failed)
+	if (!r->rec.failed)
+		return;
+	if (r->rec_async)
+		atomic_store(&r->async_failed, true);
+	else
 		run_stop = 1;
+}
+
+static void async_check(struct run *r)
+{
+	if (atomic_load_explicit(&r->async_failed, memory_order_relaxed))
+		run_stop = 1;
+}
+
+/* ------------------------------------------------------ async record -- */
+
+/*
+ * record: the store's work goes to the engine's thread as side records
+ * (feedq.h), in message order: each message's flow, the batch ends of the
+ * capture-time clock (kept here, so each carries the capture thread's
+ * counters as they stood), live ticks' batch ends and drop spans.
+ */
+enum { SIDE_MSG = 1, SIDE_BATCH, SIDE_TICK, SIDE_DROPS };
+
+struct side_msg {
+	uint8_t kind;
+	bool rpc, call, reply;
+	struct cap_msg m;		/* data NULL */
+};
+
+struct side_batch {
+	uint8_t kind;			/* SIDE_BATCH (at ts_ns), SIDE_TICK */
+	int64_t ts_ns;
+	struct cap_stats cs;
+	struct dec_stats ds;
+};
+
+struct side_drops {
+	uint8_t kind;
+	struct cap_drop_span sp;
+};
+
+static void side_batch(struct run *r, uint8_t kind, int64_t ts_ns)
+{
+	struct side_batch b;
+
+	memset(&b, 0, sizeof(b));
+	b.kind = kind;
+	b.ts_ns = ts_ns;
+	b.cs = *cap_pipe_stats(r->pipe);
+	cap_source_stats(r->src, &b.cs);
+	b.ds = *dec_get_stats(r->dec);
+	an_feedq_side(r->fq, &b, sizeof(b));
+}
+
+static void side_msg(struct run *r, const struct cap_msg *m,
+		     const struct dec_msg *d)
+{
+	struct side_msg x;
+
+	if (run_rec_due(&r->next_commit_ns, r->rec.run.interval_ns, m->ts_ns))
+		side_batch(r, SIDE_BATCH, m->ts_ns);
+	x.kind = SIDE_MSG;
+	x.rpc = d != NULL;
+	x.call = d && d->rpc.msg_type == RPC_CALL;
+	x.reply = d && d->rpc.msg_type == RPC_REPLY;
+	x.m = *m;
+	x.m.data = NULL;
+	an_feedq_side(r->fq, &x, sizeof(x));
+	async_check(r);
+}
+
+/* On the engine's thread. */
+static void on_side(void *user, const void *rec, size_t len)
+{
+	struct run *r = user;
+	const uint8_t *kind = rec;
+
+	(void)len;
+	switch (*kind) {
+	case SIDE_MSG: {
+		const struct side_msg *x = rec;
+
+		run_rec_times(&r->rec, x->m.ts_ns);
+		run_rec_put(&r->rec, &x->m, x->rpc, x->call, x->reply);
+		break;
+	}
+	case SIDE_BATCH:
+	case SIDE_TICK: {
+		const struct side_batch *b = rec;
+
+		run_rec_snap(&r->rec, &b->cs, &b->ds);
+		if (*kind == SIDE_BATCH) {
+			run_rec_times(&r->rec, b->ts_ns);
+			run_rec_commit_at(&r->rec, b->ts_ns);
+		} else {
+			run_rec_commit(&r->rec);
+		}
+		pthread_mutex_lock(&r->es_mu);
+		r->es_snap = *an_get_stats(r->eng);
+		pthread_mutex_unlock(&r->es_mu);
+		break;
+	}
+	case SIDE_DROPS: {
+		const struct side_drops *x = rec;
+
+		(void)run_rec_drops(&r->rec, &x->sp);
+		break;
+	}
+	default:
+		break;
+	}
+	check_failed(r);
 }
 
 /* ---------------------------------------------------------- messages -- */
@@ -144,7 +274,9 @@ static void deliver(struct run *r, const struct cap_msg *m, bool rpc)
 {
 	const struct dec_msg *d = rpc ? r->msg : NULL;
 
-	if (r->recording) {
+	if (r->rec_async) {
+		side_msg(r, m, d);
+	} else if (r->recording) {
 		run_rec_msg(&r->rec, m, d);
 		check_failed(r);
 	}
@@ -228,7 +360,11 @@ static void tick(struct run *r, int64_t now_ns)
 	deliver_held(r);
 	if (r->fq)
 		an_feedq_tick(r->fq, now_ns);
-	if (r->recording) {
+	if (r->rec_async) {
+		side_batch(r, SIDE_TICK, 0);
+		an_feedq_kick(r->fq);	/* committed now, not with more */
+		async_check(r);
+	} else if (r->recording) {
 		run_rec_commit(&r->rec);
 		check_failed(r);
 	}
@@ -242,31 +378,84 @@ static void sample_drops(struct run *r)
 
 	if (!cap_source_drops(r->src, &sp))
 		return;
-	if (r->recording)
+	if (r->rec_async) {
+		struct side_drops x;
+
+		memset(&x, 0, sizeof(x));
+		x.kind = SIDE_DROPS;
+		x.sp = sp;
+		an_feedq_side(r->fq, &x, sizeof(x));
+	} else if (r->recording) {
 		(void)run_rec_drops(&r->rec, &sp);
+	}
 	if (r->h.drops)
 		r->h.drops(r->h.user, &sp);
 }
 
 /* ---------------------------------------------------------- pipeline -- */
 
+static int build_pipe(struct run *r)
+{
+	struct cap_config cc = r->cfg.cap;
+
+	if (!r->dec || !r->msg)
+		return -1;
+	cc.probe = dec_probe_start;
+	cc.resync_probe = dec_probe_resync;
+	cc.probe_user = r->dec;
+	cc.hidden_end = on_hidden_end;
+	cc.hidden_end_user = r;
+	r->pipe = cap_pipe_new(&cc, on_msg, r);
+	return r->pipe ? 0 : -1;
+}
+
+/*
+ * record (the store, every op to the op hook): the engine and the store's
+ * per-message and per-op work on the engine's thread (side records, see
+ * above), the op hook on a third; the capture thread only reads and
+ * decodes.  Without a thread for the engine (one CPU, NFSCOPE_THREADS=1)
+ * as build's store path below.
+ */
+static int build_async(struct run *r, an_op_fn op)
+{
+	r->q = an_opq_new(0, 2, op, r->h.user);
+	r->dec = dec_new(&r->cfg.dec);
+	r->msg = malloc(sizeof(*r->msg));
+	r->eng = an_new(&r->cfg.an, eng_op, r);
+	if (!r->q || !r->eng ||
+	    !(r->fq = an_feedq_new(r->eng, 2)))
+		return -1;
+	if (an_feedq_threaded(r->fq)) {
+		r->rec_async = r->es_mu_init = true;
+		pthread_mutex_init(&r->es_mu, NULL);
+		an_feedq_set_side(r->fq, on_side, r);
+	}
+	return build_pipe(r);
+}
+
 /*
  * The engine runs on the second thread (feedq) unless ops pass a filter
- * (keep) or the store on the capture thread: then it runs there and its
- * ops go to the op hook through a queue (opq), on a thread of its own
- * even when every op is stored and the insert thread is busy too: three
- * threads on two CPUs, measured as pairs against the op hook on the
- * capture thread (record --ops all, 2026-12-05): lab mix 8 of 8 faster,
- * median 0.92x; metadata mix 3 of 4 faster (11.0 s against 13.2 s).
+ * (keep), a database's ops are fed (ops_only) or the caller wants them
+ * under its lock (ops_sync: top): then it runs on the capture thread and
+ * its ops go to the op hook through a queue (opq), on a thread of its
+ * own.  record (build_async) keeps it on the second thread with the
+ * store's work, the op hook on a third: three threads on two CPUs, each
+ * step measured as pairs (record --ops all, 2026-12-05): the op hook off
+ * the capture thread, lab mix 8 of 8 faster, median 0.92x; then the
+ * engine and the store's work off it, lab mix 0.69 s against 0.77 s
+ * (median of 8; report 0.57 s), the -s 256 twin and the metadata mix
+ * unchanged (the insert thread and the total CPU bound them).
  */
 static int build(struct run *r)
 {
-	struct cap_config cc = r->cfg.cap;
 	bool on_capture = r->h.keep || r->cfg.store_path || r->cfg.ops_only ||
 			  r->cfg.ops_sync;
 	an_op_fn op = r->h.op ? r->h.op : no_op;
 
 	r->h.op = op;
+	if (r->cfg.analyze && r->cfg.store_path && !r->h.keep &&
+	    !r->cfg.ops_only && !r->cfg.ops_sync)
+		return build_async(r, op);
 	if (r->cfg.analyze && on_capture && !r->cfg.ops_sync)
 		r->q = an_opq_new(0, 2, op, r->h.user);
 	if (r->cfg.ops_only)
@@ -281,15 +470,7 @@ static int build(struct run *r)
 		if (!r->fq || (on_capture && !r->cfg.ops_sync && !r->q))
 			return -1;
 	}
-	if (!r->dec || !r->msg)
-		return -1;
-	cc.probe = dec_probe_start;
-	cc.resync_probe = dec_probe_resync;
-	cc.probe_user = r->dec;
-	cc.hidden_end = on_hidden_end;
-	cc.hidden_end_user = r;
-	r->pipe = cap_pipe_new(&cc, on_msg, r);
-	return r->pipe ? 0 : -1;
+	return build_pipe(r);
 }
 
 static int begin_store(struct run *r)
@@ -304,6 +485,7 @@ static int begin_store(struct run *r)
 	r->rec.src = r->src;
 	r->rec.dec = r->dec;
 	r->rec.eng = r->eng;
+	r->rec.async = r->rec_async;
 	r->recording = true;
 	return run_rec_begin(&r->rec, r->cfg.store_path, r->cfg.store_replace,
 			     &r->cfg, r->src);
@@ -473,13 +655,22 @@ static void call_end(struct run *r, struct run_end *e)
 static int finish(struct run *r, int rc)
 {
 	struct run_end e;
-	bool failed = run_store_failed(r);
-	bool flush = rc >= 0 || !r->cfg.analyze || failed;
+	bool failed, flush;
 
+	if (r->rec_async)	/* the store's state is this thread's again */
+		an_feedq_sync(r->fq);
+	failed = run_store_failed(r);
+	flush = rc >= 0 || !r->cfg.analyze || failed;
 	memset(&e, 0, sizeof(e));
 	if (flush) {
 		dec_flush(r->dec);
 		deliver_held(r);
+	}
+	if (r->rec_async) {
+		/* from here on the engine's thread runs only while this one
+		   waits (the flush): the store's calls are as without it */
+		an_feedq_sync(r->fq);
+		r->rec_async = r->rec.async = false;
 	}
 	if (rc == RUN_CUT && cap_source_read_error(r->src, &r->cut)) {
 		e.cut = &r->cut;
@@ -588,6 +779,8 @@ void run_free(struct run *r)
 	cap_pipe_free(r->pipe);
 	an_feedq_free(r->fq);
 	an_opq_free(r->q);
+	if (r->es_mu_init)
+		pthread_mutex_destroy(&r->es_mu);
 	an_free(r->eng);
 	free(r->msg);
 	dec_free(r->dec);

@@ -129,8 +129,9 @@ void run_put_op(void *run, const struct an_op *op);
 void run_finish(struct run *r);
 /* The counters as they stand, on the capture thread (hooks msg, keep,
  * tick, drops): *cs the pipe's with pcap_stats', *es NULL without an
- * engine. */
-void run_counters(const struct run *r, struct cap_stats *cs,
+ * engine; record's engine runs on its own thread: *es as at the last
+ * batch end (live: the last tick's). */
+void run_counters(struct run *r, struct cap_stats *cs,
 		  const struct dec_stats **ds, const struct an_stats **es);
 /* complete, interrupted or cut (after run_go). */
 const char *run_state(const struct run *r);

@@ -4,7 +4,9 @@
  * bytes, 8-byte aligned; records that would cross the end of the buffer
  * are placed at its start; publishing in batches loses nothing and
  * an_ring_drain hands over what waits; a slow consumer
- * fills the ring and the producer waits.  The expected values are the
+ * fills the ring and the producer waits; an_ring_kick hands over even one
+ * small record to a sleeping consumer at once (no drain, no batch), again
+ * and again.  The expected values are the
  * test's own sequence numbers and a byte pattern derived from them.
  * With NFSCOPE_THREADS=1 an_ring_new must refuse (the caller works alone).
  */
@@ -103,6 +105,42 @@ static void run(size_t bytes, size_t publish, int slow_every, uint64_t n)
 	       publish, slow_every, (unsigned long long)n);
 }
 
+/* One small record at a time, each kicked: the consumer, asleep with
+ * nothing near a batch waiting, must take it without a drain (within 10 s;
+ * it takes microseconds); 200 times, so a lost wake-up would show. */
+static void kick(void)
+{
+	struct sink s = { 0 };
+	struct an_ring *r = an_ring_new(1 << 20, REC_MAX, 16 << 10, 2, on_rec,
+					&s);
+	uint64_t k, late = 0;
+
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	for (k = 0; k < 200; k++) {
+		struct timespec ts = { 0, 200000 };
+		int waited = 0;
+
+		fill(an_ring_reserve(r), k);
+		an_ring_commit(r, rec_len(k));
+		if (k % 2)	/* the consumer asleep, or about to be */
+			nanosleep(&ts, NULL);
+		an_ring_kick(r);
+		while (atomic_load(&s.seen) != k + 1 && waited < 50000) {
+			nanosleep(&ts, NULL);
+			waited++;
+		}
+		late += atomic_load(&s.seen) != k + 1;
+		if (atomic_load(&s.seen) != k + 1)
+			an_ring_drain(r);
+	}
+	CHECK(late == 0);
+	an_ring_free(r);
+	printf("kick: 200 single records, %llu not taken without a drain\n",
+	       (unsigned long long)late);
+}
+
 int main(void)
 {
 	const char *t = getenv("NFSCOPE_THREADS");
@@ -116,5 +154,6 @@ int main(void)
 	run(1 << 16, 1 << 12, 0, 200000);	/* published in batches */
 	run(1 << 20, 16 << 10, 0, 200000);	/* as feedq.c */
 	run(1 << 14, 1 << 12, 50, 4000);	/* slow: the producer waits */
+	kick();
 	return CHECK_SUMMARY();
 }

@@ -887,7 +887,69 @@ def mode_compact():
           "%.1f B/op payload" % (n, pay / max(nops, 1)))
 
 
-{"roundtrip": mode_roundtrip, "concurrency": mode_concurrency, "crash": mode_crash,
+# ---------------------------------------------------------------- threads --
+
+COMMIT_LINE = re.compile(r"batch (\d+) committed: ops (\d+) intervals (\d+) "
+                         r"flows (\d+) names (\d+)")
+
+
+def dump_db(db):
+    """Every table's rows in rowid order; the runs row without its wall
+    clock (started, ended)."""
+    con = sqlite3.connect(db)
+    out = {}
+    tables = [r[0] for r in con.execute(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT "
+        "LIKE 'sqlite_%' ORDER BY name")]
+    cols = {t: [r[1] for r in con.execute("PRAGMA table_info(%s)" % t)
+                if not (t == "runs" and r[1] in ("started", "ended"))]
+            for t in tables}
+    con.text_factory = bytes	# names are the wire's bytes
+    for t in tables:
+        out[t] = con.execute("SELECT %s FROM %s ORDER BY rowid" % (
+            ", ".join(cols[t]), t)).fetchall()
+    con.close()
+    return out
+
+
+def mode_threads():
+    """record with the engine and the store's work on the second thread
+    (two CPUs or more) writes the same database, batch for batch, as with
+    everything on the capture thread (NFSCOPE_THREADS=1)."""
+    if os.cpu_count() < 2:
+        print("SKIP: one CPU: record has no second thread here")
+        sys.exit(77)
+    caps = [("all-features", gen("th", "--all-features", "--count", "20000",
+                                 "--seed", "7", "--transport", "mix")[0],
+             ["--interval", "1", "--batch", "700"]),
+            ("lab-demo", os.path.join(SRCDIR, "pcaps", "lab-demo.pcap"),
+             ["--batch", "333"]),
+            ("lab-demo slow", os.path.join(SRCDIR, "pcaps", "lab-demo.pcap"),
+             ["--ops", "slow:2", "--interval", "2"])]
+    for name, pcap, args in caps:
+        got = {}
+        for threads in ("1", ""):
+            db = os.path.join(TMP, "th%s.db" % threads)
+            env = dict(os.environ)
+            env.pop("NFSCOPE_THREADS", None)
+            if threads:
+                env["NFSCOPE_THREADS"] = threads
+            r = run([NFSCOPE, "record", "-r", pcap, "-w", db, "--force"] + args,
+                    env=env)
+            check(r.returncode == 0, "%s: record rc %d %s" % (
+                name, r.returncode, r.stderr[-300:]))
+            got[threads] = (dump_db(db), COMMIT_LINE.findall(r.stderr))
+        (d1, b1), (d2, b2) = got["1"], got[""]
+        for t in sorted(set(d1) | set(d2)):
+            check(d1.get(t) == d2.get(t), "%s: table %s differs (%d rows "
+                  "against %d)" % (name, t, len(d1.get(t, [])), len(d2.get(t, []))))
+        check(len(b1) > 3 and b1 == b2, "%s: batches %s against %s" % (
+            name, b1[:4], b2[:4]))
+        print("threads: %s: %d tables, %d batches the same" % (
+            name, len(d1), len(b1)))
+
+
+{"roundtrip": mode_roundtrip, "threads": mode_threads, "concurrency": mode_concurrency, "crash": mode_crash,
  "sql": mode_sql, "errors": mode_errors, "live": mode_live,
  "filter": mode_filter, "compact": mode_compact}[MODE]()
 sys.exit(tally.summary(MODE))
