@@ -41,9 +41,10 @@ setup() {	# setup DIR [meson args...]
 	ninja -C "$dir" >/dev/null
 }
 
-run_suite() {	# run_suite DIR
+run_suite() {	# run_suite DIR [meson test args...]
 	local dir=$1 rc=0
-	meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+	shift
+	meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || rc=$?
 	python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
 p = f = s = 0
@@ -75,14 +76,17 @@ asan)	# cli/cut: every 5th byte offset of the cut packets (the normal
 	# build runs every one; here what counts is the memory checks)
 	deps; setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 CUT_STEP=5 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite build-asan ;;
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_suite build-asan \
+		--timeout-multiplier 3 ;;
 tsan)	# the suites that run more than one thread (opq, the store's insert
 	# thread, top's worker, live capture, the metrics endpoint) under
-	# ThreadSanitizer
+	# ThreadSanitizer; sanitized binaries run several times slower (cli
+	# flood: 283 s and a timeout at 300 s under TSAN on 2026-12-05's VM),
+	# hence the longer limits here and in asan
 	deps; setup build-tsan -Db_sanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 CUT_STEP=9 \
 	meson test -C build-tsan --print-errorlogs --num-processes 2 \
-		--suite analyze --suite store --suite top --suite cli --suite live \
-		--suite prom ;;
+		--timeout-multiplier 3 --suite analyze --suite store \
+		--suite top --suite cli --suite live --suite prom ;;
 *)	echo "usage: scripts/dev.sh deps|demo|test|asan|tsan" >&2; exit 2 ;;
 esac
