@@ -4,6 +4,7 @@
 #include "analyze/feedq.h"
 #include "analyze/ring.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,7 @@ void an_feedq_side(struct an_feedq *q, const void *rec, size_t len)
 		q->side(q->side_user, rec, len);
 		return;
 	}
+	assert(len <= AN_FEEDQ_SIDE_MAX);
 	h = an_ring_reserve(q->ring);
 	h->type = FEEDQ_SIDE;
 	h->len = (uint32_t)len;

@@ -4,6 +4,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+void run_rec_capture(const struct run_rec *r, struct cap_stats *cs,
+		     struct dec_stats *ds)
+{
+	*cs = *cap_pipe_stats(r->pipe);
+	cap_source_stats(r->src, cs);
+	*ds = *dec_get_stats(r->dec);
+}
+
 /* The run's counters as they stand (live: with pcap_stats' drops). */
 static void counters(struct run_rec *r)
 {
@@ -11,9 +19,7 @@ static void counters(struct run_rec *r)
 		r->run.cs = r->snap_cs;
 		r->run.ds = r->snap_ds;
 	} else {
-		r->run.cs = *cap_pipe_stats(r->pipe);
-		cap_source_stats(r->src, &r->run.cs);
-		r->run.ds = *dec_get_stats(r->dec);
+		run_rec_capture(r, &r->run.cs, &r->run.ds);
 	}
 	r->run.es = *an_get_stats(r->eng);
 }

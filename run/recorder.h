@@ -40,7 +40,8 @@ struct run_rec {
 	struct cap_stats snap_cs;
 	struct dec_stats snap_ds;
 	/* state */
-	int64_t next_commit_ns;		/* capture time of the next commit */
+	int64_t next_commit_ns;		/* capture time of the next commit
+					   (async: the capture thread's) */
 	int64_t now_ns;			/* latest message time */
 	bool failed;
 	bool ended;			/* run_rec_end stored the run's end */
@@ -65,6 +66,10 @@ void run_rec_times(struct run_rec *r, int64_t ts_ns);
 void run_rec_commit_at(struct run_rec *r, int64_t ts_ns);
 void run_rec_put(struct run_rec *r, const struct cap_msg *m, bool rpc,
 		 bool call, bool reply);
+/* The capture thread's counters as they stand (pipe with pcap_stats',
+ * decoder): on the capture thread only. */
+void run_rec_capture(const struct run_rec *r, struct cap_stats *cs,
+		     struct dec_stats *ds);
 /* Async: the capture thread's counters as they stood (see async). */
 void run_rec_snap(struct run_rec *r, const struct cap_stats *cs,
 		  const struct dec_stats *ds);

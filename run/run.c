@@ -30,7 +30,6 @@ struct run {
 	bool recording;
 	/* record: the store's work on the engine's thread (see build) */
 	bool rec_async, es_mu_init;
-	int64_t next_commit_ns;		/* run_rec_due's clock, here */
 	_Atomic bool async_failed;	/* rec.failed, for this thread */
 	pthread_mutex_t es_mu;		/* es_snap: the engine's counters at */
 	struct an_stats es_snap;	/* the last batch end (run_counters) */
@@ -201,9 +200,7 @@ static void side_batch(struct run *r, uint8_t kind, int64_t ts_ns)
 	memset(&b, 0, sizeof(b));
 	b.kind = kind;
 	b.ts_ns = ts_ns;
-	b.cs = *cap_pipe_stats(r->pipe);
-	cap_source_stats(r->src, &b.cs);
-	b.ds = *dec_get_stats(r->dec);
+	run_rec_capture(&r->rec, &b.cs, &b.ds);
 	an_feedq_side(r->fq, &b, sizeof(b));
 }
 
@@ -212,7 +209,10 @@ static void side_msg(struct run *r, const struct cap_msg *m,
 {
 	struct side_msg x;
 
-	if (run_rec_due(&r->next_commit_ns, r->rec.run.interval_ns, m->ts_ns))
+	/* the commit clock stays here (the engine's thread does not use
+	   rec.next_commit_ns when async) */
+	if (run_rec_due(&r->rec.next_commit_ns, r->rec.run.interval_ns,
+			m->ts_ns))
 		side_batch(r, SIDE_BATCH, m->ts_ns);
 	x.kind = SIDE_MSG;
 	x.rpc = d != NULL;
