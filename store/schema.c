@@ -657,6 +657,7 @@ int store_open(const char *path, unsigned flags, struct store **out,
 
 	*out = NULL;
 	errbuf[0] = '\0';
+	pthread_once(&sqlite_once, sqlite_setup);	/* before create_file */
 	exists = stat(path, &st) == 0;
 	if (!(flags & STORE_WRITE) && !exists) {
 		snprintf(errbuf, STORE_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
@@ -680,7 +681,6 @@ int store_open(const char *path, unsigned flags, struct store **out,
 		return -1;
 	}
 	s->writable = (flags & STORE_WRITE) != 0;
-	pthread_once(&sqlite_once, sqlite_setup);
 	oflags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
 		 SQLITE_OPEN_READONLY;
 	oflags &= ~SQLITE_OPEN_CREATE;	/* created above, whole */

@@ -8,6 +8,10 @@
  *                                 line: the latency figures exactly as
  *                                 `report --json` prints them
  *   store_tool ops DB [RUN]       number of ops replayed (store_read_ops)
+ *   store_tool memstat NEW.db     store_open makes NEW.db; sqlite must keep
+ *                                 no memory statistics (each malloc and
+ *                                 free would take a global mutex), so
+ *                                 its count of memory used stays 0
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +19,9 @@
 #include <string.h>
 
 #include "store/store.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -100,6 +107,33 @@ static void put_cell(void *user, const struct store_cell *c)
 	printf("}\n");
 }
 
+/* A new file (store_open's first sqlite use is making it): memory used
+ * must read 0, i.e. the statistics are off. */
+static int test_memstat(const char *path)
+{
+	char err[STORE_ERRBUF_SIZE];
+	sqlite3_int64 cur = -1, hi = -1;
+	struct store *s;
+
+	unlink(path);
+	if (store_open(path, STORE_WRITE, &s, err) < 0) {
+		fprintf(stderr, "store_tool: %s\n", err);
+		return 1;
+	}
+	sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0);
+	store_close(s);
+	unlink(path);
+	if (cur != 0 || hi != 0) {
+		fprintf(stderr, "store_tool: sqlite keeps memory statistics "
+			"(%lld bytes used, %lld at most): SQLITE_CONFIG_MEMSTATUS "
+			"came after its first use\n", (long long)cur,
+			(long long)hi);
+		return 1;
+	}
+	printf("memstat: off\n");
+	return 0;
+}
+
 static void count_op(void *user, const struct an_op *op)
 {
 	(void)op;
@@ -116,6 +150,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "hist"))
 		return test_hist();
+	if (argc == 3 && !strcmp(argv[1], "memstat"))
+		return test_memstat(argv[2]);
 	if (argc < 3) {
 		fprintf(stderr, "usage: store_tool hist | intervals DB [RUN] | "
 			"ops DB [RUN]\n");
