@@ -6,19 +6,25 @@
 # CPU-time ratios (user + system, all threads: what a busy shared host
 # still measures fairly), and bytes per stored operation (database file
 # size / op rows, after the run's final checkpoint).  Targets: wall ratio
-# <= 1.5, <= 100 bytes per operation.  Never asserts speed.
+# <= 1.5, <= 100 bytes per operation.  With SQLITE_CEILING set to
+# bench/store/sqlite_ceiling, each pair is followed by sqlite alone
+# inserting the pair's op_rows again (same table and settings, nothing but
+# bind and step, no nfscope code), timed against that pair's `report`: the
+# least an insert thread of these rows can take, as a ratio (column
+# "sqlite alone x report").  Never asserts speed.
 set -u
 N=$1; shift
+C=${SQLITE_CEILING:-}
 P=${PAIRS:-5}
 T=${TMPDIR:-/tmp}/nfscope-pairs.$$
 mkdir -p "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
 med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-printf "%-28s %6s %22s %22s %8s %10s\n" capture pairs "wall x report" \
-	"CPU x report" "B/op" "ops"
+printf "%-28s %6s %22s %22s %8s %10s %22s\n" capture pairs "wall x report" \
+	"CPU x report" "B/op" "ops" "${C:+sqlite alone x report}"
 for x in "$@"; do
 	cat "$x" > /dev/null	# the page cache: time the programs, not the disk
-	: > "$T/wall"; : > "$T/cpu"
+	: > "$T/wall"; : > "$T/cpu"; : > "$T/sql"
 	for i in $(seq "$P"); do
 		/usr/bin/time -f "%e %U %S" -o "$T/a" "$N" report -r "$x" > /dev/null || exit 1
 		rm -f "$T/db" "$T/db-wal" "$T/db-shm"
@@ -26,10 +32,19 @@ for x in "$@"; do
 			--ops all --quiet || exit 1
 		paste "$T/a" "$T/b" | awk -v w="$T/wall" -v c="$T/cpu" '{
 			print $4 / $1 >> w; print ($5 + $6) / ($2 + $3) >> c }'
+		if [ -n "$C" ]; then
+			n=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
+			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
+			"$C" "$T/db" "$T/c.db" "$n" > "$T/c" || exit 1
+			awk 'NR == 1 { s = $6 } END { print s }' "$T/c" |
+				paste - "$T/a" | awk '{ print $1 / $2 }' >> "$T/sql"
+			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
+		fi
 	done
 	rows=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
 	size=$(stat -c %s "$T/db")
-	printf "%-28s %6d %22s %22s %8.1f %10d\n" "$(basename "$x")" "$P" \
+	printf "%-28s %6d %22s %22s %8.1f %10d %22s\n" "$(basename "$x")" "$P" \
 		"$(med < "$T/wall")" "$(med < "$T/cpu")" \
-		"$(echo "$size $rows" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$rows"
+		"$(echo "$size $rows" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "$rows" \
+		"$([ -s "$T/sql" ] && med < "$T/sql")"
 done
