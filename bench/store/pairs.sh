@@ -19,7 +19,9 @@ P=${PAIRS:-5}
 T=${TMPDIR:-/tmp}/nfscope-pairs.$$
 mkdir -p "$T" || exit 1
 trap 'rm -rf "$T"' EXIT
-med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# (a report too short for the clock's 0.01 s gives no ratio: "-")
+med() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else
+	printf "%.2f (%.2f-%.2f)", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 printf "%-28s %6s %22s %22s %8s %10s %22s\n" capture pairs "wall x report" \
 	"CPU x report" "B/op" "ops" "${C:+sqlite alone x report}"
 for x in "$@"; do
@@ -31,13 +33,14 @@ for x in "$@"; do
 		/usr/bin/time -f "%e %U %S" -o "$T/b" "$N" record -r "$x" -w "$T/db" \
 			--ops all --quiet || exit 1
 		paste "$T/a" "$T/b" | awk -v w="$T/wall" -v c="$T/cpu" '{
-			print $4 / $1 >> w; print ($5 + $6) / ($2 + $3) >> c }'
+			if ($1 > 0) print $4 / $1 >> w
+			if ($2 + $3 > 0) print ($5 + $6) / ($2 + $3) >> c }'
 		if [ -n "$C" ]; then
 			n=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
 			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
 			"$C" "$T/db" "$T/c.db" "$n" > "$T/c" || exit 1
 			awk 'NR == 1 { s = $6 } END { print s }' "$T/c" |
-				paste - "$T/a" | awk '{ print $1 / $2 }' >> "$T/sql"
+				paste - "$T/a" | awk '$2 > 0 { print $1 / $2 }' >> "$T/sql"
 			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
 		fi
 	done
