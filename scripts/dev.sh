@@ -84,8 +84,7 @@ tsan)	# the suites that run more than one thread (opq, the store's insert
 	# flood: 283 s and a timeout at 300 s under TSAN on 2026-12-05's VM),
 	# hence the longer limits here and in asan
 	deps; setup build-tsan -Db_sanitize=thread
-	TSAN_OPTIONS=halt_on_error=1 CUT_STEP=9 \
-	meson test -C build-tsan --print-errorlogs --num-processes 2 \
+	TSAN_OPTIONS=halt_on_error=1 CUT_STEP=9 run_suite build-tsan \
 		--timeout-multiplier 3 --suite analyze --suite store \
 		--suite top --suite cli --suite live --suite prom ;;
 *)	echo "usage: scripts/dev.sh deps|demo|test|asan|tsan" >&2; exit 2 ;;

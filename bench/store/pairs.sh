@@ -35,16 +35,15 @@ for x in "$@"; do
 		paste "$T/a" "$T/b" | awk -v w="$T/wall" -v c="$T/cpu" '{
 			if ($1 > 0) print $4 / $1 >> w
 			if ($2 + $3 > 0) print ($5 + $6) / ($2 + $3) >> c }'
+		rows=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
 		if [ -n "$C" ]; then
-			n=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
 			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
-			"$C" "$T/db" "$T/c.db" "$n" > "$T/c" || exit 1
+			"$C" "$T/db" "$T/c.db" "$rows" > "$T/c" || exit 1
 			awk 'NR == 1 { s = $6 } END { print s }' "$T/c" |
 				paste - "$T/a" | awk '$2 > 0 { print $1 / $2 }' >> "$T/sql"
 			rm -f "$T/c.db" "$T/c.db-wal" "$T/c.db-shm"
 		fi
 	done
-	rows=$(sqlite3 "$T/db" "SELECT sum(ops_stored) FROM runs")
 	size=$(stat -c %s "$T/db")
 	printf "%-28s %6d %22s %22s %8.1f %10d %22s\n" "$(basename "$x")" "$P" \
 		"$(med < "$T/wall")" "$(med < "$T/cpu")" \

@@ -71,7 +71,7 @@ static int run(sqlite3 *src, const char *dst, const struct val *v,
 	long i;
 	int k, nidx = 0;
 	double t0, t1;
-	const struct val *prev = v;	/* the row bound last */
+	const struct val *prev = NULL;	/* the row bound last */
 
 	unlink(dst);
 	snprintf(path, sizeof(path), "%s-wal", dst);
@@ -120,7 +120,7 @@ static int run(sqlite3 *src, const char *dst, const struct val *v,
 		for (k = 0; k < ncol; k++) {
 			switch (r[k].type) {
 			case SQLITE_INTEGER:
-				if (i > 0 && prev[k].type == SQLITE_INTEGER &&
+				if (prev && prev[k].type == SQLITE_INTEGER &&
 				    prev[k].i == r[k].i)
 					break;	/* bound already, as the store */
 				sqlite3_bind_int64(q, k + 1, r[k].i);
