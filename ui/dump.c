@@ -2,6 +2,7 @@
 #include "ui/dump.h"
 #include "ui/cli.h"
 #include "ui/json.h"
+#include "ui/wrap.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 struct dump_ctx {
 	FILE *out;
 	bool json;
+	bool wide;		/* --wide: the summary's lines not wrapped */
 	enum ui_time_mode tmode;	/* --utc, --epoch */
 	int64_t first_ns, last_ns;	/* packet times of the messages */
 	uint64_t rpc_msgs;
@@ -79,14 +81,42 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 		ui_time_str(sp->end_ns, x->tmode, 6, t1, sizeof(t1)));
 }
 
+static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut);
+static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut);
+
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 			  const struct dec_stats *ds,
 			  const struct cap_read_error *cut)
 {
-	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
-	char t0[48], t1[48], z[64];
+	struct ui_wrap wr;
+	FILE *out = x->out;
 
 	if (x->json) {
+		json_summary(x, cs, ds, cut);
+		return;
+	}
+	/* the summary within 80 columns ("# " and an indent go on) */
+	if ((x->out = ui_wrap_begin(&wr, out, x->wide ? 0 :
+				    UI_WRAP_COLS)) == NULL) {
+		x->out = out;
+		return;
+	}
+	text_summary(x, cs, ds, cut);
+	ui_wrap_end(&wr);
+	x->out = out;
+}
+
+static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut)
+{
+	char t0[48], t1[48];
+
+	{
 		struct jw w;
 
 		jw_init(&w, x->out);
@@ -147,8 +177,16 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_end_obj(&w);
 		jw_end_obj(&w);
 		jw_newline(&w);
-		return;
 	}
+}
+
+static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut)
+{
+	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
+	char t0[48], t1[48], z[64];
+
 	if (x->rpc_msgs)
 		fprintf(x->out, "# messages from %s to %s (%s)\n",
 			ui_time_str(x->first_ns, x->tmode, 6, t0, sizeof(t0)),
@@ -229,6 +267,7 @@ int ui_dump_main(int argc, char **argv)
 		UI_SRC_LONGOPTS,
 		UI_FILTER_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -249,8 +288,8 @@ int ui_dump_main(int argc, char **argv)
 				  NULL)) != -1) {
 		if (opt == 'v')	/* tcpdump's -v/-vv: every line has it */
 			continue;
-		if (opt == 'J') {
-			x.json = true;
+		if (opt == 'J' || opt == 'W') {
+			*(opt == 'J' ? &x.json : &x.wide) = true;
 			continue;
 		}
 		if (opt == 'h') {

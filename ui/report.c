@@ -275,6 +275,7 @@ static int rep_opt(struct rep *r, struct rep_opts *o, int opt,
 
 	switch (opt) {
 	case 'J': o->json = true; return -1;
+	case 'X': r->wide = true; return -1;
 	case 'C': o->csv = arg; return -1;
 	case 'M': o->html = arg; return -1;
 	case 'W': o->list_runs = true; return -1;
@@ -442,6 +443,7 @@ int ui_report_main(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "html", required_argument, NULL, 'M' },
 		{ "by", required_argument, NULL, 'Y' },
+		{ "wide", no_argument, NULL, 'X' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "every", required_argument, NULL, 'G' },
 		{ "top", required_argument, NULL, 'T' },
