@@ -408,8 +408,12 @@ static void diff_json(FILE *f, const struct an_diff *d,
 
 static void diff_usage(FILE *f)
 {
-	fputs("usage: nfscope diff [--json | --html OUT.html] "
+	fputs("usage: nfscope diff [--json | --html OUT.html | --wide] "
 	      "[--utc | --epoch] A B\n"
+	      "  --json, --html OUT.html   one JSON document, one page\n"
+	      "  --wide   text as wide as its figures (default: within 80 "
+	      "columns)\n"
+	      "  --utc, --epoch   times in UTC, in seconds since 1970\n"
 	      "  A, B: a capture file (as -r takes it), a database written "
 	      "by nfscope record\n"
 	      "        (its last run), or DB:N (run N of a database)\n"

@@ -253,12 +253,16 @@ static void dump_usage(FILE *f)
 	      "                    [--client ADDR] [--server ADDR] "
 	      "[--op NAME[,NAME]] [--fh HEX]...\n"
 	      "  -v           ignored: every line has what tcpdump -vv shows\n"
+	      "  --json       one JSON object per message, then a summary\n"
+	      "  --wide       the summary's lines unbroken (default: within 80 "
+	      "columns)\n"
 	      "  --client, --server, --op, --fh   only the messages of the "
 	      "operations\n"
 	      "               these select (comma lists, repeatable; ADDR, "
 	      "ADDR/LEN,\n"
 	      "               PREFIX*; HEX: a handle or its 8-digit hash)\n"
 	      UI_SRC_USAGE, f);
+	ui_budget_usage(f);
 }
 
 int ui_dump_main(int argc, char **argv)

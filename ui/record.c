@@ -129,7 +129,7 @@ static void record_usage(FILE *f, bool serve)
 	fputs("                      -w OUT.db [--ops all|slow:MS|none] "
 	      "[--interval SECONDS]\n"
 	      "                      [--retain DURATION] [--batch ROWS] "
-	      "[--force] [--quiet] [EXPRESSION]\n"
+	      "[--force] [-q | --quiet] [EXPRESSION]\n"
 	      "-w OUT.db is created after -Z has dropped privileges: USER must "
 	      "be able to write it.\n"
 	      "SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
@@ -137,6 +137,7 @@ static void record_usage(FILE *f, bool serve)
 	if (!serve)
 		fputs(UI_PCAP_USAGE, f);
 	fputs(UI_SRC_USAGE, f);
+	ui_budget_usage(f);
 }
 
 static int parse_ops(const char *s, struct store_run *run)
