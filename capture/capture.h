@@ -308,6 +308,8 @@ struct cap_pkt {
 	const uint8_t *data;
 };
 
+/* linktype as tcpdump names it: "EN10MB (Ethernet)", or its number. */
+const char *cap_linktype_str(int linktype, char *buf, size_t n);
 /* Is linktype supported?  On false, errbuf says why. */
 bool cap_linktype_ok(int linktype, char *errbuf);
 

@@ -35,7 +35,7 @@ static void perm_hint(const char *iface)
 
 struct cap_source *run_open_source(const struct run_config *o)
 {
-	char err[CAP_ERRBUF_SIZE] = "", warn[CAP_ERRBUF_SIZE] = "";
+	char err[CAP_ERRBUF_SIZE] = "", warn[CAP_ERRBUF_SIZE] = "", lt[96];
 	struct cap_source *s;
 
 	if (o->nfiles && o->iface) {
@@ -78,9 +78,9 @@ struct cap_source *run_open_source(const struct run_config *o)
 			o->cap.snaplen, o->cap.snaplen);
 	/* as tcpdump says it: the capture is active from here on (scripts
 	   wait for this line before they send traffic) */
-	fprintf(stderr, "nfscope: listening on %s, link-type %d, snapshot "
-		"length %d bytes\n", o->iface, cap_source_linktype(s),
-		cap_source_snaplen(s));
+	fprintf(stderr, "nfscope: listening on %s, link-type %s, snapshot "
+		"length %d bytes\n", o->iface, cap_linktype_str(
+		cap_source_linktype(s), lt, sizeof(lt)), cap_source_snaplen(s));
 	return s;
 }
 

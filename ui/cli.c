@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SNAPLEN_MAX 262144	/* libpcap's MAXIMUM_SNAPLEN; tcpdump's -s 0 */
@@ -83,6 +84,20 @@ static const struct budget *budget_of(int code)
 		if (budgets[k].code == code)
 			return &budgets[k];
 	return NULL;
+}
+
+bool ui_pcap_name(const char *path)
+{
+	static const char *const ext[] = { ".pcap", ".pcapng", ".cap",
+					   ".pcap.gz", ".pcapng.gz" };
+	size_t k, n = strlen(path), e;
+
+	for (k = 0; k < sizeof(ext) / sizeof(ext[0]); k++) {
+		e = strlen(ext[k]);
+		if (n > e && strcasecmp(path + n - e, ext[k]) == 0)
+			return true;
+	}
+	return false;
 }
 
 void ui_src_opts_init(struct ui_src_opts *o)

@@ -143,6 +143,8 @@ enum {
 void ui_budget_usage(FILE *f);
 
 void ui_src_opts_init(struct ui_src_opts *o);
+/* Does path name a capture file (.pcap, .pcapng, .cap, .pcap.gz)? */
+bool ui_pcap_name(const char *path);
 /*
  * Handle one option shared by packet-reading subcommands (a letter of
  * UI_SRC_OPTSTRING or a code of UI_SRC_LONGOPTS).  Returns 1 if it was

@@ -2,6 +2,7 @@
 #include "ui/dump.h"
 #include "ui/cli.h"
 #include "ui/json.h"
+#include "ui/report.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>
@@ -314,6 +315,11 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
+	if (so.nfiles == 1 && rep_is_store(so.file))
+		return ui_usage_error("dump", "%s is a database written by "
+				      "nfscope record, not a capture: 'nfscope "
+				      "report %s' reads it (SQL: doc/store.md)",
+				      so.file, so.file);
 	ui_run_config(&so, "dump", &rc_cfg);
 	x.marks = an_marks_new(rc_cfg.dec.xid_max, &filt);
 	if (x.marks == NULL) {

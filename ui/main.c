@@ -87,7 +87,11 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return ui_out_close(NULL, 0);
 	}
-	fprintf(stderr, "nfscope: unknown command '%s'\n"
-		"Try 'nfscope --help' for the list of commands.\n", cmd);
+	fprintf(stderr, "nfscope: unknown command '%s'\n", cmd);
+	if (cmd[0] == '-')	/* tcpdump's habit: options first */
+		fprintf(stderr, "A command comes first: 'nfscope report %s%s%s' "
+			"reads a capture (dump: a line per message).\n", cmd,
+			argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+	fprintf(stderr, "Try 'nfscope --help' for the list of commands.\n");
 	return 2;
 }

@@ -348,6 +348,11 @@ static int record_main(int argc, char **argv, bool serve)
 		return 2;
 	if (o.out == NULL && !serve)
 		return ui_usage_error(who, "no output: give -w OUT.db");
+	if (o.out && ui_pcap_name(o.out))	/* tcpdump's -w habit */
+		return ui_usage_error(who, "-w %s: record writes an sqlite "
+				      "database, not a capture: name it .db, "
+				      "or give --write-pcap %s for the frames",
+				      o.out, o.out);
 	if (o.metrics == NULL && serve)
 		return ui_usage_error(who, "no endpoint: give --metrics "
 				      "ADDR:PORT");

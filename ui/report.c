@@ -402,6 +402,13 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 		*nsrc = 1;
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
 	}
+	/* nfsiostat's habit: an interval after the options */
+	if (optind + 1 == argc && (so->file || so->iface) &&
+	    strspn(argv[optind], "0123456789.") == strlen(argv[optind]))
+		return ui_usage_error("report", "bad filter '%s': for a block "
+				      "every %s seconds (as nfsiostat %s) give "
+				      "--every %s", argv[optind], argv[optind],
+				      argv[optind], argv[optind]);
 	if (optind < argc && (*db || (!so->file && !so->iface)))
 		return ui_usage_error("report", *db ? "a filter expression "
 				      "('%s') applies to a capture (-r FILE, "
