@@ -325,6 +325,18 @@ def test_traps():
     p = run('dump', '-r', db)
     check(p.returncode == 2 and 'nfscope report %s' % db in p.stderr,
           'dump -r DB: suggests report DB: %s' % p.stderr)
+    # the xid in SQL as dump and tshark show it (view ops_hex)
+    con = sqlite3.connect(db)
+    rows = con.execute('SELECT xid_hex, xid FROM ops_hex').fetchall()
+    con.close()
+    ts = subprocess.run(['tshark', '-r', SAMPLE, '-Y', 'rpc.msgtyp == 0',
+                         '-T', 'fields', '-e', 'rpc.xid'],
+                        capture_output=True, text=True, timeout=60)
+    want = {x.strip() for x in ts.stdout.split()}
+    check(rows and all(h == '0x%08x' % x for h, x in rows) and
+          {h for h, _ in rows} <= want,
+          'ops_hex.xid_hex is 0x%%08x of xid and a call xid tshark shows: '
+          '%s' % rows[:3])
     p = run('report', '-r', SAMPLE, '--by', 'clients')
     check(p.returncode == 2 and all(g in p.stderr for g in
                                     ('op', 'client', 'server', 'export',
