@@ -73,7 +73,7 @@ struct cap_source *run_open_source(const struct run_config *o)
 			"segments arrive coalesced (GRO/TSO, 64 KiB and more); "
 			"an RPC record that begins past byte %d of a segment is "
 			"not seen, call or reply: operation counts, READ/WRITE "
-			"size shares and latencies may be low (README, -s).  "
+			"size shares and latencies may be low (nfscope(1), -s).  "
 			"The default, -s 0, sees every one\n",
 			o->cap.snaplen, o->cap.snaplen);
 	/* as tcpdump says it: the capture is active from here on (scripts

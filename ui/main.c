@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	 * capture thread frees TCP and fragment memory the engine thread can
 	 * then reuse, where an arena per thread keeps both resident (the
 	 * default budgets' worst case: 65.4 MiB peak RSS with an arena per
-	 * thread, 61.4 with one; README, Budgets).  The threads allocate
+	 * thread, 61.4 with one; doc/bench.md, Budgets).  The threads allocate
 	 * only when a table grows, so they do not contend.  record and serve
 	 * keep glibc's default: their insert thread allocates per row. */
 	if (strcmp(cmd, "record") && strcmp(cmd, "serve"))
