@@ -645,6 +645,8 @@ uint32_t dec_late_expire(struct dec_late *l, int64_t now_ns, bool all);
 const struct cap_msg *dec_late_next(struct dec_late *l, struct dec_xid_key *k,
 				    bool *timed_out);
 uint32_t dec_late_waiting(const struct dec_late *l);
+/* Capture time of the oldest reply held or due (0: none). */
+int64_t dec_late_oldest_ns(const struct dec_late *l);
 
 /* ---------------------------------------------------------- message -- */
 
@@ -758,6 +760,9 @@ bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
  * sees every message once, replies after their calls.
  */
 bool dec_held(const struct dec *d);
+/* Capture time of the oldest reply still held for a later call (0: none):
+ * it may yet come back, from dec_next, after younger messages. */
+int64_t dec_held_oldest_ns(const struct dec *d);
 const struct cap_msg *dec_next(struct dec *d, struct dec_msg *out, bool *rpc);
 void dec_flush(struct dec *d);
 /* After dec_flush and dec_next's last message, when nothing more will be

@@ -10,8 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Files: the lines in capture time.  A reply the decoder holds for a call
+ * still to come (run_held_since) comes back after younger messages when
+ * none came (an orphan); while one is held the lines wait here, in the
+ * order they came, and the orphan goes to its place in time among them.
+ * A reply matched to its later call stays after that call.  At most
+ * DUMP_QUEUE_BYTES wait: past it the oldest lines go out.
+ */
+#define DUMP_QUEUE_BYTES (16u << 20)
+
+struct dump_line {
+	int64_t ts_ns;
+	char *text;		/* malloc'd, len bytes */
+	size_t len;
+};
+
+struct dump_queue {
+	struct dump_line *v;	/* [head, n) waiting */
+	size_t head, n, cap, bytes;
+};
+
 struct dump_ctx {
 	FILE *out;
+	struct run *run;	/* files: the decoder's held replies */
+	bool reorder;		/* files: lines in capture time */
+	struct dump_queue q;
 	bool json;
 	bool wide;		/* --wide: the summary's lines not wrapped */
 	enum ui_time_mode tmode;	/* --utc, --epoch */
@@ -23,13 +47,78 @@ struct dump_ctx {
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
+static void show(const struct dump_ctx *x, FILE *f, const struct cap_msg *m,
+		 const struct dec_msg *d, const struct an_mark *mk)
+{
+	if (x->json)
+		dump_json_marked(f, m, d, mk);
+	else
+		dump_text_marked(f, m, d, x->tmode, mk);
+}
+
+/* Write the waiting lines older than held_ns (0: all), and the oldest
+ * while more than DUMP_QUEUE_BYTES wait. */
+static void queue_flush(struct dump_ctx *x, int64_t held_ns)
+{
+	struct dump_queue *q = &x->q;
+
+	while (q->head < q->n && (held_ns == 0 ||
+	       q->v[q->head].ts_ns < held_ns || q->bytes > DUMP_QUEUE_BYTES)) {
+		struct dump_line *l = &q->v[q->head++];
+
+		fwrite(l->text, 1, l->len, x->out);
+		q->bytes -= l->len;
+		free(l->text);
+	}
+	if (q->head == q->n)
+		q->head = q->n = 0;
+}
+
+/* One message's line(s) into the queue: at the end, or an orphan reply
+ * before the first line younger than it.  false: out of memory (the
+ * line is written at once). */
+static bool queue_msg(struct dump_ctx *x, const struct cap_msg *m,
+		      const struct dec_msg *d, const struct an_mark *mk)
+{
+	struct dump_queue *q = &x->q;
+	struct dump_line l = { .ts_ns = m->ts_ns };
+	FILE *f;
+	size_t at = q->n;
+
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256;
+		struct dump_line *v = realloc(q->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return false;
+		q->v = v;
+		q->cap = cap;
+	}
+	if ((f = open_memstream(&l.text, &l.len)) == NULL)
+		return false;
+	show(x, f, m, d, mk);
+	if (fclose(f) != 0) {
+		free(l.text);
+		return false;
+	}
+	if (d->rpc.msg_type == RPC_REPLY && !d->call_seen)
+		while (at > q->head && q->v[at - 1].ts_ns > m->ts_ns)
+			at--;
+	memmove(&q->v[at + 1], &q->v[at], (q->n - at) * sizeof(q->v[0]));
+	q->v[at] = l;
+	q->n++;
+	q->bytes += l.len;
+	return true;
+}
+
 /* Every RPC message the decoder is done with (run.h: held replies after
- * their calls). */
+ * their calls; files: in capture time, the queue above). */
 static void on_msg(void *user, const struct cap_msg *m,
 		   const struct dec_msg *d)
 {
 	struct dump_ctx *x = user;
 	struct an_mark mk;
+	int64_t held;
 
 	if (d == NULL)
 		return;
@@ -43,10 +132,10 @@ static void on_msg(void *user, const struct cap_msg *m,
 		return;
 	x->shown++;
 	run_block_signals(true);
-	if (x->json)
-		dump_json_marked(x->out, m, d, &mk);
-	else
-		dump_text_marked(x->out, m, d, x->tmode, &mk);
+	held = x->reorder ? run_held_since(x->run) : 0;
+	if ((x->q.n == 0 && held == 0) || !queue_msg(x, m, d, &mk))
+		show(x, x->out, m, d, &mk);
+	queue_flush(x, held);
 	run_block_signals(false);
 }
 
@@ -242,6 +331,7 @@ static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
 /* The end of the input (or of the run): the summary. */
 static void on_end(void *user, const struct run_end *e)
 {
+	queue_flush(user, 0);
 	print_summary(user, e->cs, e->ds, e->cut);
 }
 
@@ -332,12 +422,16 @@ int ui_dump_main(int argc, char **argv)
 		return 1;
 	}
 	x.out = stdout;
+	x.run = run;
+	x.reorder = so.iface == NULL;	/* live: each line at once */
 	x.tmode = so.time_mode;
 	if (so.iface)	/* live: each message as it comes, even on a pipe */
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	hooks.user = &x;
 	rc = run_go(run, &hooks);
 	/* stdout is flushed and checked by main (ui_out_close) */
+	queue_flush(&x, 0);	/* the end hook did, unless the run failed */
+	free(x.q.v);
 	run_free(run);
 	an_marks_free(x.marks);
 	return rc < 0 ? 1 : rc == RUN_CUT ? UI_EXIT_CUT : 0;
