@@ -202,7 +202,8 @@ def nfscope_json(nfscope, *args):
 
 
 def nfscope_text(nfscope, *args):
-    r = subprocess.run([nfscope, 'report'] + list(args), capture_output=True, text=True)
+    r = subprocess.run([nfscope, 'report', '--wide'] + list(args),
+                       capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError('nfscope report %s: %s' % (' '.join(args), r.stderr))
     return r.stdout

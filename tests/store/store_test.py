@@ -120,8 +120,8 @@ def roundtrip_one(pcap, db, extra, name):
     # have no runs column yet (schema 2): not compared until they do
     d = [x for x in diff(ja, jb) if not x.startswith(NOT_STORED)]
     check(not d, "%s %s: JSON differs: %s" % (name, extra, d[:5]))
-    ta = run([NFSCOPE, "report", "-r", pcap] + extra).stdout
-    tb = run([NFSCOPE, "report", db] + extra).stdout
+    ta = run([NFSCOPE, "report", "--wide", "-r", pcap] + extra).stdout
+    tb = run([NFSCOPE, "report", "--wide", db] + extra).stdout
     ta, tb = (re.sub(r"(?m)^late replies: .*\n", "", t) for t in (ta, tb))
     check(ta == tb, "%s %s: text differs" % (name, extra))
     return count_leaves(ja), ja
@@ -568,7 +568,7 @@ def mode_errors():
     if REPORT_DB:
         # issue 19: the text report of the aggregates, PARTIAL first;
         # --json says the same; what needs every operation is refused
-        r = run([NFSCOPE, "report", db])
+        r = run([NFSCOPE, "report", "--wide", db])
         check(r.returncode == 0 and r.stdout.splitlines()[2].startswith(
             "PARTIAL: run 1 was recorded with --ops slow:10") and
               " %d operations (" % len(ops) in r.stdout.splitlines()[1],

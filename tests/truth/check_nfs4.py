@@ -54,7 +54,7 @@ for tsv in sorted(os.listdir(ref)):
         path = tmp.name
     js = subprocess.run([nfscope, 'report', '-r', path, '--json'],
                         capture_output=True, text=True)
-    text = subprocess.run([nfscope, 'report', '-r', path],
+    text = subprocess.run([nfscope, 'report', '--wide', '-r', path],
                           capture_output=True, text=True).stdout
     if tmp:
         os.unlink(tmp.name)
