@@ -236,7 +236,7 @@ struct rep_opts {
 	struct ui_pcap_opts po;
 	struct an_find_config dc;
 	const char *csv, *html, *from, *to;
-	bool json, list_runs;
+	bool json, list_runs, wide;
 	int64_t every_ns;
 	int64_t run_ids[REP_SRC_MAX];
 	size_t nruns;
@@ -297,7 +297,7 @@ static int rep_opt(struct rep *r, struct rep_opts *o, int opt,
 
 	switch (opt) {
 	case 'J': o->json = true; return -1;
-	case 'X': r->wide = true; return -1;
+	case 'X': r->wide = o->wide = true; return -1;
 	case 'C': o->csv = arg; return -1;
 	case 'M': o->html = arg; return -1;
 	case 'W': o->list_runs = true; return -1;
@@ -424,7 +424,8 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 			fprintf(stderr, "nfscope report: --runs needs a database\n");
 			return 2;
 		}
-		return rep_store_list(*db, stdout, o->so.time_mode) < 0 ? 1 : 0;
+		return rep_store_list(*db, stdout, o->so.time_mode,
+				      o->wide) < 0 ? 1 : 0;
 	}
 	if (ui_pcap_check(&o->po, "report", &o->so, *db != NULL) < 0)
 		return 2;

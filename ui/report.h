@@ -169,7 +169,8 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 			an_op_fn fn);
 
 /* List the runs of the store at path (--runs).  Returns 0 or -1. */
-int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm);
+int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm,
+		   bool wide);
 
 /* The hooks report reads a capture with (run.h): the figures and
  * findings of every operation, the drops and the counters at the end into

@@ -82,6 +82,7 @@ for cap in caps:
         fits('report %s (database)' % name, run('report', db).stdout)
         fits('report %s (database) --by client' % name,
              run('report', db, '--by', 'client').stdout)
+        fits('report %s --runs' % name, run('report', db, '--runs').stdout)
     part = os.path.join(WORK, name + '.none.db')
     if run('record', '-r', cap, '-w', part, '-q',
            '--ops', 'none').returncode in (0, 3):

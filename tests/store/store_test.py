@@ -546,7 +546,7 @@ def mode_errors():
     n = sql(db, "SELECT count(*), sum(ops_stored) FROM runs")[0]
     check(n == (2, 128), "append: runs/ops %s" % (n,))
     if REPORT_DB:
-        r = run([NFSCOPE, "report", db, "--runs"])
+        r = run([NFSCOPE, "report", db, "--runs", "--wide"])
         check(r.returncode == 0 and len(r.stdout.splitlines()) == 3 and
               "nfsv3-udp-sample.pcap" in r.stdout, "--runs: %r" % r.stdout)
     record(pcap, db, "--force", "--quiet")
