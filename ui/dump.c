@@ -337,21 +337,19 @@ static void on_end(void *user, const struct run_end *e)
 
 static void dump_usage(FILE *f)
 {
-	fputs("usage: nfscope dump [-r FILE | -i IFACE] [-f FILTER] [-s SNAPLEN] "
-	      "[-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-	      "                    [--duration S] [budgets] [--json] [-n] [-v]"
-	      " [EXPRESSION]\n"
-	      "                    [--client ADDR] [--server ADDR] "
-	      "[--op NAME[,NAME]] [--fh HEX]...\n"
-	      "  -v           ignored: every line has what tcpdump -vv shows\n"
+	fputs("usage: nfscope dump [-r FILE | -i IFACE] [capture options] "
+	      "[EXPRESSION]\n"
 	      "  --json       one JSON object per message, then a summary\n"
 	      "  --wide       the summary's lines unbroken (default: within 80 "
 	      "columns)\n"
-	      "  --client, --server, --op, --fh   only the messages of the "
-	      "operations\n"
-	      "               these select (comma lists, repeatable; ADDR, "
-	      "ADDR/LEN,\n"
-	      "               PREFIX*; HEX: a handle or its 8-digit hash)\n"
+	      "  -v           ignored: every line has what tcpdump -vv shows\n"
+	      "only the messages of the operations these select (comma lists, "
+	      "repeatable):\n"
+	      "  --client ADDR  ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --server ADDR  the same\n"
+	      "  --op NAME      procedures (READ, NFSv3 WRITE, ...)\n"
+	      "  --fh HEX       a file handle or its 8-digit hash\n"
+	      "capture options:\n"
 	      UI_SRC_USAGE, f);
 	ui_budget_usage(f);
 }
