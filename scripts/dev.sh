@@ -48,11 +48,18 @@ run_suite() {	# run_suite DIR [meson test args...]
 	python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
 p = f = s = 0
+skipped = []
 for line in open(sys.argv[1]):
-    r = json.loads(line).get('result')
+    t = json.loads(line)
+    r = t.get('result')
     if r in ('OK', 'EXPECTEDFAIL'): p += 1
-    elif r == 'SKIP': s += 1
+    elif r == 'SKIP':
+        s += 1
+        out = [l for l in (t.get('stdout') or '').splitlines() if l.strip()]
+        skipped.append((t.get('name', '?'), out[-1] if out else 'no reason given'))
     else: f += 1
+for name, why in skipped:
+    print('skipped: %s: %s' % (name, why[:160]))
 print('%d passed, %d failed, %d skipped' % (p, f, s))
 PY
 	return $rc

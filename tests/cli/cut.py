@@ -26,7 +26,8 @@ import subprocess
 import sys
 
 NFSCOPE, NFSGEN, SRC, WORK = sys.argv[1:5]
-PUBLIC = os.path.join(SRC, '..', 'shared', 'pcaps', 'public')
+# the public captures it cuts are bundled in pcaps/golden (pcaps/MANIFEST)
+PUBLIC = os.path.join(SRC, 'pcaps', 'golden')
 EXIT_CUT = 3
 # CUT_STEP=N: every N-th offset only (a quick run on a loaded machine)
 STEP = int(os.environ.get('CUT_STEP', '1'))
