@@ -3,7 +3,8 @@
 #   scripts/dev.sh deps    install what is missing (apt)
 #   scripts/dev.sh demo    deps + build + the main job on the bundled capture:
 #                          the dashboard on a terminal, else the report
-#   scripts/dev.sh test    deps + build + the whole test suite
+#   scripts/dev.sh test    deps + build + the whole test suite, quick tier
+#                          (NFSCOPE_TESTS=full: the heavy sweeps whole, as CI)
 #   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
 #   scripts/dev.sh tsan    deps + ThreadSanitizer build + the threaded suites
 set -euo pipefail
