@@ -222,7 +222,7 @@ def test_cut_in_ring(ring):
     args = sum([['-r', f] for f in files], [])
     want = ('reading stopped after packet %d at byte %d: ring/cut2: '
             'truncated dump file' % (before + n_cut, off))
-    p = run('report', *args)
+    p = run('report', '--wide', *args)
     lines = p.stdout.splitlines()
     check(p.returncode == 3 and len(lines) > 2 and
           lines[2].startswith('INCOMPLETE: input cut: ' + want) and
