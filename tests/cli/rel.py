@@ -334,10 +334,13 @@ def test_lock_wait():
     con.execute('BEGIN EXCLUSIVE')
     p = subprocess.Popen([NFSCOPE, 'record', '-r', SAMPLE, '-w', db,
                           '--quiet'], stderr=subprocess.PIPE)
+    # held until record says it waits (after 10 s of waiting): at any
+    # load, not a fixed 12 s that a late start may not fill
     time.sleep(12)
+    err = p.stderr.readline().decode()
     con.execute('COMMIT')
     con.close()
-    err = p.stderr.read().decode()
+    err += p.stderr.read().decode()
     rc = p.wait()
     check(rc == 0 and 'lock' in err, 'lock held 12 s: exit %d, %r' % (rc, err))
     ic, st = runs_of(db)
