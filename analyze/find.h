@@ -298,6 +298,27 @@ bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
 size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n);
 
 /*
+ * The network path of a server, as seen from the capture point
+ * (analyze/path.c): the round trip between the capture point and the
+ * server (srv_ns: the server's pure ACKs of the clients' data, or
+ * SYN -> SYN/ACK) and between it and the client (cli_ns: the client's pure
+ * ACKs of the server's data, or SYN/ACK -> ACK), each the smallest over
+ * the server's pairs (client NULL) or one pair's.  A host answers a
+ * segment at once or after its delayed-ACK timer, so the smallest wait is
+ * the round trip; at the client end srv_ns is the whole path and cli_ns
+ * about 0, at the server end the reverse, in between each a part.  The
+ * server's own time is an RPC's latency (from its last transmission) less
+ * srv_ns; the clients wait cli_ns more.  false: no TCP timing (UDP).
+ */
+struct an_path {
+	int64_t srv_ns, cli_ns;		/* -1: not measured */
+	uint32_t samples;		/* ACK timings and handshakes used */
+	bool by_acks;			/* else by handshakes only */
+};
+bool an_find_path(const struct an_find *f, const struct cap_addr *client,
+		  const struct cap_addr *server, struct an_path *out);
+
+/*
  * The transfer-size verdict for a client<->server pair, e.g.
  * "READ: 8192 bytes in 97% of calls, never above 8192; server advertises
  * rtmax 8192 -> the server caps reads at 8k; a 32k rsize cannot take
