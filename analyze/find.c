@@ -415,6 +415,7 @@ int32_t an_find_add(struct an_find *f, const struct an_op *op)
 	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
 	answered_add(f, c, op, d);
+	an_tcp_stall_add(f, op);
 	return rx;
 }
 

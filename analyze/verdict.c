@@ -530,6 +530,7 @@ void an_find_verdicts(struct an_find *f, const struct an_figs *figs,
 {
 	find_noent(f);
 	find_retrans(f, ipfrag_incomplete);
+	an_tcp_health_findings(f);
 	if (figs != NULL) {
 		find_pairs(f, figs);
 		find_restarts(f, figs);
