@@ -318,6 +318,9 @@ struct an_path {
 bool an_find_path(const struct an_find *f, const struct cap_addr *client,
 		  const struct cap_addr *server, struct an_path *out);
 
+/* The size_small threshold f was made with (size_capped). */
+uint32_t an_find_size_small(const struct an_find *f);
+
 /* TCP health of a pair, or summed over the pairs of a client or server
  * (NULL: any), analyze/tcphealth.c; [0] client -> server, [1] the
  * reverse (struct cap_handshake).  false: no TCP seen. */
