@@ -146,9 +146,13 @@ static void size_line(struct an_verdict *v, const struct an_verdict_size *s)
 
 static void judge_sizes(const struct an_model *m, struct an_verdict *v)
 {
-	uint32_t k, shown = 0;
+	uint32_t k, shown = 0, most, n[AN_SZ_N] = { 0 }, more = 0;
 	char a[64], b[64];
 
+	for (k = 0; k < m->npairs; k++)	/* pairs with READs or WRITEs */
+		more += m->pairs[k].pair->read.total + m->pairs[k].pair->read_rep.total +
+			m->pairs[k].pair->write.total + m->pairs[k].pair->write_rep.total > 0;
+	most = more > 2 ? 1 : 2;	/* many pairs: one, and the others' states */
 	for (k = 0; k < m->npairs; k++) {
 		const struct an_model_pair *q = &m->pairs[k];
 		struct an_verdict_size s[2];
@@ -162,8 +166,11 @@ static void judge_sizes(const struct an_model *m, struct an_verdict *v)
 			v->size[v->nsize++] = s[0];
 		if (w && v->nsize < AN_VERDICT_SIZES)
 			v->size[v->nsize++] = s[1];
-		if (shown++ >= 2)
+		if (shown++ >= most) {
+			n[s[0].state] += r;
+			n[s[1].state] += w;
 			continue;
+		}
 		line(v, "sizes", "%s -> %s", cap_addr_str(&q->pair->client, a,
 		     sizeof(a)), cap_addr_str(&q->pair->server, b, sizeof(b)));
 		if (r)
@@ -171,9 +178,18 @@ static void judge_sizes(const struct an_model *m, struct an_verdict *v)
 		if (w)
 			size_line(v, &s[1]);
 	}
-	if (shown > 2)
-		line(v, "sizes", "and %u more client/server pairs (see "
-		     "Transfer sizes)", shown - 2);
+	if (shown > most) {
+		char t[160];
+		size_t o = 0;
+		uint32_t i;
+
+		for (i = 0; i < AN_SZ_N && o < sizeof(t); i++)
+			if (n[i])
+				o += (size_t)snprintf(t + o, sizeof(t) - o, "%s%s %u",
+						      o ? ", " : "",
+						      an_size_state_names[i], n[i]);
+		line(v, "sizes", "%u more pairs: %s", shown - most, t);
+	}
 	if (shown == 0)
 		line(v, "sizes", "no READ or WRITE seen");
 }
@@ -522,12 +538,15 @@ int an_judge(struct an_model *m)
 	else
 		line(v, "verdict", "no problem found, but the capture is "
 		     "incomplete");
+	if (!m->complete)	/* what the capture hides, before its figures */
+		judge_capture(m, v);
 	judge_problems(m, v);
 	judge_sizes(m, v);
 	judge_time(m, v);
 	judge_loss(m, v);
 	judge_vantage(m, v);
-	judge_capture(m, v);
+	if (m->complete)
+		judge_capture(m, v);
 	return 0;
 }
 
