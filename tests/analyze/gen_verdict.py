@@ -154,6 +154,62 @@ def delay_from(pcap, out, server_prefix, delay_ns):
     return out
 
 
+def tcp_parts(frame):
+    """(src, dst, payload length, flags) of an IPv4/Ethernet TCP frame, or
+    None."""
+    ip = frame[14:]
+    if len(ip) < 40 or frame[12:14] != b'\x08\x00' or ip[9] != 6:
+        return None
+    ihl = (ip[0] & 15) * 4
+    tcp = ip[ihl:]
+    n = struct.unpack('>H', ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
+    return ip[12:16], ip[16:20], n, tcp[13]
+
+
+def stall_calls(pcap, out, client_prefix, hold_ns):
+    """A client with Nagle on behind a link that holds pure ACKs: the last
+    segment of each call sent in several segments leaves hold_ns after
+    the others (and everything after it later by as much).  Returns the
+    number of calls so held."""
+    hdr, pk = read_pcap(pcap)
+    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
+    shift, held, run = 0, 0, []
+    for i, p in enumerate(pk):
+        t = tcp_parts(p[1])
+        data_c2s = t is not None and t[0].startswith(pre) and t[2] > 0
+        if data_c2s:
+            run.append(i)
+        if (not data_c2s or i == len(pk) - 1) and run:
+            if len(run) >= 2:
+                shift += hold_ns
+                held += 1
+                for j in range(run[-1], len(pk)):
+                    pk[j][0] += hold_ns
+            run = []
+    write_pcap(out, hdr, pk)
+    return held
+
+
+def t_stall():
+    args = ['--scenario', 'writes', '--transport', 'tcp', '--count', '60', '--rate', '20',
+            '--clients', '1', '--servers', '1', '--seed', '4']
+    plain = gen('writes', args)
+    rep = report(plain)
+    check('tcp_stall' not in kinds(rep), 'no stall made, none found: %s' % kinds(rep))
+    held = stall_calls(plain, os.path.join(TMP, 'stall.pcap'), '10.0.', 40 * 10**6)
+    check(held >= 20, 'calls held: %d' % held)
+    rep = report(os.path.join(TMP, 'stall.pcap'))
+    check_block('stall', os.path.join(TMP, 'stall.pcap'), rep)
+    f = [x for x in rep['findings'] if x['kind'] == 'tcp_stall']
+    check(len(f) == 1, 'tcp_stall fires once: %s' % kinds(rep))
+    if f:
+        check('%d messages spread' % held in f[0]['evidence'],
+              'every held call counted (%d): %s' % (held, f[0]['evidence']))
+        check(f[0]['impact_of'] == 'wait', 'its cost is wait')
+    check('slow_server' not in kinds(rep), 'the server is not blamed: %s' % kinds(rep))
+    check(rep['verdict']['loss']['tcp_stalls'] >= held, 'the verdict counts the stalls')
+
+
 def t_time():
     # the server slow on a quick link
     slow = gen('slow', ['--scenario', 'slow-server', '--count', '40', '--delay-us', '11000',
@@ -228,6 +284,7 @@ def main():
     t_time()
     t_vantage()
     t_hidden()
+    t_stall()
     return tally.summary('gen_verdict')
 
 
