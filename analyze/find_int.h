@@ -154,17 +154,16 @@ struct vpair {
 	uint32_t srv_n, cli_n;		/* ACK timing (struct cap_handshake) */
 	int64_t srv_min_ns, cli_min_ns;
 	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];	/* health */
-	/* TCP ops (tcp_stall): answered, those whose call or reply spread
-	   over a fixed quantum, or whose latency sat at 40 ms; the time
-	   the spread cost */
+	uint64_t stalls40[2], stalls200[2];
+	int64_t stall_seg_ns[2];
+	/* TCP ops (tcp_stall): answered, and those whose latency sat at
+	   40 ms */
 	/* the vantage point resolved over the capture's pairs, kept once
 	   the input has ended (an_find_finish): it no longer changes */
 	bool vp_kept;
 	uint8_t vp_final;
 	const char *vp_why;
-	uint64_t tcp_ops, spread_40, spread_200, lat_40;
-	double stall_ns;
-	int64_t stall_first, stall_last;
+	uint64_t tcp_ops, lat_40;
 	uint64_t fact[RX_F_N][2];
 };
 

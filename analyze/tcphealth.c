@@ -14,35 +14,6 @@
 #include <string.h>
 
 #define MS 1000000ll
-
-/* A message spread from its first segment to its last over a fixed
- * quantum: 40 (delayed ACK), 200 (minimum RTO) or 0. */
-static int quantum(int64_t spread)
-{
-	if (spread >= 35 * MS && spread <= 45 * MS)
-		return 40;
-	if (spread >= 190 * MS && spread <= 230 * MS)
-		return 200;
-	return 0;
-}
-
-static void stall_add(struct vpair *p, int64_t spread, int64_t at)
-{
-	int q = quantum(spread);
-
-	if (q == 0)
-		return;
-	if (q == 40)
-		p->spread_40++;
-	else
-		p->spread_200++;
-	p->stall_ns += (double)spread;
-	if (p->stall_first == 0 || at < p->stall_first)
-		p->stall_first = at;
-	if (at > p->stall_last)
-		p->stall_last = at;
-}
-
 void an_tcp_stall_add(struct an_find *f, const struct an_op *op)
 {
 	struct vpair *p;
@@ -52,11 +23,6 @@ void an_tcp_stall_add(struct an_find *f, const struct an_op *op)
 	    (p = an_vantage_pair(f, &op->client, &op->server)) == NULL)
 		return;
 	p->tcp_ops++;
-	if (op->call_seg0_ns > 0)
-		stall_add(p, op->last_call_ns - op->call_seg0_ns,
-			  op->last_call_ns);
-	if (op->reply_seg0_ns > 0)
-		stall_add(p, op->reply_ns - op->reply_seg0_ns, op->reply_ns);
 	if (op->lat_last_ns >= 36 * MS && op->lat_last_ns <= 44 * MS)
 		p->lat_40++;
 }
@@ -98,9 +64,17 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
+/* Records of pair p spread over 40 (q 0) or 200 ms, both directions. */
+static uint64_t spread_n(const struct vpair *p, int q)
+{
+	return q == 0 ? p->stalls40[0] + p->stalls40[1] :
+			p->stalls200[0] + p->stalls200[1];
+}
+
 static void find_stall(struct an_find *f, const struct vpair *p)
 {
-	uint64_t spread = p->spread_40 + p->spread_200;
+	uint64_t spread = spread_n(p, 0) + spread_n(p, 1);
+	double held = (double)(p->stall_seg_ns[0] + p->stall_seg_ns[1]);
 	struct an_finding *o;
 	char a[64], b[64];
 
@@ -109,18 +83,16 @@ static void find_stall(struct an_find *f, const struct vpair *p)
 	if ((o = pair_emit(f, p, AN_F_TCP_STALL)) == NULL)
 		return;
 	o->count = spread + (lat_stalled(f, p) ? p->lat_40 : 0);
-	o->cost_ns = p->stall_ns + (lat_stalled(f, p) ?
-				    (double)p->lat_40 * 40.0 * MS : 0);
-	o->start_ns = p->stall_first;
-	o->end_ns = p->stall_last;
+	o->cost_ns = held + (lat_stalled(f, p) ?
+			     (double)p->lat_40 * 40.0 * MS : 0);
 	snprintf(o->evidence, sizeof(o->evidence),
 		 "%s -> %s: %" PRIu64 " messages spread from their first "
 		 "segment to their last over 35-45 ms (delayed ACK) and %"
 		 PRIu64 " over 190-230 ms (minimum RTO), %.1f ms in all; %"
 		 PRIu64 " of %" PRIu64 " TCP ops answered in 36-44 ms (from "
 		 "the call's last segment)", an_find_astr(&p->client, a),
-		 an_find_astr(&p->server, b), p->spread_40, p->spread_200,
-		 p->stall_ns / 1e6, p->lat_40, p->tcp_ops);
+		 an_find_astr(&p->server, b), spread_n(p, 0), spread_n(p, 1),
+		 held / 1e6, p->lat_40, p->tcp_ops);
 }
 
 /* Segments of direction d lost, at least: sent again and seen twice
@@ -221,9 +193,10 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 		}
 		h->connections += p->hs_n;
 		h->resent_calls += p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];
-		h->stalls += p->spread_40 + p->spread_200 +
+		h->stalls += spread_n(p, 0) + spread_n(p, 1) +
 			     (lat_stalled(f, p) ? p->lat_40 : 0);
-		h->stall_ns += p->stall_ns;
+		h->stall_ns += (double)(p->stall_seg_ns[0] +
+					p->stall_seg_ns[1]);
 		h->tcp_ops += p->tcp_ops;
 	}
 	return h->segs[0] + h->segs[1] + h->tcp_ops > 0;

@@ -444,6 +444,9 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 		       sizeof(p->dupack_loss));
 		memcpy(p->zero_win, hs[k].zero_win, sizeof(p->zero_win));
 		memcpy(p->rsts, hs[k].rsts, sizeof(p->rsts));
+		memcpy(p->stalls40, hs[k].stalls40, sizeof(p->stalls40));
+		memcpy(p->stalls200, hs[k].stalls200, sizeof(p->stalls200));
+		memcpy(p->stall_seg_ns, hs[k].stall_ns, sizeof(p->stall_seg_ns));
 	}
 }
 
@@ -465,12 +468,14 @@ size_t an_find_handshake_list(const struct an_find *f,
 		       sizeof(p->dupack_loss));
 		memcpy(out[n].zero_win, p->zero_win, sizeof(p->zero_win));
 		memcpy(out[n].rsts, p->rsts, sizeof(p->rsts));
+		memcpy(out[n].stalls40, p->stalls40, sizeof(p->stalls40));
+		memcpy(out[n].stalls200, p->stalls200, sizeof(p->stalls200));
+		memcpy(out[n].stall_ns, p->stall_seg_ns, sizeof(p->stall_seg_ns));
 		out[n].n = p->hs_n;
 		out[n].srv_n = p->srv_n;
 		out[n].cli_n = p->cli_n;
-		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 &&
-				 p->cli_n == 0))
-			continue;	/* the store keeps timing pairs only */
+		if (!p->used || !cap_handshake_used(&out[n]))
+			continue;
 		out[n].srv_n = p->srv_n;
 		out[n].cli_n = p->cli_n;
 		out[n].srv_min_ns = p->srv_min_ns;

@@ -453,8 +453,12 @@ static void health_fold(struct cap_handshake *e, struct tcp_flow *f,
 	e->zero_win[d] += f->h_zwin;
 	e->rsts[d] += f->h_rsts;
 	e->dupack_loss[1 - d] += f->h_dupack_loss;
+	e->stalls40[d] += f->h_st40;
+	e->stalls200[d] += f->h_st200;
+	e->stall_ns[d] += f->h_stall_ns;
 	f->h_segs = f->h_resent = f->h_zwin = f->h_rsts = 0;
-	f->h_dupack_loss = 0;
+	f->h_dupack_loss = f->h_st40 = f->h_st200 = 0;
+	f->h_stall_ns = 0;
 }
 
 /* Flow f ends: its ACK timing goes to its pair's slot, as the server's
@@ -466,7 +470,7 @@ static void rsp_fold(struct cap_pipe *p, struct tcp_flow *f)
 
 	if (f->n_calls == f->n_replies ||
 	    (f->rsp_n == 0 && f->h_segs == 0 && f->h_rsts == 0 &&
-	     f->h_dupack_loss == 0))
+	     f->h_dupack_loss == 0 && f->h_st40 == 0 && f->h_st200 == 0))
 		return;
 	e = calls ? hs_slot(p, &f->src, &f->dst) : hs_slot(p, &f->dst, &f->src);
 	if (e == NULL)
