@@ -752,3 +752,57 @@ def check_commit_phase(c, report, client, slack_ms=30):
     c.ok('phase COMMITs:', n - short <= f['count'] <= n + extra,
          'nfscope %d, loop %d (- up to %d at its edges, + up to %d others)' % (
              f['count'], n, short, extra))
+
+
+# ------------------------------------- issue 30: the faults, from the pcap --
+def tcp_resets(path):
+    """TCP segments with RST set in an Ethernet IPv4 capture."""
+    return sum(1 for _, _, flags, _, _, _ in tcp_frames(path) if flags & 0x04)
+
+
+def calls_per_connection(path):
+    """{xid: connections whose client->server stream carries a call with
+    that xid}: a call sent again after a reconnect is on two (TCP)."""
+    out = {}
+    for key, st in streams_of(path).items():
+        if key[3] not in RPC_PORTS:
+            continue
+        for _, _, xid, kind, _, _ in stream_messages(st.data()):
+            if kind == 'call':
+                out[xid] = out.get(xid, 0) + 1
+    return out
+
+
+def call_spreads(path, port=2049):
+    """The time (ms) from each call's first segment to its last, for the
+    client->server streams to port: what the application waits while its
+    call is still leaving (tshark's rpc.time starts at the last).  Records
+    of one fragment each (the lab's clients)."""
+    segs = {}
+    for ts, fr, _ in read_pcap(path):
+        if len(fr) < 34 or fr[12:14] != b'\x08\x00' or fr[23] != 6:
+            continue
+        ihl = (fr[14] & 15) * 4
+        t = 14 + ihl
+        if len(fr) < t + 14 or struct.unpack('>H', fr[t + 2:t + 4])[0] != port:
+            continue
+        seq = struct.unpack('>I', fr[t + 4:t + 8])[0]
+        poff, flags = t + (fr[t + 12] >> 4) * 4, fr[t + 13]
+        plen = struct.unpack('>H', fr[16:18])[0] - ihl - (poff - t)
+        st = segs.setdefault((bytes(fr[26:30]), bytes(fr[t:t + 2])), [None, [], Stream()])
+        st[2].add(seq, flags, poff, plen, fr[poff:poff + plen])
+        if flags & 0x02:
+            st[0] = (seq + 1) % 2**32
+        elif plen > 0 and st[0] is not None:
+            st[1].append(((seq - st[0]) % 2**32, plen, ts))
+    out = []
+    for _, pieces, stream in segs.values():
+        buf = stream.data()
+        pos = 0
+        while pos + 4 <= len(buf):
+            end = pos + 4 + (struct.unpack('>I', buf[pos:pos + 4])[0] & 0x7fffffff)
+            ts = [t for off, n, t in pieces if off < end and off + n > pos]
+            if ts:
+                out.append((max(ts) - min(ts)) / 1e6)
+            pos = end
+    return out
