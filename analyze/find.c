@@ -26,6 +26,10 @@ static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_SLOW_SERVER] = "slow_server",
 	[AN_F_LATENCY_SHIFT] = "latency_shift",
 	[AN_F_SYNC_CLIENT] = "sync_client",
+	[AN_F_SLOW_PATH] = "slow_path",
+	[AN_F_TCP_LOSS] = "tcp_loss",
+	[AN_F_TCP_RESET] = "tcp_reset",
+	[AN_F_TCP_STALL] = "tcp_stall",
 };
 
 const char *an_find_kind_name(enum an_find_kind k)
@@ -61,6 +65,10 @@ void an_find_config_default(struct an_find_config *c)
 	c->short_io_share = 0.05;
 	c->slow_ms = 10;
 	c->slow_min = 20;
+	c->path_ms = 10;
+	c->size_small = 16384;
+	c->tcp_loss_share = 0.01;
+	c->stall_min = 5;
 	c->shift_interval_s = 10;
 	c->shift_factor = 10;
 	c->shift_min_ms = 10;
