@@ -121,6 +121,10 @@ void an_find_free(struct an_find *f)
 }
 
 size_t an_find_count(const struct an_find *f) { return f->nout; }
+uint32_t an_find_size_small(const struct an_find *f)
+{
+	return f->cfg.size_small;
+}
 uint64_t an_find_dropped(const struct an_find *f) { return f->dropped; }
 
 uint64_t an_find_unexamined(const struct an_find *f)
@@ -415,6 +419,7 @@ int32_t an_find_add(struct an_find *f, const struct an_op *op)
 	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
 	answered_add(f, c, op, d);
+	an_tcp_stall_add(f, op);
 	return rx;
 }
 

@@ -318,6 +318,23 @@ struct an_path {
 bool an_find_path(const struct an_find *f, const struct cap_addr *client,
 		  const struct cap_addr *server, struct an_path *out);
 
+/* The size_small threshold f was made with (size_capped). */
+uint32_t an_find_size_small(const struct an_find *f);
+
+/* TCP health of a pair, or summed over the pairs of a client or server
+ * (NULL: any), analyze/tcphealth.c; [0] client -> server, [1] the
+ * reverse (struct cap_handshake).  false: no TCP seen. */
+struct an_tcp_health {
+	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
+	uint64_t connections;		/* handshakes seen */
+	uint64_t resent_calls;		/* ops sent again over TCP */
+	uint64_t stalls;		/* messages held at 40 or 200 ms */
+	double stall_ns;		/* the time they spread over */
+	uint64_t tcp_ops;		/* answered TCP ops */
+};
+bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
+			const struct cap_addr *server, struct an_tcp_health *h);
+
 /*
  * The transfer-size verdict for a client<->server pair, e.g.
  * "READ: 8192 bytes in 97% of calls, never above 8192; server advertises

@@ -329,6 +329,8 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 	}
 	if (!figs && cheap_slow)	/* no rows: the old rule alone */
 		ns = 1;
+	if (ns > 0 && an_tcp_stall_explains(f, &s->addr))
+		ns = 0;		/* replies wait 40 ms: tcp_stall */
 	if (ns == 0)
 		find_slow_path(f, s, &pt, sp, nv);
 	if (ns > 0) {

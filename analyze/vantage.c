@@ -156,6 +156,12 @@ static struct vpair *vpair_get(struct an_find *f, const struct cap_addr *c,
 	return NULL;
 }
 
+struct vpair *an_vantage_pair(struct an_find *f, const struct cap_addr *c,
+			      const struct cap_addr *s)
+{
+	return vpair_get(f, c, s, true);
+}
+
 /* The fact that decides a retransmitted op's cause; *short_to: the
  * client's first resend came sooner than the server's usual latency. */
 static enum rx_fact op_fact(const struct an_op *op, int64_t usual,
@@ -304,7 +310,7 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 	for (k = 0; k < n; k++) {
 		struct vpair *p;
 
-		if ((hs[k].n == 0 && hs[k].srv_n == 0 && hs[k].cli_n == 0) ||
+		if (!cap_handshake_used(&hs[k]) ||
 		    (p = vpair_get(f, &hs[k].client, &hs[k].server, true)) == NULL)
 			continue;
 		p->srv_n = hs[k].srv_n;
@@ -316,6 +322,12 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 		p->hs_ack_min_ns = hs[k].ack_min_ns;
 		p->hs_syn_sum_ns = hs[k].syn_sum_ns;
 		p->hs_ack_sum_ns = hs[k].ack_sum_ns;
+		memcpy(p->segs, hs[k].segs, sizeof(p->segs));
+		memcpy(p->resent, hs[k].resent, sizeof(p->resent));
+		memcpy(p->dupack_loss, hs[k].dupack_loss,
+		       sizeof(p->dupack_loss));
+		memcpy(p->zero_win, hs[k].zero_win, sizeof(p->zero_win));
+		memcpy(p->rsts, hs[k].rsts, sizeof(p->rsts));
 	}
 }
 
@@ -330,9 +342,19 @@ size_t an_find_handshake_list(const struct an_find *f,
 	     k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, k + 1)) {
 		const struct vpair *p = &f->vp[k];
 
-		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 && p->cli_n == 0))
-			continue;
 		memset(&out[n], 0, sizeof(out[n]));
+		memcpy(out[n].segs, p->segs, sizeof(p->segs));
+		memcpy(out[n].resent, p->resent, sizeof(p->resent));
+		memcpy(out[n].dupack_loss, p->dupack_loss,
+		       sizeof(p->dupack_loss));
+		memcpy(out[n].zero_win, p->zero_win, sizeof(p->zero_win));
+		memcpy(out[n].rsts, p->rsts, sizeof(p->rsts));
+		out[n].n = p->hs_n;
+		out[n].srv_n = p->srv_n;
+		out[n].cli_n = p->cli_n;
+		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 &&
+				 p->cli_n == 0))
+			continue;	/* the store keeps timing pairs only */
 		out[n].srv_n = p->srv_n;
 		out[n].cli_n = p->cli_n;
 		out[n].srv_min_ns = p->srv_min_ns;

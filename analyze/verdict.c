@@ -525,11 +525,58 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 	}
 }
 
+/* Do storm findings a and b name one storm: the same kind and client,
+ * their spans touching? */
+static bool same_storm(const struct an_finding *a, const struct an_finding *b)
+{
+	return a->kind == b->kind && a->kind == AN_F_COMMIT_STORM &&
+	       a->have_client && b->have_client &&
+	       cap_addr_eq(&a->client, &b->client) &&
+	       a->start_ns <= b->end_ns && b->start_ns <= a->end_ns;
+}
+
+/* One storm, one finding: a COMMIT phase and a COMMIT rate storm over the
+ * same time are merged into the one with more COMMITs, over both spans. */
+static void merge_storms(struct an_find *f)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < f->nout; i++)
+		for (j = i + 1; j < f->nout; j++) {
+			struct an_finding *a = &f->out[i], *b = &f->out[j];
+
+			if (!same_storm(a, b))
+				continue;
+			if (b->count > a->count) {
+				struct an_finding t = *a;
+
+				*a = *b;
+				*b = t;
+			}
+			if (b->start_ns < a->start_ns)
+				a->start_ns = b->start_ns;
+			if (b->end_ns > a->end_ns)
+				a->end_ns = b->end_ns;
+			if (b->peak_rate > a->peak_rate)
+				a->peak_rate = b->peak_rate;
+			n = strnlen(a->evidence, sizeof(a->evidence));
+			snprintf(a->evidence + n, sizeof(a->evidence) - n,
+				 "; the same storm by the %s rule",
+				 strstr(b->evidence, "a phase") ? "phase" :
+				 "rate");
+			memmove(b, b + 1, (f->nout - j - 1) * sizeof(*b));
+			f->nout--;
+			j--;
+		}
+}
+
 void an_find_verdicts(struct an_find *f, const struct an_figs *figs,
 		      uint64_t ipfrag_incomplete)
 {
+	merge_storms(f);
 	find_noent(f);
 	find_retrans(f, ipfrag_incomplete);
+	an_tcp_health_findings(f);
 	if (figs != NULL) {
 		find_pairs(f, figs);
 		find_restarts(f, figs);

@@ -626,6 +626,7 @@ static int page(FILE *f, const struct rep *r, const struct an_model *m)
 	struct tframe t = tframe_of(m);
 
 	head(f, r, m);
+	rep_html_verdict(f, m);
 	if (health(f, r, m) < 0 || over_time(f, r, m, &t) < 0 ||
 	    heat(f, r, m, &t) < 0)
 		return -1;

@@ -292,6 +292,7 @@ static void j_findings(struct jw *w, const struct an_model *m)
 		jw_dbl(w, "avg_rate", f->avg_rate, 1);
 		jw_str(w, "evidence", f->evidence);
 		jw_str(w, "meaning", f->meaning);
+		rep_json_impact(w, m, k);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -543,6 +544,7 @@ int rep_json(const struct rep *r)
 	jw_str(&w, "last_utc", ui_time_iso(r->last_ns, iso, sizeof(iso)));
 	jw_dbl(&w, "duration_s", m.duration_s, 6);
 	j_incomplete(&w, r, &m);
+	rep_json_verdict(&w, &m);
 	jw_obj(&w, "totals");
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);

@@ -545,6 +545,7 @@ int rep_text(const struct rep *r)
 		m.in.cs->packets, m.duration_s, span, t->ops, t->answered,
 		t->unanswered, rns, t->errors, m.ops_per_s);
 	rep_text_incomplete(r, &m);
+	rep_text_verdict(r->out, &m);
 	text_ops(r, &m);
 	text_sizes(r->out, &m);
 	text_writes(r, &m);
