@@ -136,23 +136,41 @@ QUICK = ['delay-ab', 'cap32k']
 
 # ------------------------------------------------ nfscope's output, read here --
 def nf_findings(report):
-    """The findings in the order the verdict ranks them."""
-    v = report.get('verdict')
-    if isinstance(v, dict) and isinstance(v.get('findings'), list):
-        return v['findings']
+    """The findings, ranked by impact (doc/report.md: `findings` by impact)."""
     return report.get('findings', [])
 
 
-def nf_verdict_line(report, text):
-    """The verdict's first line: the JSON verdict's headline, else the
-    text report's first line after its title."""
+def nf_first_kind(report):
+    """The kind of the verdict's first problem (JSON `verdict.problems`),
+    None if it names none.  A report without a verdict block: its first
+    finding's."""
     v = report.get('verdict')
     if isinstance(v, dict):
-        for k in ('headline', 'summary', 'line', 'text'):
-            if isinstance(v.get(k), str):
-                return v[k]
+        probs = v.get('problems') or []
+        return probs[0].get('kind') if probs else None
+    fs = nf_findings(report)
+    return fs[0].get('kind') if fs else None
+
+
+def nf_verdict_line(report, text):
+    """The verdict's own words: its `verdict` line and its first `problem`
+    line (JSON `verdict.lines`); without a verdict block, the text report's
+    first line after its title."""
+    v = report.get('verdict')
+    if isinstance(v, dict) and v.get('lines'):
+        keep = [ln['text'] for ln in v['lines'] if ln.get('key') == 'verdict']
+        keep += [ln['text'] for ln in v['lines'] if ln.get('key') == 'problem'][:1]
+        return ' / '.join(keep)
     lines = [ln for ln in text.splitlines()[1:] if ln.strip()]
     return '(no verdict) ' + (lines[0] if lines else '')
+
+
+def nf_capture_vantage(report):
+    """The verdict's one vantage point for the capture and why, or None."""
+    v = report.get('verdict')
+    if not isinstance(v, dict) or 'vantage' not in v:
+        return None
+    return v['vantage'], v.get('vantage_why', '')
 
 
 def nf_kind(finding):
@@ -187,8 +205,10 @@ def real_slow_disk(c, sc, facts, work):
         c.table.append(('%s ganesha min ms' % name, '', got))
         c.ok('%s: ganesha\'s own time >= %d ms:' % (name, ms), got >= ms - 0.01, got)
     rtts = truth.handshake_rtts(facts['pcap'])
-    c.ok('the path is quick (a handshake under %d ms):' % (ms // 4),
-         rtts and min(rtts) < ms / 4, rtts)
+    # nothing on the link delays it; a loaded machine stalls a handshake
+    # now and then (16 ms seen once), so the quicker of the two counts
+    c.ok('the path is quick (a handshake under %.1f ms):' % (ms / 2),
+         rtts and min(rtts) < ms / 2, rtts)
     return set()
 
 
@@ -311,18 +331,25 @@ def judge(report, faults, allowed, end, either=False):
     by the records: allowed); the vantage is this end or unknown."""
     bad = []
     kinds = [nf_kind(f) for f in nf_findings(report)]
+    first = nf_first_kind(report)
     unmapped = sorted({k for k in kinds if k not in KIND_FAULTS})
     if unmapped:
         bad.append('kinds not mapped to a fault: %s' % ', '.join(unmapped))
+    if kinds and first != kinds[0]:
+        bad.append('the verdict\'s first problem %s is not the first finding %s' % (
+            first, kinds[0]))
     if faults and not either:
-        if not kinds:
+        if not first:
             bad.append('no finding (injected: %s)' % ', '.join(sorted(faults)))
-        elif not KIND_FAULTS.get(kinds[0], set()) & faults:
-            bad.append('first finding %s does not name %s' % (kinds[0],
-                                                               ', '.join(sorted(faults))))
+        elif not KIND_FAULTS.get(first, set()) & faults:
+            bad.append('first finding %s does not name %s' % (first,
+                                                           ', '.join(sorted(faults))))
     for k in sorted(set(kinds) - set(unmapped)):
         if not KIND_FAULTS[k] & (faults | allowed):
             bad.append('%s names a fault not injected' % k)
+    cv = nf_capture_vantage(report)
+    if cv and cv[0] != '%s side' % end and not cv[0].startswith('unknown'):
+        bad.append('vantage %r (%s) at the %s end' % (cv[0], cv[1], end))
     for pair, point in sorted(nf_vantages(report).items()):
         if point != '%s side' % end and not point.startswith('unknown'):
             bad.append('vantage of %s -> %s: %r at the %s end' % (pair[0], pair[1], point,
