@@ -39,21 +39,18 @@ M = lab.M
 CAPTURES = [('client', 0, 'capture.pcap'), ('client', 256, 'client-256.pcap'),
             ('server', 0, 'server-full.pcap'), ('server', 256, 'server-256.pcap')]
 
-# Each finding kind and the faults it names.  A kind not listed here fails
-# the check (map it: a new kind must say which fault it stands for).
+# Each finding kind (analyze/find.c) and the faults it names.  A kind not
+# listed here fails the check: a new kind must say which fault it stands for.
 KIND_FAULTS = {
     'slow_server': {'slow_server'},
-    'path_delay': {'path_delay'}, 'slow_path': {'path_delay'},
-    'network_delay': {'path_delay'}, 'path_slow': {'path_delay'},
+    'slow_path': {'path_delay'},
+    # a symptom: UDP re-sends after a loss, TCP ones after a reconnect
     'retransmits': {'udp_loss', 'tcp_loss', 'tcp_reset'},
-    'udp_loss': {'udp_loss'}, 'ip_fragment_loss': {'udp_loss'},
-    'tcp_loss': {'tcp_loss'}, 'tcp_retrans': {'tcp_loss'},
-    'tcp_retransmits': {'tcp_loss'},
-    'tcp_reset': {'tcp_reset'}, 'tcp_resets': {'tcp_reset'}, 'reconnects': {'tcp_reset'},
-    'delayed_ack': {'delayed_ack'}, 'tcp_stall': {'delayed_ack'},
-    'stall_40ms': {'delayed_ack'}, 'nagle_stall': {'delayed_ack'},
-    'size_capped': {'size_cap'}, 'size_small': {'size_cap'},
-    'short_io': {'greedy_client'}, 'size_clamped': {'greedy_client'},
+    'tcp_loss': {'tcp_loss'},
+    'tcp_reset': {'tcp_reset'},
+    'tcp_stall': {'delayed_ack'},
+    'size_capped': {'size_cap'},
+    'short_io': {'greedy_client'},
     'sync_export': {'sync_export'}, 'sync_client': {'sync_client'},
     'commit_storm': {'commit_storm'}, 'getattr_storm': {'getattr_storm'},
     'lookup_storm': {'lookup_storm'}, 'access_storm': {'access_storm'},
@@ -171,6 +168,12 @@ def nf_capture_vantage(report):
     if not isinstance(v, dict) or 'vantage' not in v:
         return None
     return v['vantage'], v.get('vantage_why', '')
+
+
+def nf_loss(report):
+    """The verdict's loss figures (JSON `verdict.loss`), {} without."""
+    v = report.get('verdict')
+    return (v.get('loss') or {}) if isinstance(v, dict) else {}
 
 
 def nf_kind(finding):
@@ -323,6 +326,55 @@ def incidental(facts, slow_ms=10.0, min_ops=20):
                                   for v in g) else set()
 
 
+# ------------------------------------------- the verdict's figures, per end --
+# Where the verdict counts the fault, its count against the lab's: fn(report,
+# facts, end, pcap) -> problems.  Counts from the pcap are truth.py's, from
+# that end's whole capture (a -s 256 twin holds the same frames, cut).
+def figures_tcp_reset(rep, facts, end, pcap):
+    want = sum(1 for n in truth.calls_per_connection(pcap).values() if n > 1)
+    got = nf_loss(rep).get('tcp_calls_resent')
+    return [] if got == want else ['calls sent again on a new connection: verdict %r, '
+                                   'pcap %d' % (got, want)]
+
+
+def figures_tcp_loss(rep, facts, end, pcap):
+    """Data segments lost per direction: the drop log's; the verdict's
+    estimate at least half of that and at most 2 more (spurious resends)."""
+    out = []
+    for way, key in (('ab', 'tcp_lost_c2s'), ('ba', 'tcp_lost_s2c')):
+        want = sum(1 for d in facts['drops'] if d['dir'] == way and d.get('proto') == 6 and
+                   d.get('payload', 0) > 0)
+        got = nf_loss(rep).get(key)
+        if got is None or not (want / 2 <= got <= want + 2):
+            out.append('%s: verdict %r, drop log %d' % (key, got, want))
+    return out
+
+
+def figures_delayed_ack(rep, facts, end, pcap):
+    """Calls held: those whose segments spread over 35 ms or more (the
+    pcap), and the time they were held; the verdict's within 10 %."""
+    held = [x for x in truth.call_spreads(pcap) if x >= 35]
+    loss, out = nf_loss(rep), []
+    for what, got, want, unit in (('messages held', loss.get('tcp_stalls'), len(held), ''),
+                                  ('time held', loss.get('tcp_stall_ms'), sum(held), ' ms')):
+        if got is None or not 0.9 * want <= got <= 1.1 * want + 1:
+            out.append('%s: verdict %r%s, pcap %.0f%s' % (what, got, unit, want, unit))
+    return out
+
+
+def figures_udp_loss(rep, facts, end, pcap):
+    """At the client end every re-send is seen: ops resent = the client's."""
+    if end != 'client':
+        return []
+    want = len(facts['client']['resent_xids'])
+    got = nf_loss(rep).get('udp_ops_resent')
+    return [] if got == want else ['ops resent: verdict %r, client %d' % (got, want)]
+
+
+FIGURES = {'tcp_reset': figures_tcp_reset, 'tcp_loss': figures_tcp_loss,
+           'delayed_ack': figures_delayed_ack, 'udp_loss': figures_udp_loss}
+
+
 # ------------------------------------------------------------ the cells --
 def judge(report, faults, allowed, end, either=False):
     """What is wrong with one capture's verdict ('' if nothing): the first
@@ -350,6 +402,8 @@ def judge(report, faults, allowed, end, either=False):
     cv = nf_capture_vantage(report)
     if cv and cv[0] != '%s side' % end and not cv[0].startswith('unknown'):
         bad.append('vantage %r (%s) at the %s end' % (cv[0], cv[1], end))
+    if cv and cv[0].startswith('unknown') and not cv[1]:
+        bad.append('vantage unknown with no reason')
     for pair, point in sorted(nf_vantages(report).items()):
         if point != '%s side' % end and not point.startswith('unknown'):
             bad.append('vantage of %s -> %s: %r at the %s end' % (pair[0], pair[1], point,
@@ -357,9 +411,9 @@ def judge(report, faults, allowed, end, either=False):
     return '; '.join(bad)
 
 
-def cells(nfscope, sc, faults, allowed, either, work):
+def cells(nfscope, sc, facts, faults, allowed, either, work, figures=None):
     """One row per capture: (end, snaplen, verdict line, first finding,
-    all kinds, problem or '')."""
+    all kinds, problem or ''); figures: FIGURES' check of the counts."""
     rows = []
     for end, snaplen, f in CAPTURES:
         pcap = os.path.join(work, f)
@@ -373,12 +427,19 @@ def cells(nfscope, sc, faults, allowed, either, work):
         fs = nf_findings(rep)
         first = fs[0] if fs else None
         unseen = end in sc.get('unseen', ())
+        cv = nf_capture_vantage(rep)
+        problems = [judge(rep, faults, allowed, end, either or unseen)]
+        if figures and faults:
+            whole = [os.path.join(work, w) for e, n, w in CAPTURES if e == end and not n]
+            problems += figures(rep, facts, end, whole[0])
         rows.append(dict(end=end, snaplen=snaplen, pcap=pcap,
                          verdict=nf_verdict_line(rep, text),
+                         vantage=('%s (%s)' % cv if cv[0].startswith('unknown') else cv[0])
+                         if cv else '-',
                          first='[%s] %s' % (nf_kind(first), first.get('evidence', ''))
                          if first else '(none)',
                          kinds=[nf_kind(x) for x in fs], unseen=unseen,
-                         problem=judge(rep, faults, allowed, end, either or unseen)))
+                         problem='; '.join(p for p in problems if p)))
     return rows
 
 
@@ -397,7 +458,8 @@ def run_one(name, tools, root):
     if 'not_made' in seen:
         faults = set()
     allowed = incidental(facts)
-    rows = cells(tools['nfscope'], sc, faults, allowed, either, work)
+    rows = cells(tools['nfscope'], sc, facts, faults, allowed, either, work,
+                 FIGURES.get(real))
     rec = dict(scenario=name, doc=sc['doc'], faults=sorted(faults), allowed=sorted(allowed),
                made='no (client too slow)' if 'not_made' in seen else
                'borderline' if either else 'yes', truth_failures=c.failures, cells=rows,
@@ -421,8 +483,9 @@ def write_doc(path, recs, command):
            'lab\'s records show happened anyway: `allowed`), and the vantage point is that end',
            'or unknown. Generated by tests/lab/verdicts.py; regenerate (root, about 5 min):',
            '', '```sh', command, '```', '',
-           '| scenario | injected | end | snaplen | verdict line | first finding | holds |',
-           '|---|---|---|---|---|---|---|']
+           '| scenario | injected | end | snaplen | vantage said | verdict line | first finding '
+           '| holds |',
+           '|---|---|---|---|---|---|---|---|']
     for r in recs:
         inj = ', '.join(r['faults']) or 'none (healthy)'
         if r['made'] != 'yes':
@@ -430,8 +493,9 @@ def write_doc(path, recs, command):
         if r['allowed']:
             inj += '; allowed: ' + ', '.join(r['allowed'])
         for x in r['cells']:
-            out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+            out.append('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
                 r['scenario'], cell_md(inj), x['end'], x['snaplen'] or 'whole',
+                cell_md(x['vantage'][:80]),
                 cell_md(x['verdict'][:160]), cell_md(x['first'][:160]),
                 ('NO: ' + cell_md(x['problem'])) if x['problem'] else
                 'yes (the fault cannot be seen at this end)' if x['unseen'] else 'yes'))
