@@ -105,6 +105,12 @@ SCENARIOS = {
                         '(forged RSTs both ways, small replies)', [],
                         impair={'ab': 'reset=1500,resets=3'}, upload=8 * M),
                    {'tcp_reset'}, 'tcp_reset'),
+    # both at once, as issue 30 found them: loss each way and resets
+    'tcploss-resets': (_new('libnfs uploads 4 MiB; 5% of frames lost each way and the link '
+                            'resets the connection 3 times',
+                            [], impair={'ab': 'loss=0.05,reset=700,resets=3',
+                                        'ba': 'loss=0.05'}, upload=4 * M, seed=3),
+                       {'tcp_loss', 'tcp_reset'}, 'tcp_reset'),
     'delack': (_new('server ACKs held 40 ms; client with Nagle on writes each call in '
                     'two pieces',
                     [dict(proto='tcp', phases=['mixed:1', 'getattr:1'], rsize=4096,
