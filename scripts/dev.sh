@@ -4,7 +4,6 @@
 #   scripts/dev.sh demo    deps + build + the main job on the bundled capture:
 #                          the dashboard on a terminal, else the report
 #   scripts/dev.sh test    deps + build + the whole test suite
-#                          (NFSCOPE_SLOW=1: with the slow tier, as CI runs it)
 #   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
 #   scripts/dev.sh tsan    deps + ThreadSanitizer build + the threaded suites
 set -euo pipefail
