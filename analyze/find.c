@@ -437,4 +437,5 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 	}
 	an_slow_finish(f, figs);
 	an_find_verdicts(f, figs, ipfrag_incomplete);
+	f->finished = true;
 }

@@ -281,6 +281,13 @@ struct an_vantage_info {
 					   the server's usual latency */
 	uint64_t fact[RX_F_N];		/* retransmitted ops per fact */
 	uint64_t cause[AN_RX_NCAUSES];	/* and per cause at vp */
+	bool tcp;			/* the pair spoke TCP */
+	/* the pair's own evidence said `own`; vp differs when the capture's
+	   other pairs of the same host say otherwise (one capture point:
+	   the stronger evidence decides, or unknown); why: static words
+	   saying so, or NULL */
+	enum an_vantage own;
+	const char *why;
 };
 
 /* Handshakes per pair from capture/ (struct cap_handshake). */

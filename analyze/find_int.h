@@ -157,6 +157,11 @@ struct vpair {
 	/* TCP ops (tcp_stall): answered, those whose call or reply spread
 	   over a fixed quantum, or whose latency sat at 40 ms; the time
 	   the spread cost */
+	/* the vantage point resolved over the capture's pairs, kept once
+	   the input has ended (an_find_finish): it no longer changes */
+	bool vp_kept;
+	uint8_t vp_final;
+	const char *vp_why;
 	uint64_t tcp_ops, spread_40, spread_200, lat_40;
 	double stall_ns;
 	int64_t stall_first, stall_last;
@@ -236,6 +241,7 @@ struct an_find {
 	uint32_t nstorms;		/* storm rings made (AN_FIND_STORMS) */
 	uint64_t storms_lost;		/* ops not followed: no storm or
 					   latency memory */
+	bool finished;			/* an_find_finish was called */
 };
 
 /* find_base.c, what find.c and the detectors share (it calls neither).

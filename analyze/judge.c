@@ -530,3 +530,27 @@ int an_judge(struct an_model *m)
 	judge_capture(m, v);
 	return 0;
 }
+
+void an_judge_line(const struct an_finding *f, size_t nf, bool incomplete,
+		   char *b, size_t n)
+{
+	size_t k, best = 0;
+	char s[80];
+
+	for (k = 1; k < nf; k++) {
+		const struct an_finding *x = &f[k], *y = &f[best];
+
+		if (x->cost_ns > y->cost_ns || (x->cost_ns == y->cost_ns &&
+		    (x->cost_ops ? x->cost_ops : x->count) >
+		    (y->cost_ops ? y->cost_ops : y->count)))
+			best = k;
+	}
+	if (nf == 0)
+		snprintf(b, n, "verdict: %s", incomplete ? "no problem so far, "
+			 "but the capture is incomplete" : "healthy so far");
+	else
+		snprintf(b, n, "verdict: %zu problem%s; costliest: %s %s%s", nf,
+			 nf == 1 ? "" : "s", an_find_kind_name(f[best].kind),
+			 subject(&f[best], s, sizeof(s)),
+			 incomplete ? " (incomplete)" : "");
+}

@@ -105,6 +105,13 @@ struct an_verdict {
 	uint32_t nlines;
 };
 
+/* The one-line verdict of a live view (top) into b (n bytes, under 80
+ * columns): "healthy so far" or the findings' number and the costliest
+ * (the most wait explained, else the most ops) of f[0..nf); incomplete:
+ * the capture hides records or dropped packets. */
+void an_judge_line(const struct an_finding *f, size_t nf, bool incomplete,
+		   char *b, size_t n);
+
 struct an_model;
 /* Fill m->verdict and m->impact, sort m->findings by impact; -1: out of
  * memory. */

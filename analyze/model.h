@@ -82,7 +82,7 @@ struct an_model_pair {
 	char write_verdict[AN_EVIDENCE_MAX];
 	bool has_vantage;		/* find.h's an_find_vantage */
 	struct an_vantage_info vantage;
-	char vantage_text[256];		/* an_vantage_evidence */
+	char vantage_text[512];		/* an_vantage_evidence */
 	const char *vantage_by;		/* tcp_acks, tcp_handshakes,
 					   udp_resends */
 	double syn_synack_min_ms, synack_ack_min_ms;
