@@ -101,6 +101,19 @@ const char store_ack_cols_sql[] =
 	"ALTER TABLE handshakes ADD COLUMN cli_acks INTEGER;\n"
 	"ALTER TABLE handshakes ADD COLUMN cli_ack_min_ns INTEGER;\n";
 
+/* Issue 30: TCP health per client/server pair (capture.h struct
+ * cap_handshake segs ... stall_ns; _c2s client -> server, _s2c the
+ * reverse), for the verdict.  Made when a run ends. */
+const char store_tcp_health_sql[] =
+	"CREATE TABLE IF NOT EXISTS tcp_health(run INTEGER NOT NULL, "
+	"  client TEXT, server TEXT, segs_c2s INTEGER, segs_s2c INTEGER, "
+	"  resent_c2s INTEGER, resent_s2c INTEGER, dupack_loss_c2s INTEGER, "
+	"  dupack_loss_s2c INTEGER, zero_win_c2s INTEGER, zero_win_s2c "
+	"  INTEGER, rsts_c2s INTEGER, rsts_s2c INTEGER, stalls40_c2s "
+	"  INTEGER, stalls40_s2c INTEGER, stalls200_c2s INTEGER, "
+	"  stalls200_s2c INTEGER, stall_ns_c2s INTEGER, stall_ns_s2c "
+	"  INTEGER);\n";
+
 /*
  * Version 5 (issue 18): operations in a compact table, op_rows, whose
  * hosts, procedures, handles and write verifiers (op_blobs), machine

@@ -339,6 +339,8 @@ static void json_sizes(struct jw *w, const char *key,
 	jw_obj(w, key);
 	jw_u64(w, "dominant_a", z->dominant_a);
 	jw_u64(w, "dominant_b", z->dominant_b);
+	jw_u64(w, "granted_a", z->granted_a);
+	jw_u64(w, "granted_b", z->granted_b);
 	jw_u64(w, "total_a", z->total_a);
 	jw_u64(w, "total_b", z->total_b);
 	jw_u64(w, "other_a", z->other_a);

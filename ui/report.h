@@ -113,6 +113,14 @@ void rep_every_end(struct rep *r);		/* the last window */
  * before the capture, so a bad path fails at once).  Returns 0, or -1
  * with a message on stderr (out of memory). */
 int rep_html(const struct rep *r, FILE *f);
+/* The verdict block (report_verdict.c): the text report's first
+ * section, JSON's "verdict" object and a finding's impact fields, the
+ * HTML page's first section. */
+struct jw;
+void rep_text_verdict(FILE *f, const struct an_model *m);
+void rep_json_verdict(struct jw *w, const struct an_model *m);
+void rep_json_impact(struct jw *w, const struct an_model *m, size_t k);
+void rep_html_verdict(FILE *f, const struct an_model *m);
 /* The text report's capture health section (report_text.c). */
 void rep_text_health(FILE *f, const struct an_model *m);
 

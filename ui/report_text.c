@@ -569,8 +569,10 @@ static void text_intervals(const struct rep *r, const struct an_model *m)
 
 /* Records the snaplen hid (header-only TCP capture): how many, why, which
  * figures they bias, what to do. */
-static void text_hidden(FILE *f, const struct cap_stats *c)
+static void text_hidden(FILE *f, const struct an_model *m)
 {
+	const struct cap_stats *c = m->in.cs;
+
 	if (c->tcp_hidden_spans == 0)
 		return;
 	fprintf(f, "INCOMPLETE: about %" PRIu64 " calls and %" PRIu64
@@ -581,7 +583,10 @@ static void text_hidden(FILE *f, const struct cap_stats *c)
 		"captured, after a large record (%" PRIu64 " bytes skipped "
 		"until the stream was found again, in %" PRIu64 " flow "
 		"directions; the number hidden is estimated from them)\n",
-		c->tcp_hidden_calls, c->tcp_hidden_replies, c->snap_caplen,
+		(m->verdict ? m->verdict->hidden_calls :
+		 c->tcp_hidden_calls), (m->verdict ? m->verdict->hidden_replies :
+		 c->tcp_hidden_replies),
+		c->snap_caplen,
 		c->tcp_seg_cut_max, c->tcp_seg_max, c->tcp_hidden_spans, c->tcp_hidden_bytes,
 		c->tcp_hidden_flows);
 	fprintf(f, "  too low or biased: operation counts and rates, "
@@ -647,7 +652,7 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
 			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			m->in.evictions);
-	text_hidden(r->out, c);
+	text_hidden(r->out, m);
 	text_nfs4(r->out, m);
 }
 
@@ -694,6 +699,7 @@ static int text_report(const struct rep *r)
 		m.in.cs->packets, m.duration_s, span, t->ops, t->answered,
 		t->unanswered, rns, t->errors, m.ops_per_s);
 	rep_text_incomplete(r, &m);
+	rep_text_verdict(r->out, &m);
 	text_ops(r, &m);
 	text_sizes(r->out, &m);
 	text_writes(r, &m);

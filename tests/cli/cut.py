@@ -113,6 +113,13 @@ def comparable(rep):
     rep = dict(rep)
     for k in ('source', 'complete', 'incomplete'):
         rep.pop(k, None)
+    if rep.get('verdict'):	# issue 30: the verdict says complete or not
+        v = dict(rep['verdict'])
+        for k in ('healthy', 'complete'):
+            v.pop(k, None)
+        v['lines'] = [x for x in v.get('lines', ())
+                      if x['key'] not in ('verdict', 'capture')]
+        rep['verdict'] = v
     return rep
 
 
