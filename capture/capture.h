@@ -168,7 +168,7 @@ struct cap_config {
  * them.  On a capturing host TCP segments arrive coalesced by GRO/TSO (up
  * to 64 KiB and more), so any shorter snaplen hides the RPC records that
  * begin past it inside a segment; whole packets need the larger buffer
- * (README, -s: the measurement behind both).
+ * (doc/commands.md, -s: the measurement behind both).
  */
 #define CAP_DEFAULT_SNAPLEN 262144
 #define CAP_DEFAULT_BUFFER_KIB 32768
@@ -179,7 +179,7 @@ struct cap_config {
  * this long after it opened.  Immediate mode hands one over almost every
  * packet: the ring then holds about as many packets as it has blocks, and
  * each packet costs a poll(2).  With 100 ms a packet waits at most about
- * that long; the reader wakes once a block (README, Live: measured).  A
+ * that long; the reader wakes once a block (doc/bench.md, Live: measured).  A
  * filter testing the direction keeps immediate mode (source.c,
  * filter_tests_direction).
  */
@@ -328,6 +328,8 @@ struct cap_pkt {
 	const uint8_t *data;
 };
 
+/* linktype as tcpdump names it: "EN10MB (Ethernet)", or its number. */
+const char *cap_linktype_str(int linktype, char *buf, size_t n);
 /* Is linktype supported?  On false, errbuf says why. */
 bool cap_linktype_ok(int linktype, char *errbuf);
 

@@ -204,7 +204,13 @@ const char store_tcp_health_sql[] =
 	"LEFT JOIN op_blobs v ON v.id = o.verf " \
 	"LEFT JOIN op_strings pa ON pa.id = o.path"
 
-#define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n"
+/* The view ops with the xid as dump and tshark print it (0x%08x), first.
+ * In a printf format (schema_sql goes through sqlite3_mprintf). */
+#define OPS_HEX_SQL "CREATE VIEW IF NOT EXISTS ops_hex AS SELECT " \
+	"printf('0x%%08x', xid) AS xid_hex, * FROM ops;\n"
+
+#define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n" \
+	OPS_HEX_SQL
 
 /* A file of versions 1-4 appended to: its table ops becomes ops_v4, as it
  * was, and the view ops reads both (op_rows' ids go on after ops_v4's: a
@@ -476,6 +482,12 @@ static int migrate(struct store *s, int version, char *errbuf)
 		rc = add_run_cols(s, errbuf);
 	if (rc == 0 && ops_is_table(s))	/* 4 -> 5 */
 		rc = store_exec(s, ops_v4_sql, errbuf);
+	if (rc == 0) {		/* the '%%' of the format, once */
+		char *hex = sqlite3_mprintf(OPS_HEX_SQL);
+
+		rc = hex ? store_exec(s, hex, errbuf) : -1;
+		sqlite3_free(hex);
+	}
 	if (rc == 0)
 		rc = add_pct_cols(s, errbuf);	/* 4 -> 5 */
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "

@@ -165,7 +165,7 @@ def main():
                         o.json_interval], capture_output=True, text=True)
     check(r.returncode == want_rc, 'report --json exit %d' % r.returncode)
     j = json.loads(r.stdout)
-    text = subprocess.run([o.nfscope, 'report', '-r', o.capture],
+    text = subprocess.run([o.nfscope, 'report', '--wide', '-r', o.capture],
                           capture_output=True, text=True).stdout
     if o.cut:
         dom_text = open(page, encoding='utf-8').read()
