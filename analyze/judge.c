@@ -222,6 +222,7 @@ static void time_of(const struct an_model *m, const struct an_row *w,
 	t->ops = w->lat_last.count;
 	t->rpc_ms = an_ms(hist_percentile(&w->lat_last, 50));
 	t->path_known = an_find_path(m->in.find, NULL, &w->addr, &pt);
+	an_path_clamp(&pt, (int64_t)w->lat_last.min);
 	t->srv_path_ms = pt.srv_ns > 0 ? an_ms((uint64_t)pt.srv_ns) : 0;
 	t->cli_path_ms = pt.cli_ns > 0 ? an_ms((uint64_t)pt.cli_ns) : 0;
 	t->path_ms = t->srv_path_ms + t->cli_path_ms;
