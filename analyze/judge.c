@@ -320,13 +320,12 @@ static void judge_loss(const struct an_model *m, struct an_verdict *v)
 				       l->cause[AN_RX_FRAG]) / (double)l->udp_ops;
 		l->udp_lost_call_pct = 100.0 * (double)l->cause[AN_RX_LOST] /
 				       (double)l->udp_ops;
-		line(v, "loss", "UDP: %.1f%% of ops resent (%" PRIu64 "): lost "
-		     "%s %.1f%%, replies %.1f%%, slow %" PRIu64,
+		line(v, "loss", "UDP resent %.1f%% (%" PRIu64 "): replies lost "
+		     "%.1f%%, %s %.1f%%, slow %" PRIu64,
 		     l->udp_resent_pct, l->udp_retrans_ops,
-		     v->vantage == AN_VP_SERVER ? "calls (not seen here)" :
-		     "calls or replies", l->udp_lost_call_pct,
-		     l->udp_lost_reply_pct, l->cause[AN_RX_SLOW] +
-		     l->cause[AN_RX_SHORT_TIMEOUT]);
+		     l->udp_lost_reply_pct, v->vantage == AN_VP_SERVER ?
+		     "calls" : "call|reply", l->udp_lost_call_pct,
+		     l->cause[AN_RX_SLOW] + l->cause[AN_RX_SHORT_TIMEOUT]);
 	}
 	if (l->h.stalls)
 		line(v, "loss", "%" PRIu64 " TCP messages held at 40/200 ms "
