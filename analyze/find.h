@@ -324,6 +324,11 @@ struct an_path {
 };
 bool an_find_path(const struct an_find *f, const struct cap_addr *client,
 		  const struct cap_addr *server, struct an_path *out);
+/* No round trip is longer than the quickest RPC seen from the same place
+ * (rpc_min_ns, from the last transmission; <= 0: none): the server's
+ * part of the path at most that (ACKs held by a delayed-ACK timer or a
+ * device on the path look farther than the host is). */
+void an_path_clamp(struct an_path *pt, int64_t rpc_min_ns);
 
 /* The size_small threshold f was made with (size_capped). */
 uint32_t an_find_size_small(const struct an_find *f);
@@ -336,6 +341,7 @@ struct an_tcp_health {
 	uint64_t connections;		/* handshakes seen */
 	uint64_t resent_calls;		/* ops sent again over TCP */
 	uint64_t stalls;		/* messages held at 40 or 200 ms */
+	uint64_t stalls_dir[2];		/* of them records (calls, replies) */
 	double stall_ns;		/* the time they spread over */
 	uint64_t tcp_ops;		/* answered TCP ops */
 };

@@ -222,6 +222,7 @@ static void time_of(const struct an_model *m, const struct an_row *w,
 	t->ops = w->lat_last.count;
 	t->rpc_ms = an_ms(hist_percentile(&w->lat_last, 50));
 	t->path_known = an_find_path(m->in.find, NULL, &w->addr, &pt);
+	an_path_clamp(&pt, (int64_t)w->lat_last.min);
 	t->srv_path_ms = pt.srv_ns > 0 ? an_ms((uint64_t)pt.srv_ns) : 0;
 	t->cli_path_ms = pt.cli_ns > 0 ? an_ms((uint64_t)pt.cli_ns) : 0;
 	t->path_ms = t->srv_path_ms + t->cli_path_ms;
@@ -312,12 +313,20 @@ static void judge_loss(const struct an_model *m, struct an_verdict *v)
 		line(v, "loss", "TCP segments lost %.1f%% client->server, "
 		     "%.1f%% back; %" PRIu64 " resets", l->lost_pct[0],
 		     l->lost_pct[1], l->h.rsts[0] + l->h.rsts[1]);
-	if (l->udp)
-		line(v, "loss", "UDP: %" PRIu64 " ops resent: lost call/reply %"
-		     PRIu64 ", fragments %" PRIu64 ", slow %" PRIu64,
-		     l->udp_retrans_ops, l->cause[AN_RX_LOST] +
-		     l->cause[AN_RX_LOST_REPLY], l->cause[AN_RX_FRAG],
+	if (l->udp) {
+		l->udp_resent_pct = 100.0 * (double)l->udp_retrans_ops /
+				    (double)l->udp_ops;
+		l->udp_lost_reply_pct = 100.0 * (double)(l->cause[AN_RX_LOST_REPLY] +
+				       l->cause[AN_RX_FRAG]) / (double)l->udp_ops;
+		l->udp_lost_call_pct = 100.0 * (double)l->cause[AN_RX_LOST] /
+				       (double)l->udp_ops;
+		line(v, "loss", "UDP resent %.1f%% (%" PRIu64 "): replies lost "
+		     "%.1f%%, %s %.1f%%, slow %" PRIu64,
+		     l->udp_resent_pct, l->udp_retrans_ops,
+		     l->udp_lost_reply_pct, v->vantage == AN_VP_SERVER ?
+		     "calls" : "call|reply", l->udp_lost_call_pct,
 		     l->cause[AN_RX_SLOW] + l->cause[AN_RX_SHORT_TIMEOUT]);
+	}
 	if (l->h.stalls)
 		line(v, "loss", "%" PRIu64 " TCP messages held at 40/200 ms "
 		     "(delayed ACK, RTO): %.1f ms", l->h.stalls,
@@ -543,8 +552,8 @@ int an_judge(struct an_model *m)
 	judge_problems(m, v);
 	judge_sizes(m, v);
 	judge_time(m, v);
-	judge_loss(m, v);
 	judge_vantage(m, v);
+	judge_loss(m, v);
 	if (m->complete)
 		judge_capture(m, v);
 	return 0;

@@ -80,6 +80,11 @@ struct an_verdict_loss {
 	uint64_t lost[2];		/* segments, [0] client -> server */
 	double lost_pct[2];
 	uint64_t udp_ops, udp_retrans_ops;	/* UDP: ops, resent */
+	/* per cent of the UDP ops: resent; lost on the way back (a reply
+	   seen before the resend, or lost IP fragments: server -> client);
+	   a lost call or reply (at the client end they look alike; at the
+	   server end a lost call is never seen) */
+	double udp_resent_pct, udp_lost_reply_pct, udp_lost_call_pct;
 	uint64_t cause[AN_RX_NCAUSES];	/* retransmitted ops per cause */
 	uint64_t ipfrag_incomplete;
 };

@@ -40,3 +40,9 @@ bool an_find_path(const struct an_find *f, const struct cap_addr *client,
 	}
 	return out->srv_ns >= 0 || out->cli_ns >= 0;
 }
+
+void an_path_clamp(struct an_path *pt, int64_t rpc_min_ns)
+{
+	if (rpc_min_ns > 0 && pt->srv_ns > rpc_min_ns)
+		pt->srv_ns = rpc_min_ns;
+}

@@ -297,6 +297,21 @@ static void find_slow_path(struct an_find *f, const struct subj *s,
 		split_evidence(v, n, o->evidence + m, sizeof(o->evidence) - m);
 }
 
+/* The quickest RPC of server s (from the last transmission); 0: none. */
+static int64_t rpc_min(const struct an_figs *figs, const struct subj *s)
+{
+	uint32_t k;
+
+	for (k = 0; figs && k < an_figs_nrows(figs, AN_BY_SERVER); k++) {
+		const struct an_row *w = an_figs_row(figs, AN_BY_SERVER, k);
+
+		if (w->proc == AN_PROC_ALL && cap_addr_eq(&w->addr, &s->addr) &&
+		    w->lat_last.count)
+			return (int64_t)w->lat_last.min;
+	}
+	return 0;
+}
+
 static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 			     const struct subj *s)
 {
@@ -317,6 +332,7 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 	}
 	if (!an_find_path(f, NULL, &s->addr, &pt))
 		pt.srv_ns = pt.cli_ns = -1;
+	an_path_clamp(&pt, rpc_min(figs, s));
 	nv = splits_of(figs, s, pt.srv_ns, sp, 16);
 	cheap_slow = n >= f->cfg.slow_min && median_over(over, n);
 	for (j = 0; j < nv; j++) {

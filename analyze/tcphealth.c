@@ -86,9 +86,9 @@ static void find_stall(struct an_find *f, const struct vpair *p)
 	o->cost_ns = held + (lat_stalled(f, p) ?
 			     (double)p->lat_40 * 40.0 * MS : 0);
 	snprintf(o->evidence, sizeof(o->evidence),
-		 "%s -> %s: %" PRIu64 " messages spread from their first "
-		 "segment to their last over 35-45 ms (delayed ACK) and %"
-		 PRIu64 " over 190-230 ms (minimum RTO), %.1f ms in all; %"
+		 "%s -> %s: %" PRIu64 " messages held 35-45 ms between two of "
+		 "their segments (delayed ACK) and %" PRIu64 " held 190-230 "
+		 "ms (minimum RTO), %.1f ms in all; %"
 		 PRIu64 " of %" PRIu64 " TCP ops answered in 36-44 ms (from "
 		 "the call's last segment)", an_find_astr(&p->client, a),
 		 an_find_astr(&p->server, b), spread_n(p, 0), spread_n(p, 1),
@@ -190,6 +190,7 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 			h->dupack_loss[d] += p->dupack_loss[d];
 			h->zero_win[d] += p->zero_win[d];
 			h->rsts[d] += p->rsts[d];
+			h->stalls_dir[d] += p->stalls40[d] + p->stalls200[d];
 		}
 		h->connections += p->hs_n;
 		h->resent_calls += p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];

@@ -300,9 +300,9 @@ struct cap_handshake {
 	   ACK: fast retransmit; counted in the data's direction), segments
 	   advertising a zero window; RSTs sent */
 	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
-	/* RPC records whose segments spread from the first to the last over
-	   a fixed quantum: 35-45 ms (delayed ACK against Nagle), 190-230 ms
-	   (minimum RTO); the time they spread over, ns */
+	/* RPC records two of whose segments were a fixed quantum apart:
+	   35-45 ms (delayed ACK against Nagle), 190-230 ms (minimum RTO);
+	   the time they waited, ns */
 	uint64_t stalls40[2], stalls200[2];
 	int64_t stall_ns[2];
 };

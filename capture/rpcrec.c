@@ -244,18 +244,20 @@ void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
 				  f->last_ts_ns);
 }
 
-/* A record spread from its first segment to its last over a fixed
- * quantum (struct cap_handshake stalls40, stalls200): a sender holding
- * its last piece for an ACK (Nagle against a delayed ACK) or a lost
- * segment resent after the minimum RTO. */
-static void stall_note(struct tcp_flow *f, int64_t spread)
+/* A record held on its way (struct cap_handshake stalls40, stalls200):
+ * spread from its first segment to its last over 35 ms with a wait of 20
+ * ms or more between two of them (a large record spread by its own size
+ * has no such wait): a sender holding its pieces for ACKs (Nagle against
+ * a delayed ACK, 40 ms a wait), or a lost segment resent after the
+ * minimum RTO (a wait of 190-230 ms).  spread, gap: ns. */
+static void stall_note(struct tcp_flow *f, int64_t spread, int64_t gap)
 {
-	if (spread >= 35000000 && spread <= 45000000)
-		f->h_st40++;
-	else if (spread >= 190000000 && spread <= 230000000)
+	if (spread < 35000000 || gap < 20000000)
+		return;
+	if (gap >= 190000000 && gap <= 230000000)
 		f->h_st200++;
 	else
-		return;
+		f->h_st40++;
 	f->h_stall_ns += spread;
 }
 
@@ -303,7 +305,8 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	m.data = d;
 	m.hidden_from_ns = f->hidden_from_ns;
 	f->hidden_from_ns = 0;
-	stall_note(f, m.ts_ns - first_ts_ns);
+	if (first_ts_ns != m.ts_ns)
+		stall_note(f, m.ts_ns - first_ts_ns, f->rec_gap_max);
 	p->st.tcp_msgs++;
 	if (p->fn)
 		p->fn(p->user, &m);
@@ -415,6 +418,7 @@ static void record_begin(struct tcp_flow *f, const struct seg_ctx *cx)
 	f->buf_frozen = false;
 	f->first_frame = cx->frame;
 	f->first_ts_ns = cx->ts_ns;
+	f->rec_gap_max = 0;
 }
 
 
@@ -503,6 +507,12 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 	uint32_t off = 0, take;
 	uint64_t base = f->pos;
 
+	/* the longest wait between two segments of the open record: a
+	   record spread over a quantum by one wait is a stall, one spread by
+	   its size (a 1 MiB transfer takes tens of ms) is not */
+	if (f->rec_open && cx->ts_ns - f->rec_last_ns > f->rec_gap_max)
+		f->rec_gap_max = cx->ts_ns - f->rec_last_ns;
+	f->rec_last_ns = cx->ts_ns;
 	if (f->hiding) {
 		f->hide_segs++;
 		f->hide_seg_at = base;

@@ -89,6 +89,8 @@ struct tcp_flow {
 					   direction signalled (3 dup ACKs) */
 	uint32_t last_ack, dup_acks;
 	uint64_t h_st40, h_st200;	/* records spread over a quantum */
+	int64_t rec_last_ns, rec_gap_max;	/* the open record's last
+						   segment, longest wait */
 	int64_t h_stall_ns;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */

@@ -101,10 +101,15 @@ static void j_loss(struct jw *w, const struct an_verdict *v)
 	jw_u64(w, "tcp_connections", l->h.connections);
 	jw_u64(w, "tcp_calls_resent", l->h.resent_calls);
 	jw_u64(w, "tcp_stalls", l->h.stalls);
+	jw_u64(w, "tcp_stalls_c2s", l->h.stalls_dir[0]);
+	jw_u64(w, "tcp_stalls_s2c", l->h.stalls_dir[1]);
 	jw_dbl(w, "tcp_stall_ms", l->h.stall_ns / 1e6, 3);
 	jw_bool(w, "udp", l->udp);
 	jw_u64(w, "udp_ops", l->udp_ops);
 	jw_u64(w, "udp_ops_resent", l->udp_retrans_ops);
+	jw_dbl(w, "udp_resent_pct", l->udp_resent_pct, 2);
+	jw_dbl(w, "udp_lost_reply_pct", l->udp_lost_reply_pct, 2);
+	jw_dbl(w, "udp_lost_call_or_reply_pct", l->udp_lost_call_pct, 2);
 	jw_u64(w, "ipfrag_incomplete", l->ipfrag_incomplete);
 	jw_obj(w, "causes");
 	for (c = 0; c < AN_RX_NCAUSES; c++)

@@ -203,7 +203,7 @@ def t_stall():
     f = [x for x in rep['findings'] if x['kind'] == 'tcp_stall']
     check(len(f) == 1, 'tcp_stall fires once: %s' % kinds(rep))
     if f:
-        check('%d messages spread' % held in f[0]['evidence'],
+        check('%d messages held' % held in f[0]['evidence'],
               'every held call counted (%d): %s' % (held, f[0]['evidence']))
         check(f[0]['impact_of'] == 'wait', 'its cost is wait')
     check('slow_server' not in kinds(rep), 'the server is not blamed: %s' % kinds(rep))
