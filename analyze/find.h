@@ -341,6 +341,7 @@ struct an_tcp_health {
 	uint64_t connections;		/* handshakes seen */
 	uint64_t resent_calls;		/* ops sent again over TCP */
 	uint64_t stalls;		/* messages held at 40 or 200 ms */
+	uint64_t stalls_dir[2];		/* of them records (calls, replies) */
 	double stall_ns;		/* the time they spread over */
 	uint64_t tcp_ops;		/* answered TCP ops */
 };

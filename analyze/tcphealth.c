@@ -190,6 +190,7 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 			h->dupack_loss[d] += p->dupack_loss[d];
 			h->zero_win[d] += p->zero_win[d];
 			h->rsts[d] += p->rsts[d];
+			h->stalls_dir[d] += p->stalls40[d] + p->stalls200[d];
 		}
 		h->connections += p->hs_n;
 		h->resent_calls += p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];

@@ -101,6 +101,8 @@ static void j_loss(struct jw *w, const struct an_verdict *v)
 	jw_u64(w, "tcp_connections", l->h.connections);
 	jw_u64(w, "tcp_calls_resent", l->h.resent_calls);
 	jw_u64(w, "tcp_stalls", l->h.stalls);
+	jw_u64(w, "tcp_stalls_c2s", l->h.stalls_dir[0]);
+	jw_u64(w, "tcp_stalls_s2c", l->h.stalls_dir[1]);
 	jw_dbl(w, "tcp_stall_ms", l->h.stall_ns / 1e6, 3);
 	jw_bool(w, "udp", l->udp);
 	jw_u64(w, "udp_ops", l->udp_ops);
