@@ -134,7 +134,7 @@ SCENARIOS = {
 }
 
 # The quick tier's sample (the whole matrix runs with NFSCOPE_TESTS=full).
-QUICK = ['delay-ab', 'cap32k']
+QUICK = ['slow-disk', 'cap32k']
 
 
 # ------------------------------------------------ nfscope's output, read here --
