@@ -95,6 +95,12 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 			return -1;
 		o->cfg.tcp_mem_max = (size_t)v;
 		return 1;
+	case UI_OPT_DECOMPRESS_MEM:
+		if (budget("decompress-mem", arg, 1ull << 20, 1ull << 34,
+			   &v) < 0)
+			return -1;
+		o->cfg.decompress_mem = v;
+		return 1;
 	case UI_OPT_LATE_MEM:
 		if (budget("late-mem", arg, 4096, 1ull << 30, &v) < 0)
 			return -1;

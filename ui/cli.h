@@ -33,6 +33,7 @@
  *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
  *   --late-mem BYTES  replies held for a call that comes after them
+ *   --decompress-mem BYTES  memory an xz or zstd decoder may take
  *   --utc             print times in UTC (default: local time, as tcpdump)
  *   --epoch           print times as seconds since 1970 (tcpdump -tt)
  *
@@ -92,6 +93,7 @@ enum {
 	UI_OPT_LATE_MEM,
 	UI_OPT_UTC,
 	UI_OPT_EPOCH,
+	UI_OPT_DECOMPRESS_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -104,7 +106,8 @@ enum {
 	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }, \
 	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }, \
 	{ "utc", no_argument, NULL, UI_OPT_UTC }, \
-	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }
+	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }, \
+	{ "decompress-mem", required_argument, NULL, UI_OPT_DECOMPRESS_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:n"
@@ -133,6 +136,7 @@ enum {
 	"  --xid-max N (65536; --dec-xid-max N: the same table)\n" \
 	"  --flows-max N (65536) --frag-mem BYTES (16m) --tcp-mem BYTES (64m)\n" \
 	"  --names-max N (32768) --late-mem BYTES (4m)\n" \
+	"  --decompress-mem BYTES (256m) memory an xz or zstd file may take\n" \
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
 	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
 
