@@ -304,14 +304,26 @@ int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
 	return -1;
 }
 
-int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+int ui_pcap_begin(struct ui_pcap_opts *o, const char *who)
+{
+	return ui_out_begin(&o->out, who, "--write-pcap", o->path);
+}
+
+void ui_pcap_abort(struct ui_pcap_opts *o)
+{
+	(void)ui_out_end(&o->out, false);
+}
+
+int ui_pcap_write(struct run_evidence *ev, struct ui_pcap_opts *o,
 		  const struct run_config *c, const struct ui_pcap_end *e,
 		  bool quiet)
 {
 	struct run_ev_stats st;
+	int rc;
 
 	run_evidence_findings(ev, e->find, e->slow_ms);
-	if (run_evidence_write(ev, c, o->path, e->frames, &st) < 0)
+	rc = run_evidence_write(ev, c, o->out.f, o->path, e->frames, &st);
+	if (ui_out_end(&o->out, rc == 0) < 0)
 		return -1;
 	if (quiet)
 		goto over;

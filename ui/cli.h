@@ -56,6 +56,7 @@
 #include "decode/decode.h"
 #include "run/evidence.h"
 #include "run/run.h"
+#include "ui/outfile.h"
 #include "ui/times.h"
 
 #define UI_FILTER_MAX 4096	/* bytes of a BPF filter expression */
@@ -209,10 +210,13 @@ int ui_filter_opt(struct an_filter *f, const char *who, int opt,
  * (run/evidence.h) into OUT, after the run, from the same files (live:
  * from the spool OUT.spool).  ui_pcap_opt takes the two options (-1: a
  * message on stderr); ui_pcap_check refuses what cannot be done (a
- * database, --select alone: exit 2); live, run_evidence_live before
- * run_open and run_evidence_spool after -Z; ui_pcap_write, at the end
- * (the findings finished), writes and says on stderr what it wrote (0,
- * or -1).
+ * database, --select alone: exit 2); OUT is checked with the other
+ * outputs (ui/outfile.h) before the run; live, run_evidence_live before
+ * run_open and run_evidence_spool after -Z; ui_pcap_begin after -Z makes
+ * OUT's temporary file (0, or -1 said); ui_pcap_write, at the end (the
+ * findings finished), writes, puts the file in place and says on stderr
+ * what it wrote (0, or -1); ui_pcap_abort on every other way out removes
+ * what was begun.
  */
 #define UI_OPT_WRITE_PCAP 0x1f1
 #define UI_OPT_SELECT 0x1f2
@@ -236,7 +240,10 @@ struct ui_pcap_opts {
 	const char *path;		/* NULL: no --write-pcap */
 	const char *select;		/* as given */
 	struct run_ev_select sel;
+	struct ui_out out;		/* OUT being written */
 };
+int ui_pcap_begin(struct ui_pcap_opts *o, const char *who);
+void ui_pcap_abort(struct ui_pcap_opts *o);
 int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
 		const char *arg);
 int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
@@ -247,7 +254,7 @@ struct ui_pcap_end {
 	uint32_t slow_ms;		/* their slow_server threshold */
 	uint64_t frames;		/* frames it read (cap_stats packets) */
 };
-int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+int ui_pcap_write(struct run_evidence *ev, struct ui_pcap_opts *o,
 		  const struct run_config *c, const struct ui_pcap_end *e,
 		  bool quiet);
 

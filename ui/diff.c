@@ -4,6 +4,7 @@
  * diff_html.c.  See diff.h. */
 #include "ui/diff.h"
 #include "ui/json.h"
+#include "ui/outfile.h"
 #include "ui/report.h"
 
 #include <getopt.h>
@@ -376,7 +377,7 @@ static void diff_usage(FILE *f)
 static int diff_out(const struct an_diff *d, const struct diff_names *n,
 		    bool json, const char *html)
 {
-	FILE *f;
+	struct ui_out o;
 	int rc;
 
 	if (html == NULL) {
@@ -386,17 +387,10 @@ static int diff_out(const struct an_diff *d, const struct diff_names *n,
 			diff_text(stdout, d, n);
 		return 0;	/* stdout is checked by main */
 	}
-	if ((f = fopen(html, "w")) == NULL) {
-		perror(html);
+	if (ui_out_begin(&o, "diff", "--html", html) < 0)
 		return 1;
-	}
-	rc = diff_html(f, d, n);
-	if (fclose(f) != 0 || rc < 0) {
-		fprintf(stderr, "nfscope diff: %s: could not be written\n",
-			html);
-		return 1;
-	}
-	return 0;
+	rc = diff_html(o.f, d, n);
+	return ui_out_end(&o, rc == 0) < 0 || rc < 0;
 }
 
 int ui_diff_main(int argc, char **argv)
@@ -454,6 +448,9 @@ int ui_diff_main(int argc, char **argv)
 	}
 	n.a = argv[optind];
 	n.b = argv[optind + 1];
+	if (ui_out_check("diff", &(struct ui_out_name){ "--html", html }, 1,
+			 (const char *const[]){ n.a, n.b }, 2) < 0)
+		goto out;
 	if (side_load(&s[0], n.a, &dc, n.tmode) < 0 ||
 	    side_load(&s[1], n.b, &dc, n.tmode) < 0)
 		goto out;
