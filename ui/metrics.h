@@ -81,6 +81,8 @@ void ui_mx_findings(struct ui_mx *m, const struct an_find *f);
 void ui_mx_health(struct ui_mx *m, const struct cap_stats *cs,
 		  const struct dec_stats *ds, const struct an_stats *es,
 		  bool done);
+/* The input was cut short or damaged (nfscope_input_cut). */
+void ui_mx_input_cut(struct ui_mx *m);
 /* The exposition text of the figures so far into *buf (grown with
  * realloc, the caller frees it).  Returns its length, or 0 out of memory. */
 size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap);

@@ -104,6 +104,8 @@ static void on_end(void *user, const struct run_end *e)
 	if (r->mx) {
 		ui_mx_findings(r->mx, r->find);
 		mx_health(r, e->cs, e->ds, e->es, true);
+		if (e->cut)
+			ui_mx_input_cut(r->mx);
 	}
 	r->packets = e->cs->packets;
 	r->ops = e->es->ops;

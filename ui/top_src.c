@@ -118,6 +118,8 @@ static void on_end(void *user, const struct run_end *e)
 	if (w->cfg.mx) {
 		ui_mx_findings(w->cfg.mx, w->m->find);
 		ui_mx_health(w->cfg.mx, e->cs, e->ds, e->es, true);
+		if (e->cut)
+			ui_mx_input_cut(w->cfg.mx);
 	}
 }
 
