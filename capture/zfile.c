@@ -70,6 +70,7 @@ struct zs {
 	enum cap_zkind kind;
 	int fd;
 	uint8_t *ibuf;
+	size_t isize;		/* its size: ZIN, less for a small file */
 	size_t ilen, ipos;	/* compressed bytes held, used */
 	uint64_t in_read;	/* compressed bytes read from fd */
 	bool in_eof, end;	/* no more input; no more output */
@@ -98,7 +99,7 @@ static bool zs_fill(struct zs *z)
 	if (z->in_eof)
 		return false;
 	z->ipos = z->ilen = 0;
-	k = read(z->fd, z->ibuf, ZIN);
+	k = read(z->fd, z->ibuf, z->isize);
 	if (k < 0) {
 		z->err = errno;
 		z->in_eof = true;
@@ -393,20 +394,25 @@ static bool zs_init(struct zs *z)
 	}
 }
 
-/* A decoder of kind k over fd (taken, even on failure) whose first bytes,
- * already read, are m[0..n); NULL: no memory or the library refused. */
-static struct zs *zs_new(int fd, enum cap_zkind k, uint64_t mem_max,
-			 const uint8_t *m, size_t n)
+/* A decoder of kind k over fd (taken, even on failure) of size bytes
+ * (0: unknown) whose first bytes, already read, are m[0..n); NULL: no
+ * memory or the library refused. */
+static struct zs *zs_new(int fd, uint64_t size, enum cap_zkind k,
+			 uint64_t mem_max, const uint8_t *m, size_t n)
 {
 	struct zs *z = calloc(1, sizeof(*z));
+	size_t isize = size == 0 || size >= ZIN ? ZIN : (size_t)size + 1;
 
-	if (z == NULL || (z->ibuf = malloc(ZIN)) == NULL) {
+	if (isize < ZMAGIC)
+		isize = ZMAGIC;
+	if (z == NULL || (z->ibuf = malloc(isize)) == NULL) {
 		free(z);
 		if (fd > 0)
 			close(fd);
 		return NULL;
 	}
 	z->kind = z->st.kind = k;
+	z->isize = isize;
 	z->fd = fd;
 	z->mem_max = mem_max ? mem_max : CAP_ZMEM_DEFAULT;
 	memcpy(z->ibuf, m, n);
@@ -486,7 +492,8 @@ FILE *cap_zopen(const char *path, uint64_t mem_max, enum cap_zkind *kind,
 		k = zkind(m, (size_t)n);
 	}
 	errno = 0;
-	if ((z = zs_new(fd, k, mem_max, m, (size_t)n)) == NULL ||
+	if ((z = zs_new(fd, S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0, k,
+			mem_max, m, (size_t)n)) == NULL ||
 	    (out = zs_file(z, st)) == NULL) {
 		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: cannot read %s: %s",
 			 path, cap_zname(k), strerror(errno ? errno : ENOMEM));

@@ -296,12 +296,17 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	struct MHD_Response *r;
 	enum MHD_Result rc;
 
+	unsigned code = MHD_HTTP_NOT_FOUND;
+
 	(void)version;
 	(void)upload;
+	(void)upload_size;
 	(void)req;
-	if ((!head && strcmp(method, "GET") != 0) || *upload_size)
-		return MHD_NO;
 	conn_mark(h, c, true);
+	if (!head && strcmp(method, "GET") != 0) {
+		metrics = false;	/* answered, not logged */
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+	}
 	r = metrics ? metrics_response(h, head) :
 	    MHD_create_response_from_buffer(sizeof(nf) - 1, (void *)nf,
 					    MHD_RESPMEM_PERSISTENT);
@@ -310,8 +315,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	MHD_add_response_header(r, "Content-Type", metrics ?
 				"text/plain; version=0.0.4; charset=utf-8" :
 				"text/plain; charset=utf-8");
-	rc = MHD_queue_response(c, metrics ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND,
-				r);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	rc = MHD_queue_response(c, metrics ? MHD_HTTP_OK : code, r);
 	MHD_destroy_response(r);
 	return rc;
 }

@@ -38,7 +38,7 @@
 
 #include "ui/metrics.h"
 
-#define MX_CONN_MAX 64u
+#define MX_CONN_MAX 128u
 #define MX_CONN_PER_ADDR 8u
 #define MX_REQUEST_S 5
 #define MX_SEND_S 30
