@@ -41,17 +41,10 @@ import urllib.request
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
+from ports import free_port  # noqa: E402
 
 NFSCOPE, NFSGEN, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
 MIB = 1 << 20
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def rss(pid, field='VmRSS'):

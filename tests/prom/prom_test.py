@@ -41,12 +41,14 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from ports import free_port  # noqa: E402
 
 NFSCOPE, CAPTURE, WORK, DOC = sys.argv[1:5]
 failures = []
@@ -56,14 +58,6 @@ def check(ok, what):
     print(('ok   ' if ok else 'FAIL ') + what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def query(prom, q):
