@@ -74,7 +74,8 @@ static int writable(const char *who, const char *opt, const char *path)
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK) < 0) {
-		fprintf(stderr, "nfscope %s: %s %s: cannot write in %s: %s\n",
+		fprintf(stderr, "nfscope %s: %s %s: cannot create a file in "
+			"%s: %s\n",
 			who, opt, path, dir, strerror(errno));
 		return -1;
 	}

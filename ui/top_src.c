@@ -232,7 +232,7 @@ static void run_attach(struct tm_worker *w)
 	int64_t id = w->cfg.run_id, last = 0;
 	uint32_t k;
 
-	if (store_open(w->cfg.db, STORE_RDONLY, &st, err) < 0 ||
+	if (store_open(w->cfg.db, STORE_RDONLY | STORE_FOLLOW, &st, err) < 0 ||
 	    (id == 0 && store_last_run(st, &id, err) < 0)) {
 		pthread_mutex_lock(&w->m->mu);
 		fail(w, w->cfg.db, err);

@@ -102,7 +102,7 @@ def html_unwritable_dir():
     for path in ('no-such-dir/r.html', 'in.pcap/r.html'):
         p = run('report', '-r', 'in.pcap', '--html', path)
         check(p.returncode == 1 and p.stdout == '' and
-              'cannot write in' in p.stderr,
+              'cannot create a file in' in p.stderr,
               'html_unwritable_dir: %s: fails before the run: exit %d %r'
               % (path, p.returncode, p.stderr[:200]))
 
