@@ -61,6 +61,16 @@ static bool same(const struct ident *a, const char *path)
 	       (a->base == NULL || strcmp(a->base, b.base) == 0);
 }
 
+/* Is path an existing file that is not a regular one (a FIFO, a device:
+ * /dev/null, /dev/stdout), written where it is, never replaced? */
+static bool special(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	       !S_ISDIR(st.st_mode);
+}
+
 /* path may be written: not a directory, in a directory we can write. */
 static int writable(const char *who, const char *opt, const char *path)
 {
@@ -72,6 +82,8 @@ static int writable(const char *who, const char *opt, const char *path)
 			opt, path);
 		return -1;
 	}
+	if (special(path))
+		return 0;
 	dir_of(path, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK) < 0) {
 		fprintf(stderr, "nfscope %s: %s %s: cannot create a file in "
@@ -137,6 +149,17 @@ int ui_out_begin(struct ui_out *o, const char *who, const char *opt,
 		o->f = stdout;
 		return 0;
 	}
+	if (special(path)) {	/* written where it is: tmp stays "" */
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL)
+			(void)close(fd);
+		if (o->f == NULL) {
+			fprintf(stderr, "nfscope %s: %s %s: %s\n", who, opt,
+				path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	for (k = 0; fd < 0 && k < 100; k++) {
 		n = snprintf(o->tmp, sizeof(o->tmp), "%s.%ld-%u.tmp", path,
 			     (long)getpid(), k);
@@ -176,10 +199,16 @@ int ui_out_end(struct ui_out *o, bool ok)
 	if (fclose(o->f) != 0 && ok && !err)
 		err = errno;
 	o->f = NULL;
-	if (ok && !err && rename(o->tmp, o->path) < 0)
+	if (ok && !err && o->tmp[0] && rename(o->tmp, o->path) < 0)
 		err = errno;
 	if (ok && !err)
 		return 0;
+	if (!o->tmp[0]) {	/* a FIFO, a device: nothing to remove */
+		fprintf(stderr, "nfscope %s: %s %s: not written%s%s\n",
+			o->who, o->opt, o->path, err ? ": " : "",
+			err ? strerror(err) : "");
+		return -1;
+	}
 	(void)unlink(o->tmp);
 	fprintf(stderr, "nfscope %s: %s %s: not written%s%s%s: nothing was "
 		"left there\n", o->who, o->opt, o->path, err ? " (" : "",

@@ -14,7 +14,9 @@
  *     write succeeded, else removed.  A failed run leaves the old file
  *     (or none), never a partial one; the caller's exit status says so.
  *
- * "-" is stdout: neither checked nor renamed (main checks stdout).
+ * "-" is stdout: neither checked nor renamed (main checks stdout).  An
+ * existing file that is not a regular one (/dev/null, a FIFO) is written
+ * where it is, never replaced.
  * Ownership: struct ui_out is the caller's (zeroed or ui_out_begin'd); it
  * owns its FILE until ui_out_end.  Load: a few files per run.
  */

@@ -26,8 +26,10 @@ import resource
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
@@ -148,6 +150,32 @@ def outputs_replaced_whole():
           (p.returncode, head, leftovers()))
 
 
+def devices_written_in_place():
+    """--write-pcap /dev/null and a FIFO: written where they are, never
+    replaced by a regular file (root could otherwise rename over
+    /dev/null)."""
+    p = run('report', '-r', 'in.pcap', '--write-pcap', '/dev/null',
+            '--html', '/dev/null')
+    check(p.returncode == 1 and 'refused' in p.stderr,
+          'devices_written_in_place: the same device twice is refused')
+    p = run('report', '-r', 'in.pcap', '--write-pcap', '/dev/null')
+    check(p.returncode == 0 and os.path.exists('/dev/null') and
+          not os.path.isfile('/dev/null'),
+          'devices_written_in_place: /dev/null stays a device: exit %d %r'
+          % (p.returncode, p.stderr[-200:]))
+    fifo = os.path.join(WORK, 'fifo')
+    os.mkfifo(fifo)
+    out = []
+    t = threading.Thread(target=lambda: out.append(open(fifo, 'rb').read()))
+    t.start()
+    p = run('report', '-r', 'in.pcap', '--write-pcap', 'fifo')
+    t.join(timeout=60)
+    check(p.returncode == 0 and out and out[0][:4] in (
+          b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') and
+          stat.S_ISFIFO(os.stat(fifo).st_mode),
+          'devices_written_in_place: a FIFO gets the pcap, stays a FIFO')
+
+
 def main():
     if os.path.exists(WORK):
         shutil.rmtree(WORK)
@@ -162,6 +190,7 @@ def main():
     html_unwritable_dir()
     write_pcap_partial_left()
     outputs_replaced_whole()
+    devices_written_in_place()
     return tally.summary('outputs')
 
 
