@@ -23,9 +23,12 @@ defect, named after it, against `nfscope serve` of a capture with some
 - input_cut_metric: nfscope_input_cut is 1 for a cut capture, 0 for a
   whole one.
 
-No timing assertion: the bounds must hold at any load.
+No timing assertion: the bounds must hold at any load.  Under a
+sanitizer (4th argument other than 'none') memory is the sanitizer's
+(shadow, quarantine of freed blocks): RSS is not checked, and the capture
+is smaller (some 2,000 series).
 
-usage: abuse.py NFSCOPE NFSGEN WORKDIR
+usage: abuse.py NFSCOPE NFSGEN WORKDIR [SANITIZE]
 """
 import os
 import re
@@ -44,6 +47,7 @@ from tally import check  # noqa: E402
 from ports import free_port  # noqa: E402
 
 NFSCOPE, NFSGEN, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
+SANITIZED = len(sys.argv) > 4 and sys.argv[4] not in ('', 'none')
 MIB = 1 << 20
 
 
@@ -204,9 +208,12 @@ def slow_readers_memory_and_trickle(port, p, first):
     print('abuse: RSS %.0f MiB before, peak %.0f MiB; a scrape answered '
           'after %s s' % (base / MIB, peak / MIB, answered and round(answered, 1)))
     check(p.poll() is None, 'serve survives the abuse')
-    check(peak <= bound, 'slow_readers_memory: peak RSS %.0f MiB <= %.0f MiB '
-          '(before: %.0f MiB, scrape %.1f MiB)' % (peak / MIB, bound / MIB,
-                                                   base / MIB, len(first) / MIB))
+    if SANITIZED:
+        print('sanitizer build: peak RSS not checked')
+    else:
+        check(peak <= bound, 'slow_readers_memory: peak RSS %.0f MiB <= '
+              '%.0f MiB (before: %.0f MiB, scrape %.1f MiB)' %
+              (peak / MIB, bound / MIB, base / MIB, len(first) / MIB))
     check(answered is not None and answered <= 30 and scrape == first,
           'trickle_blinds_endpoint: a scrape answered whole during the '
           'abuse (after %s s)' % (answered and round(answered, 1)))
@@ -311,8 +318,10 @@ def main():
         shutil.rmtree(WORK)
     os.makedirs(WORK)
     pcap = os.path.join(WORK, 'many.pcap')
-    subprocess.run([NFSGEN, '-o', pcap, '--clients', '2000', '--count',
-                    '8000', '--mix', 'meta', '--seed', '3'], check=True,
+    subprocess.run([NFSGEN, '-o', pcap, '--clients',
+                    '500' if SANITIZED else '2000', '--count',
+                    '2000' if SANITIZED else '8000', '--mix', 'meta',
+                    '--seed', '3'], check=True,
                    capture_output=True)
     port = free_port()
     t0 = time.time()
@@ -321,7 +330,7 @@ def main():
         first = until_done(port, p)
         print('the final scrape: %s bytes, after %.1f s' %
               (first and len(first), time.time() - t0))
-        if not check(first is not None and len(first) > 4 * MIB,
+        if not check(first is not None and len(first) > MIB,
                      'serve: the final scrape (%s bytes)' %
                      (first and len(first))):
             return tally.summary('abuse')
