@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""check_nfs4.py NFSCOPE SHARED_PCAPS: NFSv4 is said, not analysed.
+"""check_nfs4.py NFSCOPE SHARED_PCAPS LOCAL_GOLDEN: NFSv4 is said, not analysed.
 
 Each public capture that tshark (reference/tshark/*.rpc.tsv) saw carry
 NFSv4 calls: `report --json` must name the NFSv4 COMPOUND calls, their
 clients and servers in incomplete.nfs4_not_analysed, and the text report
 must say so before its first section.  Ground truth: tshark's rows (calls
 of program 100003 version 4, procedure 1, their source and destination
-addresses).  Captures whose bz2 file is missing are skipped."""
+addresses).  The captures bundled in pcaps/golden (with their tshark
+references beside them) come first, then the rest of ../shared/pcaps;
+captures whose bz2 file is missing are skipped, and with no capture at all
+the test is skipped (exit 77)."""
 import bz2
 import csv
 import json
@@ -15,10 +18,12 @@ import subprocess
 import sys
 import tempfile
 
-nfscope, shared = sys.argv[1:3]
-ref = os.path.join(shared, 'reference', 'tshark')
-pub = os.path.join(shared, 'public')
+nfscope, shared, local = sys.argv[1:4]
+# (reference dir, capture dir): the bundled copies first
+DIRS = [(local, local),
+        (os.path.join(shared, 'reference', 'tshark'), os.path.join(shared, 'public'))]
 fails = checks = 0
+seen = set()
 
 
 def truth(tsv):
@@ -36,9 +41,16 @@ def truth(tsv):
     return calls, len(cl), len(sv)
 
 
-for tsv in sorted(os.listdir(ref)):
-    if not tsv.endswith('.rpc.tsv'):
-        continue
+def refs():
+    for ref, pub in DIRS:
+        if os.path.isdir(ref):
+            for tsv in sorted(os.listdir(ref)):
+                if tsv.endswith('.rpc.tsv') and tsv not in seen:
+                    seen.add(tsv)
+                    yield ref, pub, tsv
+
+
+for ref, pub, tsv in refs():
     name = tsv[:-len('.rpc.tsv')]
     want = truth(os.path.join(ref, tsv))
     if want[0] == 0:
@@ -69,5 +81,8 @@ for tsv in sorted(os.listdir(ref)):
     said = 'NOT ANALYSED: %d NFSv4 COMPOUND' % got[0] in head
     print('%s: nfscope %s, tshark %s, said first: %s' % (name, got, want, said))
     fails += (not ok) + (not said)
+if checks == 0:
+    print('SKIP: no capture with NFSv4 calls (pcaps/golden, %s)' % shared)
+    sys.exit(77)
 print('%d checks, %d failed' % (checks, fails))
 sys.exit(1 if fails else 0)
