@@ -393,6 +393,19 @@ static int diff_out(const struct an_diff *d, const struct diff_names *n,
 	return ui_out_end(&o, rc == 0) < 0 || rc < 0;
 }
 
+/* --html against the two inputs (a database named DB:N is its file):
+ * 0, or -1 said. */
+static int diff_outs_check(const char *a, const char *b, const char *html)
+{
+	struct rep_src sa, sb;
+	const char *ins[2];
+
+	ins[0] = rep_src_parse(a, &sa) == 0 ? sa.path : a;
+	ins[1] = rep_src_parse(b, &sb) == 0 ? sb.path : b;
+	return ui_out_check("diff", &(struct ui_out_name){ "--html", html },
+			    1, ins, 2);
+}
+
 int ui_diff_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -448,8 +461,7 @@ int ui_diff_main(int argc, char **argv)
 	}
 	n.a = argv[optind];
 	n.b = argv[optind + 1];
-	if (ui_out_check("diff", &(struct ui_out_name){ "--html", html }, 1,
-			 (const char *const[]){ n.a, n.b }, 2) < 0)
+	if (diff_outs_check(n.a, n.b, html) < 0)
 		goto out;
 	if (side_load(&s[0], n.a, &dc, n.tmode) < 0 ||
 	    side_load(&s[1], n.b, &dc, n.tmode) < 0)

@@ -83,6 +83,8 @@ def write_pcap_over_database():
           '(%d runs)' % n)
     refused(run('report', 'o.db', '--html', 'o.db'),
             'html_over_input: a database input')
+    refused(run('diff', 'o.db:1', 'o.db:1', '--html', 'o.db'),
+            'html_over_input: diff of DB:N runs')
 
 
 def html_over_input(h):
