@@ -66,7 +66,7 @@ for ref, pub, tsv in refs():
         path = tmp.name
     js = subprocess.run([nfscope, 'report', '-r', path, '--json'],
                         capture_output=True, text=True)
-    text = subprocess.run([nfscope, 'report', '-r', path],
+    text = subprocess.run([nfscope, 'report', '--wide', '-r', path],
                           capture_output=True, text=True).stdout
     if tmp:
         os.unlink(tmp.name)
