@@ -490,7 +490,8 @@ out:
 int an_model_build(struct an_model *m, const struct an_model_input *in)
 {
 	const struct cap_stats *c = in->cs;
-	double d = (double)(in->last_ns - in->first_ns) / 1e9;
+	/* stored times may be anything: in double, no signed overflow */
+	double d = ((double)in->last_ns - (double)in->first_ns) / 1e9;
 	int g;
 
 	assert(in->figs && in->find && in->cs);

@@ -137,6 +137,8 @@ struct cap_config {
 	size_t tcp_mem_max;	/* bytes of packet data TCP holds, all flows
 				   (out-of-order segments and record buffers,
 				   with their headers) */
+	uint64_t decompress_mem;	/* offline: memory an xz or zstd
+					   decoder may take (0: 256 MiB) */
 	cap_probe_fn probe;	/* at a segment start / stream start */
 	cap_probe_fn resync_probe;	/* after lost bytes, at any offset:
 					   stricter (NULL: probe) */

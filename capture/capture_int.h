@@ -140,10 +140,23 @@ int cap_file_next(struct cap_file *f, struct cap_pkt *pkt);
 uint64_t cap_file_pos(const struct cap_file *f);
 
 /* zfile.c: a capture file, through its decoder when it is compressed
- * (by its magic bytes); "-" is stdin.  NULL with errbuf ("path: what"). */
+ * (by its magic bytes, also on a pipe or stdin); "-" is stdin.  mem_max:
+ * the memory xz or zstd may take (0: CAP_ZMEM_DEFAULT).  *state (NULL:
+ * not asked) is set for a decoded stream, owned by the FILE (valid until
+ * fclose): why reading stopped on damage or the memory limit, after every
+ * byte decoded before it.  NULL with errbuf ("path: what"). */
 enum cap_zkind { CAP_Z_NONE, CAP_Z_GZIP, CAP_Z_ZSTD, CAP_Z_XZ, CAP_Z_BZIP2,
 		 CAP_Z_N };
-FILE *cap_zopen(const char *path, enum cap_zkind *kind, char *errbuf);
+#define CAP_ZMEM_DEFAULT (256ull << 20)
+struct cap_zstate {
+	enum cap_zkind kind;
+	bool damaged;		/* stopped on damage or the memory limit */
+	uint64_t in_off;	/* compressed bytes used when it stopped */
+	uint64_t out_off;	/* uncompressed bytes delivered */
+	char why[200];		/* "xz: damaged data ..." */
+};
+FILE *cap_zopen(const char *path, uint64_t mem_max, enum cap_zkind *kind,
+		const struct cap_zstate **state, char *errbuf);
 const char *cap_zname(enum cap_zkind k);
 
 #endif

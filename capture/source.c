@@ -25,6 +25,7 @@
 #define _GNU_SOURCE		/* fopencookie */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,8 @@ struct cap_source {
 				   the file back to libpcap; owned */
 	bool live;
 	enum cap_zkind gz;	/* the file's compression (zfile.c) */
+	const struct cap_zstate *zst;	/* its decoder's state, owned by
+					   the file (zfile.c), NULL */
 	bool nano;		/* tv_usec holds nanoseconds */
 	bool nonblock;		/* current pcap_setnonblock state */
 	int linktype;
@@ -175,6 +178,7 @@ struct mfile {
 	char *iobuf;
 	FILE *seek_fp;
 	enum cap_zkind gz;
+	const struct cap_zstate *zst;	/* owned by the file, NULL */
 	bool nano;
 	int linktype;
 	uint32_t idx;		/* in paths */
@@ -197,6 +201,7 @@ static int open_file(struct cap_source *s, const char *path,
 	uint8_t hdr[24];
 	struct stat st;
 	enum cap_zkind gz;
+	const struct cap_zstate *zst;
 	bool fast;
 	char *buf;
 	FILE *fp;
@@ -213,7 +218,8 @@ static int open_file(struct cap_source *s, const char *path,
 	 * read(2) every few packets (350,000 of them for a 1.4 GB capture).
 	 * "-" is stdin, as for libpcap.  Every message names the file.
 	 */
-	if ((fp = cap_zopen(path, &gz, errbuf)) == NULL)
+	if ((fp = cap_zopen(path, cfg ? cfg->decompress_mem : 0, &gz, &zst,
+			    errbuf)) == NULL)
 		return -1;
 	fast = fp != stdin && gz == CAP_Z_NONE && !s->merging &&
 	       !(cfg && cfg->filter && *cfg->filter) &&
@@ -229,15 +235,17 @@ static int open_file(struct cap_source *s, const char *path,
 	pc = pcap_fopen_offline_with_tstamp_precision(fp,
 			PCAP_TSTAMP_PRECISION_NANO, pe);
 	if (!pc) {
+		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path,
+			 zst && zst->damaged ? zst->why : pe);
 		if (fp != stdin)
 			fclose(fp);
 		free(buf);
-		snprintf(errbuf, CAP_ERRBUF_SIZE, "%s: %s", path, pe);
 		return -1;
 	}
 	s->pc = pc;
 	s->iobuf = buf;
 	s->gz = gz;
+	s->zst = zst;
 	s->linktype = pcap_datalink(pc);
 	s->nano = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO;
 	fp = pcap_file(pc);
@@ -276,7 +284,7 @@ static int64_t first_time(const char *path)
 	const u_char *d;
 	int64_t t = INT64_MAX;
 	enum cap_zkind gz;
-	FILE *fp = cap_zopen(path, &gz, e);
+	FILE *fp = cap_zopen(path, 0, &gz, NULL, e);
 	pcap_t *pc;
 
 	if (fp == NULL)
@@ -481,6 +489,7 @@ static void close_file(struct cap_source *s)
 		pcap_close(s->pc);	/* closes the file before its buffer goes */
 	s->pc = NULL;
 	s->seek_fp = NULL;
+	s->zst = NULL;
 	free(s->iobuf);
 	s->iobuf = NULL;
 }
@@ -621,8 +630,14 @@ static void fail(struct cap_source *s, const char *what)
 	/* merging, the files after cur may be open already, read in part */
 	uint32_t left = s->merging ? s->npaths - s->next_open :
 			s->npaths > s->cur + 1 ? s->npaths - s->cur - 1 : 0;
-	char gz[64] = "";
+	char gz[64] = "", z[CAP_ERRBUF_SIZE];
 
+	if (s->zst && s->zst->damaged) {	/* what libpcap saw: EIO */
+		snprintf(z, sizeof(z), "%.200s, found at compressed byte %" PRIu64
+			 " (the %" PRIu64 " bytes decoded before it were read)",
+			 s->zst->why, s->zst->in_off, s->zst->out_off);
+		what = z;
+	}
 	if (s->gz != CAP_Z_NONE)
 		snprintf(gz, sizeof(gz), " (%s: offsets in the uncompressed "
 			 "data)", cap_zname(s->gz));
@@ -640,6 +655,7 @@ static void fail(struct cap_source *s, const char *what)
 static int open_cur(struct cap_source *s, char *errbuf)
 {
 	s->gz = CAP_Z_NONE;
+	s->zst = NULL;
 	s->good_off = -1;	/* no byte of the next file is at fault */
 	if (open_file(s, s->paths[s->cur], &s->cfg, errbuf) < 0) {
 		char m[CAP_ERRBUF_SIZE];
@@ -686,6 +702,7 @@ static void mfile_close(struct mfile *f)
 	if (f->pc)
 		pcap_close(f->pc);
 	f->pc = NULL;
+	f->zst = NULL;
 	free(f->iobuf);
 	f->iobuf = NULL;
 }
@@ -720,6 +737,7 @@ static int mfile_next(struct cap_source *s, struct mfile *f)
 		snprintf(m, sizeof(m), "%s", pcap_geterr(f->pc));
 		s->cur = f->idx;
 		s->gz = f->gz;
+		s->zst = f->zst;
 		s->good_off = f->next_off;
 		s->seek_fp = NULL;
 		fail(s, m);
@@ -744,6 +762,8 @@ static void mfile_take(struct cap_source *s, struct mfile *f)
 	f->iobuf = s->iobuf;
 	f->seek_fp = s->seek_fp;
 	f->gz = s->gz;
+	f->zst = s->zst;
+	s->zst = NULL;
 	f->nano = s->nano;
 	f->linktype = s->linktype;
 	f->idx = s->cur;

@@ -3,6 +3,8 @@
 #include "run/evidence_int.h"
 #include "run/run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -477,6 +479,29 @@ void run_evidence_live(struct run_evidence *ev, struct run_config *c,
 	c->cap.tap_user = ev;
 }
 
+/* The spool, made anew: O_EXCL | O_NOFOLLOW, never a file or a link
+ * already there (its owner's only: it holds every frame).  NULL: errno. */
+static pcap_dumper_t *spool_open(struct run_evidence *ev)
+{
+	int fd = open(ev->spool_path, O_WRONLY | O_CREAT | O_EXCL |
+		      O_NOFOLLOW | O_CLOEXEC, 0600);
+	pcap_dumper_t *d;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	ev->spool_made = true;
+	if ((f = fdopen(fd, "w")) == NULL) {
+		(void)close(fd);
+		return NULL;
+	}
+	if ((d = pcap_dump_fopen(ev->spool_dead, f)) == NULL) {
+		(void)fclose(f);
+		errno = EIO;
+	}
+	return d;
+}
+
 int run_evidence_spool(struct run_evidence *ev, const struct cap_source *src,
 		       const char *who)
 {
@@ -493,17 +518,15 @@ int run_evidence_spool(struct run_evidence *ev, const struct cap_source *src,
 	ev->spool_dead = pcap_open_dead_with_tstamp_precision(
 		cap_source_linktype(src), snap > 0 ? snap : CAP_DEFAULT_SNAPLEN,
 		PCAP_TSTAMP_PRECISION_NANO);
-	ev->spool = ev->spool_dead ?
-		    pcap_dump_open(ev->spool_dead, ev->spool_path) : NULL;
+	errno = ENOMEM;
+	ev->spool = ev->spool_dead ? spool_open(ev) : NULL;
 	if (ev->spool == NULL) {
 		fprintf(stderr, "nfscope %s: --write-pcap: cannot create the "
 			"live spool %s (every captured frame is kept there "
 			"until the end): %s\n", who, ev->spool_path,
-			ev->spool_dead ? pcap_geterr(ev->spool_dead) :
-			"out of memory");
+			strerror(errno));
 		return -1;
 	}
-	ev->spool_made = true;
 	return 0;
 }
 
@@ -548,12 +571,13 @@ static bool spool_end(struct run_evidence *ev, const char *who)
 /* ------------------------------------------------------- the passes -- */
 
 static int pass(struct run_evidence *ev, const struct run_config *c,
-		bool write, const char *path, uint64_t frames)
+		FILE *out, const char *path, uint64_t frames)
 {
 	struct run_config rc = *c;
 	struct run_hooks h = { .user = ev };
 	const char *spool[1] = { ev->spool_path };
 	struct run *r;
+	bool write = out != NULL;
 	int ret;
 
 	if (ev->live) {		/* the spool holds the frames */
@@ -585,7 +609,9 @@ static int pass(struct run_evidence *ev, const struct run_config *c,
 		ev->dead = pcap_open_dead_with_tstamp_precision(ev->linktype,
 			snap > 0 ? snap : CAP_DEFAULT_SNAPLEN,
 			PCAP_TSTAMP_PRECISION_NANO);
-		ev->dumper = ev->dead ? pcap_dump_open(ev->dead, path) : NULL;
+		/* pcap_dump_fopen writes the header and hands out as the
+		   dumper: flushed, never closed here (the caller's) */
+		ev->dumper = ev->dead ? pcap_dump_fopen(ev->dead, out) : NULL;
 		if (ev->dumper == NULL) {
 			fprintf(stderr, "nfscope %s: --write-pcap %s: %s\n",
 				c->who, path, ev->dead ? pcap_geterr(ev->dead) :
@@ -613,7 +639,7 @@ static bool stopped(const struct run_config *c, const char *path, bool done)
 }
 
 int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
-		       const char *path, uint64_t frames,
+		       FILE *out, const char *path, uint64_t frames,
 		       struct run_ev_stats *st)
 {
 	int rc = -1;
@@ -624,25 +650,23 @@ int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
 	run_stop = 0;	/* the stop that ended the run is spent */
 	if (ev->nops) {		/* none: no array (qsort wants one) */
 		qsort(ev->ops, ev->nops, sizeof(*ev->ops), cmp_op);
-		if (pass(ev, c, false, path, frames) < 0)
+		if (pass(ev, c, NULL, path, frames) < 0)
 			return -1;
 	}
 	if (stopped(c, path, false))
 		return -1;
 	if (ev->nwant)
 		qsort(ev->want, ev->nwant, sizeof(*ev->want), cmp_want);
-	if (!ev->failed && pass(ev, c, true, path, frames) == 0)
+	if (!ev->failed && pass(ev, c, out, path, frames) == 0)
 		rc = 0;
 	if (rc == 0 && stopped(c, path, true))
 		rc = -1;
 	if (ev->dumper) {
-		pcap_dump_flush(ev->dumper);
-		if (ferror(pcap_dump_file(ev->dumper))) {
+		if (pcap_dump_flush(ev->dumper) != 0 || ferror(out)) {
 			fprintf(stderr, "nfscope %s: --write-pcap %s: write "
-				"error\n", c->who, path);
+				"error: %s\n", c->who, path, strerror(errno));
 			rc = -1;
 		}
-		pcap_dump_close(ev->dumper);
 		pcap_close(ev->dead);
 		ev->dumper = NULL;
 	}

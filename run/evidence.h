@@ -61,6 +61,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyze/ops.h"
 #include "run/base.h"
@@ -114,10 +115,11 @@ void run_evidence_findings(struct run_evidence *ev, const struct an_find *f,
 			   uint32_t slow_ms);
 /* Read c's files (live: the spool, then deleted) again, their first
  * `frames` frames (the run's cap_stats packets; 0: all), and write the
- * kept operations' frames to path.  Returns 0, or -1 with a message on
- * stderr. */
+ * kept operations' frames to out (the caller's, open for writing; left
+ * open and flushed: the caller closes it), named path in messages.
+ * Returns 0, or -1 with a message on stderr. */
 int run_evidence_write(struct run_evidence *ev, const struct run_config *c,
-		       const char *path, uint64_t frames,
+		       FILE *out, const char *path, uint64_t frames,
 		       struct run_ev_stats *st);
 
 #endif

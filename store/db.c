@@ -4,9 +4,11 @@
 #include "store/db.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN",
@@ -298,4 +300,67 @@ void store_db_free(struct store *s)
 	free(s->name_seen);
 	free(s->path);
 	free(s);
+}
+
+/* "file:PATH?immutable=1", PATH's bytes other than unreserved ones and
+ * '/' percent-encoded (RFC 3986: sqlite decodes them).  false: too long. */
+static bool immutable_uri(const char *path, char *uri, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = (size_t)snprintf(uri, n, "file:");
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (o + 4 >= n)
+			return false;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/._-~", *p)) {
+			uri[o++] = (char)*p;
+		} else {
+			uri[o++] = '%';
+			uri[o++] = hex[*p >> 4];
+			uri[o++] = hex[*p & 15];
+		}
+	}
+	return (size_t)snprintf(uri + o, n - o, "?immutable=1") < n - o;
+}
+
+int store_db_open(const char *path, int oflags, bool immutable, sqlite3 **db)
+{
+	char uri[3 * PATH_MAX + 32];
+
+	if (!immutable)
+		return sqlite3_open_v2(path, db, oflags, NULL);
+	if (!immutable_uri(path, uri, sizeof(uri))) {
+		*db = NULL;
+		return SQLITE_CANTOPEN;
+	}
+	return sqlite3_open_v2(uri, db, oflags | SQLITE_OPEN_URI, NULL);
+}
+
+/* Does path's companion file (suffix "-wal", "-shm") exist; its size. */
+static bool beside(const char *path, const char *suffix, off_t *size)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s%s", path, suffix) >= sizeof(p) ||
+	    stat(p, &st) < 0)
+		return false;
+	*size = st.st_size;
+	return true;
+}
+
+bool store_wal_empty(const char *path)
+{
+	off_t n = 0;
+
+	return !beside(path, "-wal", &n) || n == 0;
+}
+
+bool store_no_writer(const char *path)
+{
+	off_t n;
+
+	return store_wal_empty(path) && !beside(path, "-shm", &n);
 }

@@ -209,6 +209,15 @@ const char *store_op_name(uint32_t prog, uint32_t vers, uint32_t proc,
 /* Roll back an open transaction, finalize, close and free s (no writer
  * thread may run: store_close stops it first); NULL: a no-op. */
 void store_db_free(struct store *s);
+/* sqlite3_open_v2 of path with oflags; immutable: as a file nothing
+ * writes (URI immutable=1: no lock taken, no -shm or -wal made beside
+ * it).  An sqlite result code; *db as sqlite3_open_v2 leaves it. */
+int store_db_open(const char *path, int oflags, bool immutable, sqlite3 **db);
+/* Does path's write-ahead log hold nothing (no -wal, or empty)?  And
+ * with no -shm either: no writer can be at work (store_open then reads
+ * a snapshot immutable). */
+bool store_wal_empty(const char *path);
+bool store_no_writer(const char *path);
 
 /* The columns of table op_rows (version 5) in the order the writer binds
  * them (schema.c, write.c). */

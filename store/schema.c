@@ -672,13 +672,41 @@ static int setup_writer(struct store *s, const char *path, int *version,
 	return 0;
 }
 
+/* A reader the write-ahead log's index refused (a -shm or a directory it
+ * cannot write, the database another user's): when the log holds nothing,
+ * the main file holds everything: read it as immutable.  0, or -1 with
+ * errbuf (the first failure's when this is no help). */
+static int ro_again(struct store *s, const char *path, int oflags,
+		    int *version, char *errbuf)
+{
+	char first[STORE_ERRBUF_SIZE];
+
+	if (!store_wal_empty(path)) {
+		size_t k = strlen(errbuf);
+
+		snprintf(errbuf + k, STORE_ERRBUF_SIZE - k, " (its write-ahead "
+			 "log %s-wal holds data this user cannot read through "
+			 "its index: ask its owner to checkpoint it)", path);
+		return -1;
+	}
+	snprintf(first, sizeof(first), "%s", errbuf);
+	sqlite3_close(s->db);
+	s->db = NULL;
+	errbuf[0] = '\0';
+	if (store_db_open(path, oflags, true, &s->db) == SQLITE_OK &&
+	    check_schema(s, path, version, errbuf) == 0)
+		return 0;
+	snprintf(errbuf, STORE_ERRBUF_SIZE, "%s", first);
+	return -1;
+}
+
 int store_open(const char *path, unsigned flags, struct store **out,
 	       char *errbuf)
 {
 	struct store *s;
 	struct stat st;
 	int rc, version, oflags, tries;
-	bool exists;
+	bool exists, immutable;
 
 	*out = NULL;
 	errbuf[0] = '\0';
@@ -709,7 +737,12 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	oflags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
 		 SQLITE_OPEN_READONLY;
 	oflags &= ~SQLITE_OPEN_CREATE;	/* created above, whole */
-	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	oflags |= SQLITE_OPEN_NOMUTEX;
+	/* a reader of a database no writer is at work on reads it as
+	   immutable: no lock, no -shm or -wal left beside it */
+	immutable = !s->writable && !(flags & STORE_FOLLOW) &&
+		    store_no_writer(path);
+	rc = store_db_open(path, oflags, immutable, &s->db);
 	if (rc != SQLITE_OK) {
 		int e = s->db ? sqlite3_system_errno(s->db) : 0;
 
@@ -723,7 +756,9 @@ int store_open(const char *path, unsigned flags, struct store **out,
 	s->path = strdup(path);
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	sqlite3_extended_result_codes(s->db, 0);
-	if (check_schema(s, path, &version, errbuf) < 0)
+	if (check_schema(s, path, &version, errbuf) < 0 &&
+	    (s->writable || immutable || ro_again(s, path, oflags, &version,
+						   errbuf) < 0))
 		goto fail;
 	s->version = version > 0 ? version : STORE_SCHEMA_VERSION;
 	if (!s->writable) {

@@ -74,6 +74,8 @@
 #define STORE_RDONLY  0x0u	/* an existing nfscope database */
 #define STORE_WRITE   0x1u	/* create if missing, else append */
 #define STORE_REPLACE 0x2u	/* with STORE_WRITE: replace an existing file */
+#define STORE_FOLLOW  0x4u	/* read-only, following a writer (top):
+				   never immutable */
 /* Waiting for another process's lock on the database: a message after
  * 10 s, an error after this many seconds. */
 #define STORE_BUSY_MAX_S 600

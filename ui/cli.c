@@ -41,6 +41,8 @@ static const struct budget {
 	  4096, 16, 1u << 24 },
 	{ UI_OPT_LATE_MEM, "late-mem", "BYTES", "replies held for a later "
 	  "call", 1 * MIB, 4 * KIB, 1 * GIB },
+	{ UI_OPT_DECOMPRESS_MEM, "decompress-mem", "BYTES", "an xz or zstd "
+	  "file's decoder", 256 * MIB, 1 * MIB, 16 * GIB },
 };
 #define NBUDGETS (sizeof(budgets) / sizeof(budgets[0]))
 
@@ -111,6 +113,7 @@ void ui_src_opts_init(struct ui_src_opts *o)
 	o->cfg.tcp_mem_max = (size_t)budget_of(UI_OPT_TCP_MEM)->def;
 	o->an.names_max = (uint32_t)budget_of(UI_OPT_NAMES_MAX)->def;
 	o->dec.late_mem = (size_t)budget_of(UI_OPT_LATE_MEM)->def;
+	o->cfg.decompress_mem = budget_of(UI_OPT_DECOMPRESS_MEM)->def;
 }
 
 bool ui_parse_u64(const char *s, uint64_t *out)
@@ -187,6 +190,11 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->cfg.tcp_mem_max = (size_t)v;
+		return 1;
+	case UI_OPT_DECOMPRESS_MEM:
+		if (budget(opt, arg, &v) < 0)
+			return -1;
+		o->cfg.decompress_mem = v;
 		return 1;
 	case UI_OPT_LATE_MEM:
 		if (budget(opt, arg, &v) < 0)
@@ -391,14 +399,26 @@ int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
 	return -1;
 }
 
-int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+int ui_pcap_begin(struct ui_pcap_opts *o, const char *who)
+{
+	return ui_out_begin(&o->out, who, "--write-pcap", o->path);
+}
+
+void ui_pcap_abort(struct ui_pcap_opts *o)
+{
+	(void)ui_out_end(&o->out, false);
+}
+
+int ui_pcap_write(struct run_evidence *ev, struct ui_pcap_opts *o,
 		  const struct run_config *c, const struct ui_pcap_end *e,
 		  bool quiet)
 {
 	struct run_ev_stats st;
+	int rc;
 
 	run_evidence_findings(ev, e->find, e->slow_ms);
-	if (run_evidence_write(ev, c, o->path, e->frames, &st) < 0)
+	rc = run_evidence_write(ev, c, o->out.f, o->path, e->frames, &st);
+	if (ui_out_end(&o->out, rc == 0) < 0)
 		return -1;
 	if (quiet)
 		goto over;

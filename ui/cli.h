@@ -33,6 +33,7 @@
  *                     buffers, all flows together
  *   --names-max N     file handle -> path names learned
  *   --late-mem BYTES  replies held for a call that comes after them
+ *   --decompress-mem BYTES  memory an xz or zstd decoder may take
  *   --utc             print times in UTC (default: local time, as tcpdump)
  *   --epoch           print times as seconds since 1970 (tcpdump -tt)
  *
@@ -56,6 +57,7 @@
 #include "decode/decode.h"
 #include "run/evidence.h"
 #include "run/run.h"
+#include "ui/outfile.h"
 #include "ui/times.h"
 
 #define UI_FILTER_MAX 4096	/* bytes of a BPF filter expression */
@@ -94,6 +96,7 @@ enum {
 	UI_OPT_LATE_MEM,
 	UI_OPT_UTC,
 	UI_OPT_EPOCH,
+	UI_OPT_DECOMPRESS_MEM,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -106,7 +109,8 @@ enum {
 	{ "tcp-mem", required_argument, NULL, UI_OPT_TCP_MEM }, \
 	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }, \
 	{ "utc", no_argument, NULL, UI_OPT_UTC }, \
-	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }
+	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }, \
+	{ "decompress-mem", required_argument, NULL, UI_OPT_DECOMPRESS_MEM }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:n"
@@ -213,10 +217,13 @@ int ui_filter_opt(struct an_filter *f, const char *who, int opt,
  * (run/evidence.h) into OUT, after the run, from the same files (live:
  * from the spool OUT.spool).  ui_pcap_opt takes the two options (-1: a
  * message on stderr); ui_pcap_check refuses what cannot be done (a
- * database, --select alone: exit 2); live, run_evidence_live before
- * run_open and run_evidence_spool after -Z; ui_pcap_write, at the end
- * (the findings finished), writes and says on stderr what it wrote (0,
- * or -1).
+ * database, --select alone: exit 2); OUT is checked with the other
+ * outputs (ui/outfile.h) before the run; live, run_evidence_live before
+ * run_open and run_evidence_spool after -Z; ui_pcap_begin after -Z makes
+ * OUT's temporary file (0, or -1 said); ui_pcap_write, at the end (the
+ * findings finished), writes, puts the file in place and says on stderr
+ * what it wrote (0, or -1); ui_pcap_abort on every other way out removes
+ * what was begun.
  */
 #define UI_OPT_WRITE_PCAP 0x1f1
 #define UI_OPT_SELECT 0x1f2
@@ -240,7 +247,10 @@ struct ui_pcap_opts {
 	const char *path;		/* NULL: no --write-pcap */
 	const char *select;		/* as given */
 	struct run_ev_select sel;
+	struct ui_out out;		/* OUT being written */
 };
+int ui_pcap_begin(struct ui_pcap_opts *o, const char *who);
+void ui_pcap_abort(struct ui_pcap_opts *o);
 int ui_pcap_opt(struct ui_pcap_opts *o, const char *who, int opt,
 		const char *arg);
 int ui_pcap_check(const struct ui_pcap_opts *o, const char *who,
@@ -251,7 +261,7 @@ struct ui_pcap_end {
 	uint32_t slow_ms;		/* their slow_server threshold */
 	uint64_t frames;		/* frames it read (cap_stats packets) */
 };
-int ui_pcap_write(struct run_evidence *ev, const struct ui_pcap_opts *o,
+int ui_pcap_write(struct run_evidence *ev, struct ui_pcap_opts *o,
 		  const struct run_config *c, const struct ui_pcap_end *e,
 		  bool quiet);
 

@@ -5,6 +5,7 @@
 #include "ui/diff.h"
 #include "ui/esc.h"
 #include "ui/json.h"
+#include "ui/outfile.h"
 #include "ui/report.h"
 #include "ui/wrap.h"
 
@@ -431,7 +432,7 @@ static void diff_usage(FILE *f)
 static int diff_out(const struct an_diff *d, const struct diff_names *n,
 		    bool json, const char *html)
 {
-	FILE *f;
+	struct ui_out o;
 	int rc;
 
 	if (html == NULL) {
@@ -441,17 +442,23 @@ static int diff_out(const struct an_diff *d, const struct diff_names *n,
 			diff_text(stdout, d, n);
 		return 0;	/* stdout is checked by main */
 	}
-	if ((f = fopen(html, "w")) == NULL) {
-		perror(html);
+	if (ui_out_begin(&o, "diff", "--html", html) < 0)
 		return 1;
-	}
-	rc = diff_html(f, d, n);
-	if (fclose(f) != 0 || rc < 0) {
-		fprintf(stderr, "nfscope diff: %s: could not be written\n",
-			html);
-		return 1;
-	}
-	return 0;
+	rc = diff_html(o.f, d, n);
+	return ui_out_end(&o, rc == 0) < 0 || rc < 0;
+}
+
+/* --html against the two inputs (a database named DB:N is its file):
+ * 0, or -1 said. */
+static int diff_outs_check(const char *a, const char *b, const char *html)
+{
+	struct rep_src sa, sb;
+	const char *ins[2];
+
+	ins[0] = rep_src_parse(a, &sa) == 0 ? sa.path : a;
+	ins[1] = rep_src_parse(b, &sb) == 0 ? sb.path : b;
+	return ui_out_check("diff", &(struct ui_out_name){ "--html", html },
+			    1, ins, 2);
 }
 
 int ui_diff_main(int argc, char **argv)
@@ -513,6 +520,8 @@ int ui_diff_main(int argc, char **argv)
 	}
 	n.a = argv[optind];
 	n.b = argv[optind + 1];
+	if (diff_outs_check(n.a, n.b, html) < 0)
+		goto out;
 	if (side_load(&s[0], n.a, &dc, n.tmode) < 0 ||
 	    side_load(&s[1], n.b, &dc, n.tmode) < 0)
 		goto out;

@@ -1,5 +1,6 @@
 /* metrics.c - the Prometheus endpoint; see metrics.h. */
 #include "ui/metrics.h"
+#include "ui/metrics_http.h"
 #include "analyze/acc.h"
 #include "analyze/figs.h"
 #include "ui/cli.h"
@@ -8,7 +9,6 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -71,10 +71,12 @@ struct mx_state {
 	struct dec_stats ds;
 	struct an_stats es;
 	bool done;
+	bool cut;			/* the input was cut or damaged */
 };
 
 struct ui_mx {
-	pthread_mutex_t mu;		/* guards s, n, cap, ix, st */
+	pthread_mutex_t mu;		/* guards s, n, cap, ix, st, gen */
+	uint64_t gen;			/* counts the updates */
 	struct mx_series *s;		/* owned; n used of cap */
 	uint32_t n, cap;
 	uint32_t *ix;			/* owned: 2 max slots, series + 1 */
@@ -83,14 +85,12 @@ struct ui_mx {
 	uint32_t other;			/* the overflow series + 1, 0 none */
 	struct mx_state st;
 	size_t find_seen;		/* findings counted (op thread only) */
-	/* the scrape side (libmicrohttpd's one thread) */
+	/* the scrape side (the HTTP server's thread) */
 	int fd;				/* the listening socket, -1 none */
 	bool v6;
-	struct MHD_Daemon *d;
+	struct mx_http *http;		/* owned: the server, NULL */
 	struct mx_row *snap;		/* owned: the rows of s */
 	uint32_t snap_cap;
-	char *text;			/* owned */
-	size_t text_cap;
 };
 
 struct ui_mx *ui_mx_new(uint32_t max)
@@ -131,9 +131,8 @@ void ui_mx_free(struct ui_mx *m)
 
 	if (m == NULL)
 		return;
-	if (m->d)
-		MHD_stop_daemon(m->d);	/* closes fd */
-	else if (m->fd >= 0)
+	mx_http_stop(m->http);	/* first: its thread renders */
+	if (m->fd >= 0)
 		close(m->fd);
 	pthread_mutex_destroy(&m->mu);
 	for (k = 0; k < m->n; k++)
@@ -142,7 +141,6 @@ void ui_mx_free(struct ui_mx *m)
 	free(m->ix);
 	free(m->dropped);
 	free(m->snap);
-	free(m->text);
 	free(m);
 }
 
@@ -345,6 +343,7 @@ void ui_mx_op(struct ui_mx *m, const struct an_op *op)
 	s = series_get(m, &k);
 	if (s)
 		series_add(s, op);
+	m->gen++;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -365,6 +364,7 @@ void ui_mx_findings(struct ui_mx *m, const struct an_find *f)
 	pthread_mutex_lock(&m->mu);
 	memcpy(m->st.find_kind, kinds, sizeof(kinds));
 	m->st.find_dropped = an_find_dropped(f);
+	m->gen++;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -377,7 +377,26 @@ void ui_mx_health(struct ui_mx *m, const struct cap_stats *cs,
 	m->st.ds = *ds;
 	m->st.es = *es;
 	m->st.done = done;
+	m->gen++;
 	pthread_mutex_unlock(&m->mu);
+}
+
+void ui_mx_input_cut(struct ui_mx *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->st.cut = true;
+	m->gen++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+uint64_t ui_mx_generation(struct ui_mx *m)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&m->mu);
+	g = m->gen;
+	pthread_mutex_unlock(&m->mu);
+	return g;
 }
 
 /* ------------------------------------------------------ the text -- */
@@ -448,20 +467,37 @@ static void family(struct tbuf *t, const char *name, const char *type,
 	tb_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* op="NFSv3 READ",client="..",server=".." (escaped) */
+/* A name from the decoder's table, its number when it has none. */
+static const char *name_or_number(const char *name, uint32_t v, char *buf,
+				  size_t n)
+{
+	if (name)
+		return name;
+	snprintf(buf, n, "%u", v);
+	return buf;
+}
+
+/* op="NFSv3 READ",prog="NFS",vers="3",proc="READ",client="..",
+ * server=".." (escaped): op as report names it, and its three parts */
 static void series_labels(const struct mx_row *s, char *out, size_t n)
 {
-	char p[64], c[64], v[64], ep[160], ec[160], ev[160];
+	char p[64], c[64], v[64], g[16], r[16], ep[130], ec[100], ev[100];
+	const struct mx_key *k = &s->key;
 
 	if (s->other) {
-		snprintf(out, n, "op=\"other\",client=\"other\",server=\"other\"");
+		snprintf(out, n, "op=\"other\",prog=\"other\",vers=\"other\","
+			 "proc=\"other\",client=\"other\",server=\"other\"");
 		return;
 	}
-	ui_mx_label(rep_proc_name(s->key.prog, s->key.vers, s->key.proc, p,
-				  sizeof(p)), ep, sizeof(ep));
-	ui_mx_label(cap_addr_str(&s->key.client, c, sizeof(c)), ec, sizeof(ec));
-	ui_mx_label(cap_addr_str(&s->key.server, v, sizeof(v)), ev, sizeof(ev));
-	snprintf(out, n, "op=\"%s\",client=\"%s\",server=\"%s\"", ep, ec, ev);
+	ui_mx_label(rep_proc_name(k->prog, k->vers, k->proc, p, sizeof(p)),
+		    ep, sizeof(ep));
+	ui_mx_label(cap_addr_str(&k->client, c, sizeof(c)), ec, sizeof(ec));
+	ui_mx_label(cap_addr_str(&k->server, v, sizeof(v)), ev, sizeof(ev));
+	snprintf(out, n, "op=\"%s\",prog=\"%.24s\",vers=\"%u\",proc=\"%.24s\","
+		 "client=\"%s\",server=\"%s\"", ep,
+		 name_or_number(dec_prog_name(k->prog), k->prog, g, sizeof(g)),
+		 k->vers, name_or_number(dec_proc_name(k->prog, k->vers,
+				k->proc), k->proc, r, sizeof(r)), ec, ev);
 }
 
 /* The status label of an error code: the RFC's name, "status_N" when
@@ -666,6 +702,10 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 	family(t, "nfscope_input_done", "gauge", "Whether the input ended "
 	       "(1: the figures are final).");
 	tb_printf(t, "nfscope_input_done %d\n", st->done ? 1 : 0);
+	family(t, "nfscope_input_cut", "gauge", "Whether reading stopped on "
+	       "a cut or damaged input (1: the figures cover what was read "
+	       "before it).");
+	tb_printf(t, "nfscope_input_cut %d\n", st->cut ? 1 : 0);
 }
 
 /* Series s as a scrape reads it, the mutex held.  Bucket i (le =
@@ -739,40 +779,6 @@ size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap)
 
 /* ---------------------------------------------------- the server -- */
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
-			      const char *url, const char *method,
-			      const char *version, const char *upload,
-			      size_t *upload_size, void **con_cls)
-{
-	struct ui_mx *m = cls;
-	struct MHD_Response *r;
-	enum MHD_Result rc;
-	size_t len = 0;
-	bool metrics = strcmp(url, "/metrics") == 0;
-	static const char nf[] = "nfscope: GET /metrics\n";
-
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return MHD_NO;
-	if (metrics)
-		len = ui_mx_render(m, &m->text, &m->text_cap);
-	if (metrics && len == 0)
-		return MHD_NO;
-	r = metrics ? MHD_create_response_from_buffer(len, m->text,
-						      MHD_RESPMEM_MUST_COPY)
-		    : MHD_create_response_from_buffer(sizeof(nf) - 1,
-						      (void *)nf,
-						      MHD_RESPMEM_PERSISTENT);
-	if (r == NULL)
-		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", metrics ?
-				"text/plain; version=0.0.4; charset=utf-8" :
-				"text/plain; charset=utf-8");
-	rc = MHD_queue_response(c, metrics ? MHD_HTTP_OK : MHD_HTTP_NOT_FOUND,
-				r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
 /* "127.0.0.1:9464" or "[::1]:9464" into ss; -1 if malformed. */
 static int parse_addr(const char *s, struct sockaddr_storage *ss,
 		      socklen_t *len)
@@ -830,7 +836,8 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+	    bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+	    listen(fd, (int)MX_CONN_MAX) < 0) {
 		snprintf(err, n, "cannot listen on %s: %s", addr_port,
 			 strerror(errno));
 		if (fd >= 0)
@@ -844,21 +851,8 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 
 int ui_mx_start(struct ui_mx *m, char *err, size_t n)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-
-	assert(m->fd >= 0 && m->d == NULL);
-	if (m->v6)
-		flags |= MHD_USE_IPv6;
-	/* one thread serves every scrape, one at a time (the snapshot
-	   buffers are its own); a client that stalls is dropped after 10 s */
-	m->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, m,
-				MHD_OPTION_LISTEN_SOCKET, m->fd,
-				MHD_OPTION_CONNECTION_LIMIT, 16u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				MHD_OPTION_END);
-	if (m->d == NULL) {
-		snprintf(err, n, "cannot start the HTTP server");
-		return -1;
-	}
-	return 0;
+	assert(m->fd >= 0 && m->http == NULL);
+	m->http = mx_http_start(m, m->fd, m->v6, err, n);
+	m->fd = -1;		/* taken */
+	return m->http ? 0 : -1;
 }

@@ -7,9 +7,13 @@
  *
  * Threads: ui_mx_op and ui_mx_findings run on the thread that adds up
  * operations (record's op queue consumer, top's worker), ui_mx_health on
- * the capture thread; each holds the mutex for one update.  A scrape (libmicrohttpd's
- * own thread) holds it only to copy the table, then writes the text
+ * the capture thread; each holds the mutex for one update.  A scrape (the
+ * HTTP server's thread, ui/metrics_http.h: its bounds on connections,
+ * time and memory) holds it only to copy the table, then writes the text
  * outside it: a slow or stuck HTTP client never holds up the capture.
+ *
+ * Labels: op (report's procedure name) and its parts prog, vers, proc,
+ * client, server.
  *
  * Sums: a series adds each op by the one rule (an_cell_add, acc.h) into
  * its an_sums and latency histogram, as report's rows and the store's
@@ -17,7 +21,8 @@
  * hidden replies, transfer sizes) is counted beside them.
  *
  * Cardinality: one series per (client, server, program, version,
- * procedure), at most max (--metrics-max; default UI_MX_SERIES_DEFAULT,
+ * procedure), at most 59 lines of text (doc/nfscope.1 METRICS: the
+ * worst case of a scrape), at most max (--metrics-max; default UI_MX_SERIES_DEFAULT,
  * the figures' cell budget, rows_max), the last place kept for a single
  * series whose labels are all "other": an operation of a new key past the
  * budget is counted there and in nfscope_series_overflow_ops_total, its
@@ -81,6 +86,8 @@ void ui_mx_findings(struct ui_mx *m, const struct an_find *f);
 void ui_mx_health(struct ui_mx *m, const struct cap_stats *cs,
 		  const struct dec_stats *ds, const struct an_stats *es,
 		  bool done);
+/* The input was cut short or damaged (nfscope_input_cut). */
+void ui_mx_input_cut(struct ui_mx *m);
 /* The exposition text of the figures so far into *buf (grown with
  * realloc, the caller frees it).  Returns its length, or 0 out of memory. */
 size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap);

@@ -104,6 +104,8 @@ static void on_end(void *user, const struct run_end *e)
 	if (r->mx) {
 		ui_mx_findings(r->mx, r->find);
 		mx_health(r, e->cs, e->ds, e->es, true);
+		if (e->cut)
+			ui_mx_input_cut(r->mx);
 	}
 	r->packets = e->cs->packets;
 	r->ops = e->es->ops;
@@ -365,6 +367,10 @@ static int record_main(int argc, char **argv, bool serve)
 				      "ADDR:PORT");
 	if (ui_pcap_check(&o.po, who, &o.so, false) < 0)
 		return 2;
+	if (ui_out_check(who, (const struct ui_out_name[]){
+			{ "-w", o.out }, { "--write-pcap", o.po.path } }, 2,
+			o.so.files, o.so.nfiles) < 0)
+		return 1;
 	r.out = o.out;
 	/*
 	 * The capture device first (it needs root), then -Z, then the
@@ -394,7 +400,8 @@ static int record_main(int argc, char **argv, bool serve)
 		goto out;
 	}
 	if (run_open(&r.run, &c) < 0 || rec_open(&r, &o) < 0 ||
-	    run_evidence_spool(r.ev, run_source(r.run), who) < 0)
+	    run_evidence_spool(r.ev, run_source(r.run), who) < 0 ||
+	    ui_pcap_begin(&o.po, who) < 0)
 		goto out;
 	h.user = &r;
 	if (run_go(r.run, &h) < 0)
@@ -415,6 +422,7 @@ static int record_main(int argc, char **argv, bool serve)
 		rec_said(&r, o.out);
 	rc = strcmp(state, "cut") == 0 ? UI_EXIT_CUT : 0;
 out:
+	ui_pcap_abort(&o.po);	/* not written: removed */
 	run_free(r.run);	/* first: its threads use figs, find, mx */
 	ui_mx_free(r.mx);
 	run_evidence_free(r.ev);

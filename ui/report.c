@@ -371,6 +371,23 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 	return -1;
 }
 
+/* --write-pcap and --html against the inputs and each other
+ * (ui/outfile.h): -1 good, else 1 (said). */
+static int rep_outs_check(const struct rep_opts *o,
+			  const struct rep_src *srcs, size_t nsrc)
+{
+	const struct ui_out_name outs[] = {
+		{ "--write-pcap", o->po.path }, { "--html", o->html } };
+	const char *ins[UI_FILES_MAX + REP_SRC_MAX];
+	size_t n = 0, i;
+
+	for (i = 0; i < o->so.nfiles; i++)
+		ins[n++] = o->so.files[i];
+	for (i = 0; i < nsrc; i++)
+		ins[n++] = srcs[i].path;
+	return ui_out_check("report", outs, 2, ins, n) < 0 ? 1 : -1;
+}
+
 /* The inputs: a capture (-r, -i) or databases (report DB[:N]...,
  * report -r OUT.db), into srcs/nsrc and *db (the first database, NULL
  * for a capture): -1 good, else the exit status. */
@@ -429,7 +446,7 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 	}
 	if (ui_pcap_check(&o->po, "report", &o->so, *db != NULL) < 0)
 		return 2;
-	return -1;
+	return rep_outs_check(o, srcs, *nsrc);
 }
 
 /* What the run adds operations to: false, out of memory. */
@@ -499,7 +516,8 @@ int ui_report_main(int argc, char **argv)
 	struct store_run run;
 	struct an_names *names = NULL;
 	const char *db = NULL;
-	FILE *hf = NULL;		/* --html's file */
+	struct ui_out html = { 0 };	/* --html's file */
+	bool wrote = false;		/* the report was written */
 	size_t nsrc = 0;
 	struct rep_src *srcs = NULL;
 	bool pcap_failed;
@@ -538,8 +556,12 @@ int ui_report_main(int argc, char **argv)
 		goto out;
 	}
 	run_evidence_live(r.ev, &c, o.po.path);
+	/* the output files after -Z, before the capture: a bad path fails
+	   at once */
 	if (run_open(&r.run, &c) < 0 || run_after_open(r.run) < 0 ||
-	    run_evidence_spool(r.ev, run_source(r.run), "report") < 0)
+	    run_evidence_spool(r.ev, run_source(r.run), "report") < 0 ||
+	    ui_pcap_begin(&o.po, "report") < 0 ||
+	    ui_out_begin(&html, "report", "--html", o.html) < 0)
 		goto out;
 	r.source = ui_src_name(&o.so);
 	r.out = stdout;
@@ -554,13 +576,6 @@ int ui_report_main(int argc, char **argv)
 	h.user = &r;
 	if (!rep_alloc(&r, &o)) {
 		fprintf(stderr, "nfscope: out of memory\n");
-		goto out;
-	}
-	/* before the capture: a bad path fails at once */
-	if (o.html && (hf = strcmp(o.html, "-") ? fopen(o.html, "w") :
-		       stdout) == NULL) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", o.html,
-			strerror(errno));
 		goto out;
 	}
 	if (run_go(r.run, &h) < 0)
@@ -586,7 +601,8 @@ int ui_report_main(int argc, char **argv)
 	pcap_failed = r.ev && ui_pcap_write(r.ev, &o.po, &c,
 		&(struct ui_pcap_end){ .find = r.find, .slow_ms = o.dc.slow_ms,
 				       .frames = r.cs.packets }, false) < 0;
-	rc = rep_write(&r, &o, hf);
+	rc = rep_write(&r, &o, html.f);
+	wrote = rc == 0;
 	if (rc == 0 && pcap_failed)
 		rc = 1;
 	/* stdout is flushed and checked by main (ui_out_close) */
@@ -600,11 +616,9 @@ out:
 	rep_every_free(r.every);
 	run_evidence_free(r.ev);
 	an_names_free(names);
-	if (hf && hf != stdout && fclose(hf) != 0 && rc == 0) {
-		fprintf(stderr, "nfscope report: --html %s: %s\n", o.html,
-			strerror(errno));
+	ui_pcap_abort(&o.po);	/* not written: removed */
+	if (ui_out_end(&html, wrote) < 0 && wrote)
 		rc = 1;
-	}
 	free(srcs);
 	return rc;
 }

@@ -260,6 +260,37 @@ out:
 	return rc;
 }
 
+/* Which file a source is (symlinks followed) and its run. */
+struct src_at {
+	dev_t dev;
+	ino_t ino;
+	int64_t run;
+};
+
+/* Is src[i] (its run read into runs[n]) a run taken already, from the
+ * same file however named (a.db a.db, a.db:1 a.db:1, --run 1 --run 1, a
+ * symlink)?  Said on stderr when it is; else at[n] is set. */
+static bool taken_twice(const char *who, const struct rep_src *src, size_t i,
+			const struct store_run *runs, size_t n,
+			struct src_at *at)
+{
+	struct stat st;
+	size_t k;
+
+	if (stat(src[i].path, &st) < 0)
+		return false;
+	at[n] = (struct src_at){ st.st_dev, st.st_ino, runs[n].id };
+	for (k = 0; k < n; k++)
+		if (at[k].dev == at[n].dev && at[k].ino == at[n].ino &&
+		    at[k].run == at[n].run) {
+			fprintf(stderr, "nfscope %s: run %" PRId64 " of %s is "
+				"named twice: taken once\n", who ? who : "report",
+				runs[n].id, src[i].path);
+			return true;
+		}
+	return false;
+}
+
 /* The merged run's name: the sources, comma separated. */
 static void merged_source(struct store_run *run, const struct store_run *runs,
 			  size_t nsrc)
@@ -280,35 +311,43 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 	struct store **s = calloc(nsrc, sizeof(*s));
 	struct store_run *runs = calloc(nsrc, sizeof(*runs));
 	int32_t *map = calloc(nsrc * AN_EXPORTS_MAX, sizeof(*map));
-	size_t i;
+	struct src_at *at = calloc(nsrc, sizeof(*at));
+	size_t i, n, opened = nsrc;
 	int rc = -1;
 
 	assert(nsrc >= 1);
 	*names = NULL;
-	if (s == NULL || runs == NULL || map == NULL) {
+	if (s == NULL || runs == NULL || map == NULL || at == NULL) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < nsrc; i++) {
-		if (store_open(src[i].path, STORE_RDONLY, &s[i], err) < 0 ||
-		    read_run(r->who ? r->who : "report", s[i], &src[i], &runs[i],
+	for (i = n = 0; i < nsrc; i++) {
+		if (store_open(src[i].path, STORE_RDONLY, &s[n], err) < 0 ||
+		    read_run(r->who ? r->who : "report", s[n], &src[i], &runs[n],
 			     err) < 0)
 			goto fail;
-		if (i == 0)
+		if (taken_twice(r->who, src, i, runs, n, at)) {
+			store_close(s[n]);	/* the same run again: once */
+			s[n] = NULL;
+			continue;
+		}
+		if (n == 0)
 			*run = runs[0];
 		else
-			store_run_add(run, &runs[i]);
+			store_run_add(run, &runs[n]);
 		/* --ops slow/none: rep_partial_text reports the aggregates */
-		if (runs[i].ops_mode != STORE_OPS_ALL)
+		if (runs[n].ops_mode != STORE_OPS_ALL)
 			r->partial = true;
-		if (strcmp(runs[i].state, "cut") == 0 && !r->cut) {
+		if (strcmp(runs[n].state, "cut") == 0 && !r->cut) {
 			r->cut = true;
-			r->cut_at.packets = runs[i].cs.packets;
-			r->cut_at.offset = runs[i].read_error_offset;
+			r->cut_at.packets = runs[n].cs.packets;
+			r->cut_at.offset = runs[n].read_error_offset;
 			snprintf(r->cut_at.why, sizeof(r->cut_at.why), "%s",
-				 runs[i].read_error);
+				 runs[n].read_error);
 		}
+		n++;
 	}
+	nsrc = n;
 	if (nsrc > 1) {
 		merged_source(run, runs, nsrc);
 		if (r->partial) {
@@ -352,11 +391,12 @@ fail:
 	if (rc < 0)
 		fprintf(stderr, "nfscope %s: %s\n", r->who ? r->who : "report",
 			err);
-	for (i = 0; s && i < nsrc; i++)
+	for (i = 0; s && i < opened; i++)
 		store_close(s[i]);
 	free(s);
 	free(runs);
 	free(map);
+	free(at);
 	return rc;
 }
 

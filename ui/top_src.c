@@ -118,6 +118,8 @@ static void on_end(void *user, const struct run_end *e)
 	if (w->cfg.mx) {
 		ui_mx_findings(w->cfg.mx, w->m->find);
 		ui_mx_health(w->cfg.mx, e->cs, e->ds, e->es, true);
+		if (e->cut)
+			ui_mx_input_cut(w->cfg.mx);
 	}
 }
 
@@ -230,7 +232,7 @@ static void run_attach(struct tm_worker *w)
 	int64_t id = w->cfg.run_id, last = 0;
 	uint32_t k;
 
-	if (store_open(w->cfg.db, STORE_RDONLY, &st, err) < 0 ||
+	if (store_open(w->cfg.db, STORE_RDONLY | STORE_FOLLOW, &st, err) < 0 ||
 	    (id == 0 && store_last_run(st, &id, err) < 0)) {
 		pthread_mutex_lock(&w->m->mu);
 		fail(w, w->cfg.db, err);

@@ -32,6 +32,7 @@ import zlib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
+from pcaprec import whole_records  # noqa: E402
 
 NFSCOPE, NFSGEN, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
 
@@ -44,18 +45,6 @@ def run(*args):
 def report(*args):
     p = run('report', '--json', *args)
     return (json.loads(p.stdout) if p.stdout else None), p
-
-
-def whole_records(data):
-    """(packets, offset after the last whole record) of pcap bytes."""
-    off, n = 24, 0
-    while off + 16 <= len(data):
-        incl = struct.unpack('<I', data[off + 8:off + 12])[0]
-        if off + 16 + incl > len(data):
-            break
-        off += 16 + incl
-        n += 1
-    return n, off
 
 
 def w(name):

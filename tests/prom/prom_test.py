@@ -41,12 +41,14 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from ports import free_port  # noqa: E402
 
 NFSCOPE, CAPTURE, WORK, DOC = sys.argv[1:5]
 failures = []
@@ -56,14 +58,6 @@ def check(ok, what):
     print(('ok   ' if ok else 'FAIL ') + what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def query(prom, q):
@@ -219,6 +213,17 @@ def compare(prom, rep):
         want = {k: v for k, v in want.items() if v or k in got}
         check(got == want, '%s by op == report %s (%d procedures)'
               % (metric, key, len(want)))
+    # prog, vers and proc beside op (issue 31): op is "PROGvVERS PROC"
+    parts = query(prom, 'sum by (op, prog, vers, proc) (nfscope_ops_total)')
+    bad = [r['metric'] for r in parts if r['metric'].get('op') !=
+           '%sv%s %s' % tuple(r['metric'].get(k) for k in ('prog', 'vers', 'proc'))]
+    check(parts and not bad, 'op == "{prog}v{vers} {proc}" in every series '
+          '(%d; %s)' % (len(parts), bad[:3]))
+    got = by_label(prom, 'sum by (proc) (nfscope_ops_total{prog="NFS",vers="3"})', 'proc')
+    want = {name.split(' ', 1)[1]: float(p['calls']) for name, p in procs.items()
+            if name.startswith('NFSv3 ') and p['calls']}
+    check({k: v for k, v in got.items() if v} == want,
+          'nfscope_ops_total by proc{prog="NFS",vers="3"} == report calls')
     kinds = {}
     for x in rep['findings']:
         kinds[x['kind']] = kinds.get(x['kind'], 0) + 1
@@ -441,7 +446,8 @@ def top():
                              stderr=open(os.path.join(WORK, 'serve.err'), 'w'))
     try:
         cut = scrape_until_done(target, serve, 'serve --metrics-max 5')
-        other = frozenset({('op', 'other'), ('client', 'other'), ('server', 'other')})
+        other = frozenset((k, 'other') for k in
+                          ('op', 'prog', 'vers', 'proc', 'client', 'server'))
         one = lambda n: cut.get((n, frozenset()))
         check(one('nfscope_series') == 5 and one('nfscope_series_max') == 5,
               'serve --metrics-max 5: 5 series')

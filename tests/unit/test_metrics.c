@@ -139,10 +139,14 @@ static unsigned check_text(const char *t)
 	return lines;
 }
 
-#define LAB "op=\"NFSv3 READ\",client=\"10.0.0.1\",server=\"10.0.0.2\""
+#define LAB "op=\"NFSv3 READ\",prog=\"NFS\",vers=\"3\",proc=\"READ\"," \
+	"client=\"10.0.0.1\",server=\"10.0.0.2\""
 #define LAT "nfscope_latency_seconds_bucket{" LAB ",le="
 #define SIZE "nfscope_transfer_size_bytes_bucket{" LAB ",le="
-#define WLAB "op=\"NFSv3 WRITE\",client=\"10.0.0.1\",server=\"10.0.0.2\""
+#define WLAB "op=\"NFSv3 WRITE\",prog=\"NFS\",vers=\"3\",proc=\"WRITE\"," \
+	"client=\"10.0.0.1\",server=\"10.0.0.2\""
+#define OTHER "op=\"other\",prog=\"other\",vers=\"other\",proc=\"other\"," \
+	"client=\"other\",server=\"other\""
 
 static void test_figures(void)
 {
@@ -217,8 +221,7 @@ static void test_figures(void)
 	/* 2 series before, 16381 more, then the other series */
 	CHECK(value_of(buf, "nfscope_series_overflow_ops_total") ==
 	      UI_MX_SERIES_DEFAULT + 100 - (UI_MX_SERIES_DEFAULT - 1 - 2));
-	CHECK(value_of(buf, "nfscope_ops_total{op=\"other\",client=\"other\","
-		       "server=\"other\"}") == 103);
+	CHECK(value_of(buf, "nfscope_ops_total{" OTHER "}") == 103);
 	CHECK(value_of(buf, "nfscope_series_dropped_total") == 103);
 	CHECK(value_of(buf, "nfscope_series_max") == UI_MX_SERIES_DEFAULT);
 	free(buf);
@@ -254,11 +257,10 @@ static void test_max(void)
 	CHECK(value_of(buf, "nfscope_series_max") == 4);
 	CHECK(value_of(buf, "nfscope_series_overflow_ops_total") == 9);
 	CHECK(value_of(buf, "nfscope_series_dropped_total") == 3);
-	CHECK(value_of(buf, "nfscope_ops_total{op=\"other\",client=\"other\","
-		       "server=\"other\"}") == 9);
+	CHECK(value_of(buf, "nfscope_ops_total{" OTHER "}") == 9);
 	/* on the first edge: le includes it */
-	CHECK(value_of(buf, "nfscope_latency_seconds_bucket{op=\"other\","
-		       "client=\"other\",server=\"other\",le=\"8.192e-06\"}")
+	CHECK(value_of(buf, "nfscope_latency_seconds_bucket{" OTHER
+		       ",le=\"8.192e-06\"}")
 	      == 9);
 	/* 10 more keys, once each */
 	for (k = 0; k < 10; k++) {
