@@ -1197,32 +1197,3 @@ const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
 	figs_sync((struct an_figs *)f);
 	return &f->tot;
 }
-
-#define NFS4_COMPOUND 1u	/* RFC 7530 section 16.2 */
-
-void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
-		  uint64_t *clients, uint64_t *servers)
-{
-	uint32_t k, n;
-	int g;
-
-	*calls = *clients = *servers = 0;
-	for (g = AN_BY_OP; g <= AN_BY_SERVER; g++) {
-		n = an_figs_nrows(f, (enum an_group)g);
-		for (k = 0; k < n; k++) {
-			const struct an_row *w = an_figs_row(f, (enum an_group)g, k);
-
-			/* COMPOUND only: a client's NULL row is the same
-			   client again */
-			if (w->prog != PROG_NFS || w->vers != 4 ||
-			    w->proc != NFS4_COMPOUND)
-				continue;
-			if (g == AN_BY_OP)
-				*calls += w->calls;
-			else if (g == AN_BY_CLIENT)
-				(*clients)++;
-			else
-				(*servers)++;
-		}
-	}
-}

@@ -464,18 +464,6 @@ static void text_hidden(FILE *f, const struct cap_stats *c)
 		c->tcp_seg_max);
 }
 
-/* NFSv4 is recognised, not analysed: say so before the empty sections. */
-static void text_nfs4(FILE *f, const struct an_model *m)
-{
-	if (m->nfs4_calls == 0)
-		return;
-	fprintf(f, "NOT ANALYSED: %" PRIu64 " NFSv4 COMPOUND calls "
-		"between %" PRIu64 " clients and %" PRIu64 " servers: nfscope "
-		"analyses NFSv2 and NFSv3 only; the sections below leave "
-		"NFSv4 out (no sizes, writes, findings for it)\n", m->nfs4_calls,
-		m->nfs4_clients, m->nfs4_servers);
-}
-
 /* Said first, and plainly: which figures are incomplete and why. */
 void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 {
@@ -518,7 +506,6 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			m->in.evictions);
 	text_hidden(r->out, c);
-	text_nfs4(r->out, m);
 }
 
 int rep_text(const struct rep *r)

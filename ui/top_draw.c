@@ -1072,11 +1072,6 @@ void tm_draw(struct tm_ui *u, const struct tm_view *v)
 			"sizes, R/W latency too low (-s 0)",
 			v->cs.tcp_hidden_calls, v->cs.tcp_hidden_replies,
 			v->cs.snap_caplen, v->cs.tcp_seg_max);
-	if (v->nfs4_calls)
-		line_at(y0++, pair(u, PAIR_WARN, A_BOLD), " NOT ANALYSED: %"
-			PRIu64 " NFSv4 COMPOUNDs, %" PRIu64 " clients, %" PRIu64
-			" servers (NFSv2/v3 only)", v->nfs4_calls,
-			v->nfs4_clients, v->nfs4_servers);
 	if (u->help)
 		draw_help(y0, y1);
 	else if (u->detail == TD_HIST)
