@@ -170,6 +170,14 @@ struct an_op {
 	char path[AN_PATH_MAX];			/* learned path of fh */
 };
 
+/*
+ * The NFSv3 procedure an NFS operation is (NFS3_READ, NFS3_WRITE,
+ * NFS3_COMMIT, NFS3_GETATTR ...): v3's as is, v2's and v4's main
+ * operations (decode.h) mapped onto it, so READ/WRITE/COMMIT figures are
+ * one code for every version; NFS3_NPROC when none.
+ */
+uint32_t an_nfs_v3proc(uint32_t prog, uint32_t vers, uint32_t proc);
+
 /* dst = src, copying of the handles and strings only their used bytes
  * (a few hundred bytes instead of 1.2 KB). */
 void an_op_copy(struct an_op *dst, const struct an_op *src);
@@ -255,6 +263,8 @@ struct an_msg {
 	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref, tsize;
 	uint16_t machine_len, name_len;
 	uint8_t fh_len, rfh_len;
+	uint8_t root4;			/* NFSv4 reply: rfh is the server's
+					   root (PUTROOTFH then GETFH) */
 };
 
 #define AN_MSG_MAX (sizeof(struct an_msg) + AN_MACHINE_MAX + AN_NAME_MAX + \
