@@ -54,7 +54,43 @@ struct an_engine {
 	struct an_op out;	/* the op being delivered: core + path */
 	struct hid_pair *hid;	/* AN_HID_PAIRS: reply directions that lost
 				   records to the snaplen, latest time */
+	struct slot4 *slots;	/* AN_SLOT_TAB: the last call per session
+				   slot (NFSv4.1+) */
 };
+
+/* ---------------------------------------------------- session slots -- */
+
+#define AN_SLOT_TAB 1024u
+
+struct slot4 {
+	struct cap_addr client, server;
+	uint32_t sess_hash, slot, seq, xid;
+	bool used;
+};
+
+/*
+ * A call with a SEQUENCE: does it repeat the last call on its slot (the
+ * same sequence id, another XID)?  The slot then holds this call.
+ */
+static bool slot_replay(struct an_engine *e, const struct an_msg *am)
+{
+	uint32_t h = (am->sess_hash ^ am->slot4 * 2654435761u) &
+		     (AN_SLOT_TAB - 1);
+	struct slot4 *s = &e->slots[h];
+	bool same = s->used && s->sess_hash == am->sess_hash &&
+		    s->slot == am->slot4 && cap_addr_eq(&s->client, &am->src) &&
+		    cap_addr_eq(&s->server, &am->dst);
+	bool replay = same && s->seq == am->seq4 && s->xid != am->xid;
+
+	s->used = true;
+	s->client = am->src;
+	s->server = am->dst;
+	s->sess_hash = am->sess_hash;
+	s->slot = am->slot4;
+	s->seq = am->seq4;
+	s->xid = am->xid;
+	return replay;
+}
 
 /* ------------------------------------------------ hidden replies -- */
 
@@ -420,8 +456,9 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->names = an_names_new(e->cfg.names_max);
 	e->msg = malloc(AN_MSG_MAX);
 	e->hid = calloc(AN_HID_PAIRS, sizeof(*e->hid));
+	e->slots = calloc(AN_SLOT_TAB, sizeof(*e->slots));
 	if (e->ent == NULL || e->ref == NULL || e->names == NULL ||
-	    e->msg == NULL || e->hid == NULL) {
+	    e->msg == NULL || e->hid == NULL || e->slots == NULL) {
 		an_free(e);
 		return NULL;
 	}
@@ -437,6 +474,7 @@ void an_free(struct an_engine *e)
 	an_names_free(e->names);
 	free(e->msg);
 	free(e->hid);
+	free(e->slots);
 	free(e->ref);
 	free(e->ent);
 	free(e);
@@ -499,6 +537,17 @@ static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 
 	if (m < 0)
 		return;
+	if (cp->ops[0].op == NFS4_OP_SEQUENCE && (cp->ops[0].have & N4_SEQ)) {
+		const struct nfs4_op *q = &cp->ops[0];
+		uint32_t h = 2166136261u;
+
+		for (i = 0; i < NFS4_SESSIONID_SIZE; i++)
+			h = (h ^ q->sessionid[i]) * 16777619u;
+		am->has_seq = 1;
+		am->sess_hash = h;
+		am->slot4 = q->slot;
+		am->seq4 = q->seqid;
+	}
 	for (i = 0; i <= m; i++)
 		if (cp->ops[i].have & N4_FH)
 			fh = &cp->ops[i];
@@ -698,6 +747,8 @@ static void build_reply(struct an_msg *am, const struct dec_msg *d)
 		}
 	} else if (d->kind == DEC_BODY_NFS4) {
 		build_reply4(am, &d->u.nfs4, d->proc);
+		if (d->proc == NFS4_PROC_COMPOUND)
+			am->proc4 = nfs4_proc(&d->u.nfs4);
 	} else if (d->kind == DEC_BODY_MNT) {
 		const struct mnt_msg *mm = &d->u.mnt;
 
@@ -963,6 +1014,10 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	o->server = am->dst;
 	o->xid = am->xid;
 	call_fill(o, am, &t);
+	if (am->has_seq && slot_replay(e, am)) {
+		o->flags |= AN_OP_SLOT_REPLAY;
+		e->st.slot_replays++;
+	}
 	x->slot = am->slot;
 	x->gen = am->gen;
 	x->state = ST_PENDING;
@@ -1108,6 +1163,11 @@ static void on_reply(struct an_engine *e, const struct an_msg *am)
 		e->st.dup_replies++;
 		return;
 	}
+	/* a header-only capture cut the COMPOUND call before its main op:
+	   the reply's ops say it (the statuses of the ops run; one that
+	   failed early leaves a setup op, which nfs4_proc does not name) */
+	if (am->proc4 > NFS4_PROC_COMPOUND)
+		x->op.proc = am->proc4;
 	tail_get(am, &t);
 	reply_fill(e, &x->op, am, &t);
 	x->state = ST_ANSWERED;

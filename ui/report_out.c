@@ -362,6 +362,7 @@ static void j_health(struct jw *w, const struct an_model *m)
 	jw_u64(w, "replies_unmatched", e->replies_unmatched);
 	jw_u64(w, "misfit_replies", e->misfit_replies);
 	jw_u64(w, "xid_reused", e->xid_reused);
+	jw_u64(w, "slot_replays", e->slot_replays);
 	jw_u64(w, "retired_early", e->retired_early);
 	jw_u64(w, "names_evicted", e->names_evicted);
 	jw_u64(w, "xid_peak", e->pending_peak);

@@ -292,6 +292,10 @@ static void text_retrans(const struct rep *r, const struct an_model *m)
 		", replies without a call %" PRIu64 "\n",
 		es->retrans, es->late_retrans, es->dup_replies, es->unanswered,
 		ds->orphan_replies + es->replies_unmatched);
+	if (es->slot_replays)	/* NFSv4.1+ sessions */
+		fprintf(r->out, "NFSv4 session slot replays %" PRIu64
+			" (a call on a slot with its last sequence id under "
+			"another XID: a retransmission)\n", es->slot_replays);
 	fprintf(r->out, "IP fragment trains incomplete %" PRIu64 ", TCP "
 		"segments retransmitted %" PRIu64 ", TCP gaps %" PRIu64 " (%"
 		PRIu64 " bytes)\n", cs->ipfrag_incomplete, cs->tcp_retrans,
