@@ -746,6 +746,49 @@ static void find_many_clients(uint32_t storm_clients)
 	an_figs_free(figs);
 }
 
+/* NFSv4: 600 COMPOUNDs/s for 4 s from one client.  Main op GETATTR: one
+ * GETATTR storm finding; main op READ at the same rate: none. */
+static int nfs4_storms(uint32_t proc)
+{
+	struct an_figs *figs = an_figs_new(NULL);
+	struct an_find_config cfg;
+	struct an_find *f;
+	struct an_op op;
+	size_t k, n;
+	int t, storms = 0;
+
+	an_find_config_default(&cfg);
+	f = an_find_new(&cfg);
+	memset(&op, 0, sizeof(op));
+	op.prog = PROG_NFS;
+	op.vers = 4;
+	op.proc = proc;
+	op.flags = AN_OP_ANSWERED;
+	op.have = AN_HAVE_STATUS;
+	op.server = A(1);
+	op.client = A(2);
+	for (t = 0; t < 600 * 4; t++) {
+		op.first_call_ns = op.last_call_ns =
+			1000000000LL + (int64_t)t * 1000000000 / 600;
+		op.reply_ns = op.first_call_ns + 100000;
+		op.lat_first_ns = op.lat_last_ns = 100000;
+		an_find_add(f, &op);
+	}
+	an_find_finish(f, figs, 0);
+	n = an_find_count(f);
+	for (k = 0; k < n; k++)
+		storms += an_find_get(f, k)->kind == AN_F_GETATTR_STORM;
+	an_find_free(f);
+	an_figs_free(figs);
+	return storms;
+}
+
+static void test_nfs4_storm(void)
+{
+	CHECK(nfs4_storms(NFS4_OP_GETATTR) == 1);
+	CHECK(nfs4_storms(NFS4_OP_READ) == 0);
+}
+
 /* ... with storm_clients raised to all of them, and with the default
  * (AN_FIND_STORMS: the first 64 seen get storms, the rest are counted). */
 static void test_find_many_clients(void)
@@ -830,6 +873,7 @@ int main(void)
 	test_hist_merges();
 	test_hist_small();
 	test_find_many_clients();
+	test_nfs4_storm();
 	test_find_storm_late();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
