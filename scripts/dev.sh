@@ -3,7 +3,8 @@
 #   scripts/dev.sh deps    install what is missing (apt)
 #   scripts/dev.sh demo    deps + build + the main job on the bundled capture:
 #                          the dashboard on a terminal, else the report
-#   scripts/dev.sh test    deps + build + the whole test suite
+#   scripts/dev.sh test    deps + build + the whole test suite, quick tier
+#                          (NFSCOPE_TESTS=full: the heavy sweeps whole, as CI)
 #   scripts/dev.sh asan    deps + sanitizer build (address, undefined) + suite
 #   scripts/dev.sh tsan    deps + ThreadSanitizer build + the threaded suites
 set -euo pipefail
@@ -48,11 +49,18 @@ run_suite() {	# run_suite DIR [meson test args...]
 	python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
 p = f = s = 0
+skipped = []
 for line in open(sys.argv[1]):
-    r = json.loads(line).get('result')
+    t = json.loads(line)
+    r = t.get('result')
     if r in ('OK', 'EXPECTEDFAIL'): p += 1
-    elif r == 'SKIP': s += 1
+    elif r == 'SKIP':
+        s += 1
+        out = [l for l in (t.get('stdout') or '').splitlines() if l.strip()]
+        skipped.append((t.get('name', '?'), out[-1] if out else 'no reason given'))
     else: f += 1
+for name, why in skipped:
+    print('skipped: %s: %s' % (name, why[:160]))
 print('%d passed, %d failed, %d skipped' % (p, f, s))
 PY
 	return $rc

@@ -481,10 +481,13 @@ def check_twins(c, sc, facts, nfscope, work, reports, targets):
             # us), and 2 handshakes once said "client side" there (CI): the
             # ACK timing (hundreds of pure ACKs each way: 3-9 us from the
             # near host, 35-140 us from the far one) decides first.  It
-            # may stay unknown (no line), never the wrong end
+            # may stay unknown (no line), never the wrong end: on a loaded
+            # machine the 87 ms client capture of lab-pipe8k gave no
+            # vantage line at all (issue 31), which is not a wrong answer
             vp = nf_vantage(rep)
-            if end == 'client':
-                c.ok('%s full capture: a vantage point' % end, vp, '(none shown)')
+            if end == 'client' and not vp:
+                c.table.append(('%s full capture: vantage point' % end, '',
+                                'unknown (none shown)'))
             for pair, (point, by, _) in sorted(vp.items()):
                 c.eq('%s full capture: vantage of %s -> %s (by %s)' % (end, pair[0],
                                                                      pair[1], by),

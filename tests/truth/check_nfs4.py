@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""check_nfs4.py NFSCOPE PCAPS_NFS4 SHARED_PCAPS: NFSv4 against tshark.
+"""check_nfs4.py NFSCOPE PCAPS_NFS4 PCAPS_GOLDEN SHARED_PCAPS: NFSv4
+against tshark.
 
-For each NFSv4 capture with a tshark reference beside it (pcaps/nfs4/
-NAME.tshark.json, made by nfs4_tshark.py with tshark 4.0.17) - the small
-public captures copied into pcaps/nfs4, the two large ones read from
+For each NFSv4 capture with a tshark reference in pcaps/nfs4
+(NAME.tshark.json, made by nfs4_tshark.py with tshark 4.0.17) - the small
+public captures bundled in pcaps/golden, the two large ones read from
 ../shared/pcaps/public when it is there:
   - `dump --json`: per opcode, the operations inside the COMPOUND calls
     and inside their replies, and the nfsstat4 values of the replies (each
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-nfscope, here, shared = sys.argv[1:4]
+nfscope, here, golden, shared = sys.argv[1:5]
 pub = os.path.join(shared, 'public')
 fails = checks = ran = 0
 
@@ -128,7 +129,7 @@ for ref in sorted(os.listdir(here)):
         continue
     name = ref[:-len('.tshark.json')]
     want = json.load(open(os.path.join(here, ref)))
-    path = os.path.join(here, name)
+    path = os.path.join(golden, name)
     if os.path.exists(path):
         one(name, path, want)
         continue
@@ -141,7 +142,7 @@ for ref in sorted(os.listdir(here)):
         tmp.flush()
         one(name, tmp.name, want)
 if ran == 0:
-    print('no NFSv4 capture could be read')
+    print('skip: no NFSv4 capture found (pcaps/golden, %s)' % pub)
     sys.exit(77)
 print('%d checks, %d failed' % (checks, fails))
 sys.exit(1 if fails else 0)
