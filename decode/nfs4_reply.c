@@ -276,6 +276,7 @@ dec_SEQUENCE4resok(struct xdr *c, struct nfs4_op *op, bool cb)
 		return false;
 	if (!cb && !xdr_u32(c, &op->status_flags))
 		return false;
+	op->cachethis = false;	/* a call's field: not in the result */
 	op->have |= N4_SEQ;
 	return true;
 }

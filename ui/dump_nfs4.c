@@ -76,7 +76,7 @@ t_op_fields(FILE *f, const struct nfs4_op *o)
 			fprintf(f, "%02x", o->sessionid[i]);
 		fprintf(f, " slot %" PRIu32 " seq %" PRIu32 " highest %" PRIu32,
 			o->slot, o->seqid, o->highest_slot);
-		if (o->cachethis)
+		if (!(h & N4_STATUS) && o->cachethis)	/* a call's only */
 			fputs(" cachethis", f);
 	}
 	if (h & N4_COUNT)
@@ -173,7 +173,12 @@ j_op(struct jw *w, const struct nfs4_compound *cp, const struct nfs4_op *o)
 		jw_u64(w, "slot", o->slot);
 		jw_u64(w, "seqid", o->seqid);
 		jw_u64(w, "highest_slot", o->highest_slot);
-		jw_bool(w, "cachethis", o->cachethis);
+		if (h & N4_STATUS) {	/* reply: SEQUENCE4resok */
+			jw_u64(w, "target_highest_slot", o->target_slot);
+			jw_u64(w, "status_flags", o->status_flags);
+		} else {
+			jw_bool(w, "cachethis", o->cachethis);
+		}
 	}
 	if (h & N4_SESSIONID)
 		jw_hex(w, "sessionid", o->sessionid, NFS4_SESSIONID_SIZE);
@@ -191,7 +196,8 @@ j_op(struct jw *w, const struct nfs4_compound *cp, const struct nfs4_op *o)
 		jw_hex(w, "verf", o->verf, NFS_VERF_SIZE);
 	if (h & N4_ACCESS) {
 		jw_u64(w, "access", o->access);
-		jw_u64(w, "supported", o->supported);
+		if (h & N4_STATUS)	/* reply: supported, granted */
+			jw_u64(w, "supported", o->supported);
 	}
 	if (h & N4_OPEN) {
 		jw_u64(w, "claim", o->claim);
