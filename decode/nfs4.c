@@ -1,6 +1,8 @@
 /*
  * nfs4.c - NFSv4 COMPOUND and CB_COMPOUND: the frame, the main operation,
- * and each operation's arguments (results: nfs4_reply.c).
+ * and the arguments of the minor version 0 and 1 operations (minor 2 and
+ * xattrs: nfs4_42.c; the back channel's: nfs4_cb.c; results:
+ * nfs4_reply.c; shared types: nfs4_xdr.c).
  *
  * RFC 7530/7531 (minor 0), RFC 8881/5662 (minor 1), RFC 7862/7863 (minor
  * 2), RFC 8276 (xattrs).  One decoder per *4args type with its XDR above
@@ -19,27 +21,6 @@
 
 /* the minor versions decoded here */
 #define NFS4_MINOR_MAX 2
-
-/* Set a have bit after a decoder succeeded: `return set(c, ok, op, B)`. */
-static bool
-n4_set(bool ok, struct nfs4_op *op, uint32_t bit)
-{
-	if (ok)
-		op->have |= bit;
-	return ok;
-}
-
-static bool
-n4_name(struct xdr *c, struct nfs4_op *op, struct nfs_name *n, uint32_t bit)
-{
-	bool kept;
-
-	if (!nfs4_dec_component(c, n, &kept))
-		return false;
-	if (kept)
-		op->have |= bit;
-	return true;
-}
 
 /* ---------------------------------------------------- v4.0 arguments -- */
 
@@ -69,7 +50,7 @@ dec_CREATE4args(struct xdr *c, struct nfs4_op *op)
 	    (!xdr_u32(c, &maj) || !xdr_u32(c, &min)))
 		return false;
 	op->type = type;
-	return n4_name(c, op, &op->name, N4_NAME) && nfs4_skip_fattr(c);
+	return nfs4_name(c, op, &op->name, N4_NAME) && nfs4_skip_fattr(c);
 }
 
 /*
@@ -200,12 +181,12 @@ dec_open_claim4(struct xdr *c, struct nfs4_op *op)
 		return false;
 	switch (op->claim) {
 	case 0: case 3:
-		return n4_name(c, op, &op->name, N4_NAME);
+		return nfs4_name(c, op, &op->name, N4_NAME);
 	case 1:
 		return xdr_u32(c, &type);
 	case 2:
 		return nfs4_skip_stateid(c) &&
-		       n4_name(c, op, &op->name, N4_NAME);
+		       nfs4_name(c, op, &op->name, N4_NAME);
 	case 5:
 		return nfs4_skip_stateid(c);
 	default:
@@ -244,13 +225,13 @@ dec_OPEN4args(struct xdr *c, struct nfs4_op *op)
  * };
  * (READ_PLUS4args has the same shape)
  */
-static bool
-dec_READ4args(struct xdr *c, struct nfs4_op *op)
+bool
+nfs4_dec_read_args(struct xdr *c, struct nfs4_op *op)
 {
 	if (!nfs4_skip_stateid(c) || !xdr_u64(c, &op->offset))
 		return false;
 	op->have |= N4_OFFSET;
-	return n4_set(xdr_u32(c, &op->count), op, N4_COUNT);
+	return nfs4_set(xdr_u32(c, &op->count), op, N4_COUNT);
 }
 
 /*
@@ -284,8 +265,8 @@ dec_READDIR4args(struct xdr *c, struct nfs4_op *op)
 static bool
 dec_RENAME4args(struct xdr *c, struct nfs4_op *op)
 {
-	return n4_name(c, op, &op->name, N4_NAME) &&
-	       n4_name(c, op, &op->name2, N4_NAME2);
+	return nfs4_name(c, op, &op->name, N4_NAME) &&
+	       nfs4_name(c, op, &op->name2, N4_NAME2);
 }
 
 /*
@@ -323,7 +304,7 @@ dec_WRITE4args(struct xdr *c, struct nfs4_op *op)
 	if (!xdr_enum(c, &op->stable, NFS3_FILE_SYNC))
 		return false;
 	op->have |= N4_STABLE;
-	return n4_set(xdr_skip_opaque(c, &op->count, UINT32_MAX), op,
+	return nfs4_set(xdr_skip_opaque(c, &op->count, UINT32_MAX), op,
 		      N4_COUNT);
 }
 
@@ -423,8 +404,8 @@ dec_CREATE_SESSION4args(struct xdr *c, struct nfs4_op *op)
  *     bool           sa_cachethis;
  * };
  */
-static bool
-dec_SEQUENCE4args(struct xdr *c, struct nfs4_op *op)
+bool
+nfs4_dec_sequence_args(struct xdr *c, struct nfs4_op *op)
 {
 	if (!xdr_fixed(c, op->sessionid, NFS4_SESSIONID_SIZE) ||
 	    !xdr_u32(c, &op->seqid) || !xdr_u32(c, &op->slot) ||
@@ -511,7 +492,7 @@ dec_LAYOUTGET4args(struct xdr *c, struct nfs4_op *op)
 		return false;
 	op->have |= N4_OFFSET | N4_LENGTH;
 	return xdr_u64(c, &minlen) && nfs4_skip_stateid(c) &&
-	       n4_set(xdr_u32(c, &op->count), op, N4_COUNT);
+	       nfs4_set(xdr_u32(c, &op->count), op, N4_COUNT);
 }
 
 /*
@@ -575,134 +556,6 @@ dec_WANT_DELEGATION4args(struct xdr *c)
 	return xdr_fail(c, XDR_MALFORMED);
 }
 
-/* ---------------------------------------------------- v4.2 arguments -- */
-
-/*
- * struct COPY4args {
- *     stateid4        ca_src_stateid;
- *     stateid4        ca_dst_stateid;
- *     offset4         ca_src_offset;
- *     offset4         ca_dst_offset;
- *     length4         ca_count;
- *     bool            ca_consecutive;
- *     bool            ca_synchronous;
- *     netloc4         ca_source_server<>;
- * };
- */
-static bool dec_CLONE4args(struct xdr *c, struct nfs4_op *op);
-
-static bool
-dec_COPY4args(struct xdr *c, struct nfs4_op *op)
-{
-	bool b;
-
-	return dec_CLONE4args(c, op) && xdr_bool(c, &b) && xdr_bool(c, &b) &&
-	       nfs4_skip_array(c, 8, nfs4_skip_netloc);
-}
-
-/*
- * struct ALLOCATE4args   { stateid4; offset4; length4; };
- * (DEALLOCATE4args the same)
- */
-static bool
-dec_ALLOCATE4args(struct xdr *c, struct nfs4_op *op)
-{
-	if (!nfs4_skip_stateid(c) || !xdr_u64(c, &op->offset) ||
-	    !xdr_u64(c, &op->length))
-		return false;
-	op->have |= N4_OFFSET | N4_LENGTH;
-	return true;
-}
-
-/*
- * struct device_error4 { deviceid4 de_deviceid; nfsstat4 de_status;
- *                        nfs_opnum4 de_opnum; };
- * struct LAYOUTERROR4args {
- *     offset4         lea_offset;
- *     length4         lea_length;
- *     stateid4        lea_stateid;
- *     device_error4   lea_errors<>;
- * };
- */
-static bool
-dec_LAYOUTERROR4args(struct xdr *c, struct nfs4_op *op)
-{
-	return dec_ALLOCATE4args(c, op) && nfs4_skip_fixed_array(c, 24);
-}
-
-/*
- * struct io_info4 { uint64_t ii_count; uint64_t ii_bytes; };
- * struct LAYOUTSTATS4args {
- *     offset4                 lsa_offset;
- *     length4                 lsa_length;
- *     stateid4                lsa_stateid;
- *     io_info4                lsa_read;
- *     io_info4                lsa_write;
- *     deviceid4               lsa_deviceid;
- *     layoutupdate4           lsa_layoutupdate;
- * };
- */
-static bool
-dec_LAYOUTSTATS4args(struct xdr *c, struct nfs4_op *op)
-{
-	uint8_t skip[48];
-
-	return dec_ALLOCATE4args(c, op) && xdr_fixed(c, skip, 48) &&
-	       nfs4_skip_typed_body(c);
-}
-
-/*
- * struct app_data_block4 {
- *     offset4         adb_offset;
- *     length4         adb_block_size;
- *     length4         adb_block_count;
- *     length4         adb_reloff_blocknum;
- *     count4          adb_block_num;
- *     length4         adb_reloff_pattern;
- *     opaque          adb_pattern<>;
- * };
- * struct WRITE_SAME4args {
- *     stateid4        wsa_stateid;
- *     stable_how4     wsa_stable;
- *     app_data_block4 wsa_adb;
- * };
- */
-static bool
-dec_WRITE_SAME4args(struct xdr *c, struct nfs4_op *op)
-{
-	uint8_t skip[36];
-
-	if (!nfs4_skip_stateid(c) || !xdr_enum(c, &op->stable, NFS3_FILE_SYNC))
-		return false;
-	op->have |= N4_STABLE;
-	if (!xdr_u64(c, &op->offset))
-		return false;
-	op->have |= N4_OFFSET;
-	return xdr_fixed(c, skip, 36) && nfs4_skip_opaque(c);
-}
-
-/*
- * struct CLONE4args {
- *     stateid4        cl_src_stateid;
- *     stateid4        cl_dst_stateid;
- *     offset4         cl_src_offset;
- *     offset4         cl_dst_offset;
- *     length4         cl_count;
- * };
- */
-static bool
-dec_CLONE4args(struct xdr *c, struct nfs4_op *op)
-{
-	uint64_t src;
-
-	if (!nfs4_skip_stateid(c) || !nfs4_skip_stateid(c) ||
-	    !xdr_u64(c, &src) || !xdr_u64(c, &op->offset) ||
-	    !xdr_u64(c, &op->length))
-		return false;
-	op->have |= N4_OFFSET | N4_LENGTH;
-	return true;
-}
-
 /* ------------------------------------------------------ all the ops -- */
 
 /* Arguments of ops 3..39 with fixed or simple shapes, by their fields. */
@@ -716,27 +569,27 @@ dec_args_v40(struct xdr *c, struct nfs4_op *op)
 
 	switch (op->op) {
 	case NFS4_OP_ACCESS:	/* uint32_t access */
-		return n4_set(xdr_u32(c, &op->access), op, N4_ACCESS);
+		return nfs4_set(xdr_u32(c, &op->access), op, N4_ACCESS);
 	case NFS4_OP_CLOSE:	/* seqid4 seqid; stateid4 open_stateid */
 		return xdr_u32(c, &u) && nfs4_skip_stateid(c);
 	case NFS4_OP_COMMIT:	/* offset4 offset; count4 count */
 		if (!xdr_u64(c, &op->offset))
 			return false;
 		op->have |= N4_OFFSET;
-		return n4_set(xdr_u32(c, &op->count), op, N4_COUNT);
+		return nfs4_set(xdr_u32(c, &op->count), op, N4_COUNT);
 	case NFS4_OP_CREATE:
 		return dec_CREATE4args(c, op);
 	case NFS4_OP_DELEGPURGE:	/* clientid4 */
 	case NFS4_OP_RENEW:
 	case NFS4_OP_DESTROY_CLIENTID:
-		return n4_set(xdr_u64(c, &op->clientid), op, N4_CLIENTID);
+		return nfs4_set(xdr_u64(c, &op->clientid), op, N4_CLIENTID);
 	case NFS4_OP_DELEGRETURN:	/* stateid4 */
 	case NFS4_OP_FREE_STATEID:
 	case NFS4_OP_OFFLOAD_CANCEL:
 	case NFS4_OP_OFFLOAD_STATUS:
 		return nfs4_skip_stateid(c);
 	case NFS4_OP_GETATTR:	/* bitmap4 attr_request */
-		return n4_set(nfs4_dec_bitmap(c, op->bitmap, 3, &op->nbitmap),
+		return nfs4_set(nfs4_dec_bitmap(c, op->bitmap, 3, &op->nbitmap),
 			      op, N4_BITMAP);
 	case NFS4_OP_GETFH: case NFS4_OP_LOOKUPP: case NFS4_OP_PUTPUBFH:
 	case NFS4_OP_PUTROOTFH: case NFS4_OP_READLINK:
@@ -746,7 +599,7 @@ dec_args_v40(struct xdr *c, struct nfs4_op *op)
 	case NFS4_OP_LOOKUP:	/* component4 objname */
 	case NFS4_OP_REMOVE:	/* component4 target */
 	case NFS4_OP_SECINFO:	/* component4 name */
-		return n4_name(c, op, &op->name, N4_NAME);
+		return nfs4_name(c, op, &op->name, N4_NAME);
 	case NFS4_OP_LOCK:
 		return dec_LOCK4args(c, op);
 	case NFS4_OP_LOCKT:
@@ -767,9 +620,9 @@ dec_args_v40(struct xdr *c, struct nfs4_op *op)
 		return nfs4_skip_stateid(c) && xdr_u32(c, &u) &&
 		       xdr_u32(c, &u) && xdr_u32(c, &u);
 	case NFS4_OP_PUTFH:	/* nfs_fh4 object */
-		return n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH);
+		return nfs4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH);
 	case NFS4_OP_READ:
-		return dec_READ4args(c, op);
+		return nfs4_dec_read_args(c, op);
 	case NFS4_OP_READDIR:
 		return dec_READDIR4args(c, op);
 	case NFS4_OP_RENAME:
@@ -789,8 +642,8 @@ dec_args_v40(struct xdr *c, struct nfs4_op *op)
 	}
 }
 
-static bool
-dec_args_v41(struct xdr *c, struct nfs4_op *op)
+bool
+nfs4_dec_args_v41(struct xdr *c, struct nfs4_op *op)
 {
 	uint32_t u;
 	bool b;
@@ -810,7 +663,7 @@ dec_args_v41(struct xdr *c, struct nfs4_op *op)
 	case NFS4_OP_CREATE_SESSION:
 		return dec_CREATE_SESSION4args(c, op);
 	case NFS4_OP_DESTROY_SESSION:	/* sessionid4 */
-		return n4_set(xdr_fixed(c, op->sessionid, NFS4_SESSIONID_SIZE),
+		return nfs4_set(xdr_fixed(c, op->sessionid, NFS4_SESSIONID_SIZE),
 			      op, N4_SESSIONID);
 	case NFS4_OP_GET_DIR_DELEGATION:
 		return dec_GET_DIR_DELEGATION4args(c);
@@ -833,7 +686,7 @@ dec_args_v41(struct xdr *c, struct nfs4_op *op)
 	case NFS4_OP_SECINFO_NO_NAME:	/* secinfo_style4 */
 		return xdr_u32(c, &u);
 	case NFS4_OP_SEQUENCE:
-		return dec_SEQUENCE4args(c, op);
+		return nfs4_dec_sequence_args(c, op);
 	case NFS4_OP_SET_SSV:	/* opaque ssa_ssv<>; opaque ssa_digest<> */
 		return nfs4_skip_opaque(c) && nfs4_skip_opaque(c);
 	case NFS4_OP_TEST_STATEID:
@@ -844,172 +697,6 @@ dec_args_v41(struct xdr *c, struct nfs4_op *op)
 		return xdr_bool(c, &b);
 	default:
 		return dec_args_v40(c, op);
-	}
-}
-
-static bool
-dec_args_v42(struct xdr *c, struct nfs4_op *op)
-{
-	uint32_t u;
-	uint64_t v;
-
-	switch (op->op) {
-	case NFS4_OP_ALLOCATE:
-	case NFS4_OP_DEALLOCATE:
-		return dec_ALLOCATE4args(c, op);
-	case NFS4_OP_COPY:
-		return dec_COPY4args(c, op);
-	case NFS4_OP_COPY_NOTIFY:	/* stateid4; netloc4 */
-		return nfs4_skip_stateid(c) && nfs4_skip_netloc(c);
-	case NFS4_OP_IO_ADVISE:	/* stateid4; offset4; length4; bitmap4 */
-		return dec_ALLOCATE4args(c, op) && nfs4_skip_bitmap(c);
-	case NFS4_OP_LAYOUTERROR:
-		return dec_LAYOUTERROR4args(c, op);
-	case NFS4_OP_LAYOUTSTATS:
-		return dec_LAYOUTSTATS4args(c, op);
-	case NFS4_OP_READ_PLUS:
-		return dec_READ4args(c, op);
-	case NFS4_OP_SEEK:	/* stateid4; offset4; data_content4 */
-		if (!nfs4_skip_stateid(c) || !xdr_u64(c, &op->offset))
-			return false;
-		op->have |= N4_OFFSET;
-		return xdr_u32(c, &u);
-	case NFS4_OP_WRITE_SAME:
-		return dec_WRITE_SAME4args(c, op);
-	case NFS4_OP_CLONE:
-		return dec_CLONE4args(c, op);
-	case NFS4_OP_GETXATTR:	/* xattrkey4 */
-	case NFS4_OP_REMOVEXATTR:
-		return n4_name(c, op, &op->name, N4_NAME);
-	case NFS4_OP_SETXATTR:
-		/* setxattr_option4; xattrkey4; xattrvalue4 (opaque<>) */
-		return xdr_u32(c, &u) && n4_name(c, op, &op->name, N4_NAME) &&
-		       nfs4_skip_opaque(c);
-	case NFS4_OP_LISTXATTRS:	/* nfs_cookie4; count4 */
-		return xdr_u64(c, &v) && n4_set(xdr_u32(c, &op->count), op,
-						N4_COUNT);
-	default:
-		return dec_args_v41(c, op);
-	}
-}
-
-/* ---------------------------------------------- callback arguments -- */
-
-/*
- * union layoutrecall4 switch (layoutrecall_type4 lor_recalltype) {
- * case LAYOUTRECALL4_FILE: layoutrecall_file4 lor_layout;
- *     // nfs_fh4 lor_fh; offset4; length4; stateid4
- * case LAYOUTRECALL4_FSID: fsid4 lor_fsid;
- * case LAYOUTRECALL4_ALL:  void;
- * };
- * struct CB_LAYOUTRECALL4args {
- *     layouttype4             clora_type;
- *     layoutiomode4           clora_iomode;
- *     bool                    clora_changed;
- *     layoutrecall4           clora_recall;
- * };
- */
-static bool
-dec_CB_LAYOUTRECALL4args(struct xdr *c, struct nfs4_op *op)
-{
-	uint32_t type, mode, rt;
-	uint64_t a, b;
-	bool ch;
-
-	if (!xdr_u32(c, &type) || !xdr_u32(c, &mode) || !xdr_bool(c, &ch) ||
-	    !xdr_u32(c, &rt))
-		return false;
-	if (rt == 1) {
-		if (!nfs4_dec_fh(c, &op->fh))
-			return false;
-		op->have |= N4_FH;
-		return xdr_u64(c, &op->offset) && xdr_u64(c, &op->length) &&
-		       nfs4_skip_stateid(c);
-	}
-	if (rt == 2)
-		return xdr_u64(c, &a) && xdr_u64(c, &b);
-	if (rt == 3)
-		return true;
-	return xdr_fail(c, XDR_MALFORMED);
-}
-
-static bool
-dec_referring_call_list4(struct xdr *c)
-{
-	return nfs4_skip_fixed(c, 1, NFS4_SESSIONID_SIZE) &&
-	       nfs4_skip_fixed_array(c, 8);
-}
-
-/*
- * struct referring_call4 { sequenceid4 rc_sequenceid; slotid4 rc_slotid; };
- * struct referring_call_list4 {
- *     sessionid4      rcl_sessionid;
- *     referring_call4 rcl_referring_calls<>;
- * };
- * struct CB_SEQUENCE4args {
- *     sessionid4           csa_sessionid;
- *     sequenceid4          csa_sequenceid;
- *     slotid4              csa_slotid;
- *     slotid4              csa_highest_slotid;
- *     bool                 csa_cachethis;
- *     referring_call_list4 csa_referring_call_lists<>;
- * };
- */
-static bool
-dec_CB_SEQUENCE4args(struct xdr *c, struct nfs4_op *op)
-{
-	return dec_SEQUENCE4args(c, op) &&
-	       nfs4_skip_array(c, 20, dec_referring_call_list4);
-}
-
-static bool
-dec_cb_args(struct xdr *c, struct nfs4_op *op)
-{
-	uint32_t u, dtype;
-	bool b;
-
-	switch (op->op) {
-	case NFS4_OP_CB_GETATTR:	/* nfs_fh4 fh; bitmap4 attr_request */
-		return n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH) &&
-		       nfs4_skip_bitmap(c);
-	case NFS4_OP_CB_RECALL:	/* stateid4; bool truncate; nfs_fh4 fh */
-		return nfs4_skip_stateid(c) && xdr_bool(c, &b) &&
-		       n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH);
-	case NFS4_OP_CB_LAYOUTRECALL:
-		return dec_CB_LAYOUTRECALL4args(c, op);
-	case NFS4_OP_CB_NOTIFY:	/* stateid4; nfs_fh4; notify4 changes<> */
-		if (!nfs4_skip_stateid(c) || !nfs4_dec_fh(c, &op->fh))
-			return false;
-		op->have |= N4_FH;
-		return nfs4_skip_array(c, 8, nfs4_skip_notify);
-	case NFS4_OP_CB_PUSH_DELEG:	/* nfs_fh4; open_delegation4 */
-		return n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH) &&
-		       nfs4_dec_open_delegation(c, &dtype);
-	case NFS4_OP_CB_RECALL_ANY:	/* uint32_t keep; bitmap4 type_mask */
-	case NFS4_OP_CB_RECALLABLE_OBJ_AVAIL:
-		return xdr_u32(c, &u) && nfs4_skip_bitmap(c);
-	case NFS4_OP_CB_RECALL_SLOT:	/* slotid4 target_highest_slotid */
-		return xdr_u32(c, &op->target_slot);
-	case NFS4_OP_CB_SEQUENCE:
-		return dec_CB_SEQUENCE4args(c, op);
-	case NFS4_OP_CB_WANTS_CANCELLED:	/* bool; bool */
-		return xdr_bool(c, &b) && xdr_bool(c, &b);
-	case NFS4_OP_CB_NOTIFY_LOCK:	/* nfs_fh4; lock_owner4 */
-		return n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH) &&
-		       nfs4_skip_state_owner(c);
-	case NFS4_OP_CB_NOTIFY_DEVICEID:	/* notify4 cnda_changes<> */
-		return nfs4_skip_array(c, 8, nfs4_skip_notify);
-	case NFS4_OP_CB_OFFLOAD:
-		/* nfs_fh4; stateid4; offload_info4: union switch (nfsstat4)
-		 * { NFS4_OK: write_response4; default: length4 } */
-		if (!n4_set(nfs4_dec_fh(c, &op->fh), op, N4_FH) ||
-		    !nfs4_skip_stateid(c) || !xdr_u32(c, &u))
-			return false;
-		if (u == NFS4_OK)
-			return nfs4_dec_write_response(c, op);
-		return xdr_u64(c, &op->length);
-	default:
-		return true;	/* CB_ILLEGAL: no arguments */
 	}
 }
 
@@ -1029,10 +716,10 @@ static bool
 dec_argop(struct xdr *c, bool cb, struct nfs4_op *op)
 {
 	if (cb)
-		return dec_cb_args(c, op);
+		return nfs4_dec_cb_args(c, op);
 	if (op->op == NFS4_OP_ILLEGAL)
 		return true;
-	return dec_args_v42(c, op);
+	return nfs4_dec_args_v42(c, op);
 }
 
 /* The op stored at i, or the scratch op past the stored ones. */

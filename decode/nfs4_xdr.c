@@ -11,6 +11,26 @@
 #define NFS4_OPAQUE_MAX UINT32_MAX	/* no bound but the wire length */
 
 bool
+nfs4_set(bool ok, struct nfs4_op *op, uint32_t bit)
+{
+	if (ok)
+		op->have |= bit;
+	return ok;
+}
+
+bool
+nfs4_name(struct xdr *c, struct nfs4_op *op, struct nfs_name *n, uint32_t bit)
+{
+	bool kept;
+
+	if (!nfs4_dec_component(c, n, &kept))
+		return false;
+	if (kept)
+		op->have |= bit;
+	return true;
+}
+
+bool
 nfs4_skip_opaque(struct xdr *c)
 {
 	uint32_t n;

@@ -13,6 +13,21 @@
 
 #include "decode/decode.h"
 
+/* ok, and the have bit set in op if ok: `return nfs4_set(dec(...), op, B)` */
+bool nfs4_set(bool ok, struct nfs4_op *op, uint32_t bit);
+/* component4 into n, the have bit set in op when it was kept */
+bool nfs4_name(struct xdr *c, struct nfs4_op *op, struct nfs_name *n,
+	       uint32_t bit);
+/* The arguments of an op of minor version 0 or 1 (nfs4.c), of 2 or an
+ * xattr op then the older ones (nfs4_42.c) */
+bool nfs4_dec_args_v41(struct xdr *c, struct nfs4_op *op);
+bool nfs4_dec_args_v42(struct xdr *c, struct nfs4_op *op);
+/* READ4args (READ_PLUS4args has the same shape) */
+bool nfs4_dec_read_args(struct xdr *c, struct nfs4_op *op);
+/* SEQUENCE4args (CB_SEQUENCE4args begins with the same fields) */
+bool nfs4_dec_sequence_args(struct xdr *c, struct nfs4_op *op);
+/* The arguments of a back-channel op (nfs4_cb.c) */
+bool nfs4_dec_cb_args(struct xdr *c, struct nfs4_op *op);
 /* An opaque<> or string<> of no interest, stepped over by its length. */
 bool nfs4_skip_opaque(struct xdr *c);
 /* Array length n of elements at least min_bytes each: malformed when
