@@ -176,6 +176,25 @@ static uint32_t size_dominant(const struct sizes_all *z, bool b)
 	return size;
 }
 
+/* What a side's dominant size dom got: less when a pair's transfers came
+ * back short and the server never granted as much (a clamp). */
+static uint32_t size_granted(const struct an_model *m, bool write,
+			     uint32_t dom)
+{
+	uint32_t k, g = dom;
+
+	for (k = 0; k < m->npairs; k++) {
+		const struct an_pair *p = m->pairs[k].pair;
+		uint64_t nshort = write ? p->short_writes : p->short_reads;
+		uint32_t most = write ? p->write_granted_max :
+					p->read_granted_max;
+
+		if (nshort > 0 && most > 0 && most < g)
+			g = most;
+	}
+	return g;
+}
+
 /* Both sides' sizes: the AN_DIFF_SIZES most used, by size; the rest in
  * other. */
 static int build_sizes(struct an_diff *d, bool write, struct an_diff_sizes *out)
@@ -192,6 +211,8 @@ static int build_sizes(struct an_diff *d, bool write, struct an_diff_sizes *out)
 	sizes_of(d->b, write, true, &z, out);
 	out->dominant_a = size_dominant(&z, false);
 	out->dominant_b = size_dominant(&z, true);
+	out->granted_a = size_granted(d->a, write, out->dominant_a);
+	out->granted_b = size_granted(d->b, write, out->dominant_b);
 	qsort(z.s, z.n, sizeof(*z.s), size_calls_cmp);
 	for (k = 0; k < z.n; k++) {
 		if (k < AN_DIFF_SIZES) {
@@ -344,14 +365,21 @@ static void pct_words(double pct, double err, char *b, size_t n)
 static void size_clause(struct vb *v, const char *op,
 			const struct an_diff_sizes *z)
 {
-	char a[24], b[24];
+	char a[24], b[24], c[24];
 
-	if (z->dominant_b == 0 || z->dominant_a == z->dominant_b)
+	/* the sizes granted decide (issue 30): a client asking more of a
+	   server that still grants the same moved nothing more */
+	if (z->granted_b == 0 || (z->granted_a == z->granted_b &&
+				  z->dominant_a == z->dominant_b))
 		return;
-	an_diff_size_name(z->dominant_b, b, sizeof(b));
-	if (z->dominant_a)
-		vb_add(v, "%s %ss (was %s)", b, op,
+	an_diff_size_name(z->granted_b, b, sizeof(b));
+	if (z->granted_a == z->granted_b)
+		vb_add(v, "%s %ss as before (asked %s, was %s)", b, op,
+		       an_diff_size_name(z->dominant_b, c, sizeof(c)),
 		       an_diff_size_name(z->dominant_a, a, sizeof(a)));
+	else if (z->granted_a)
+		vb_add(v, "%s %ss (was %s)", b, op,
+		       an_diff_size_name(z->granted_a, a, sizeof(a)));
 	else
 		vb_add(v, "%s %ss (none before)", b, op);
 }

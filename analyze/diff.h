@@ -52,7 +52,10 @@ struct an_diff_sizes {
 	uint32_t n;
 	uint64_t other_a, other_b;	/* the other sizes' calls */
 	uint64_t total_a, total_b;
-	uint32_t dominant_a, dominant_b;	/* most used (0: none) */
+	uint32_t dominant_a, dominant_b;	/* most asked (0: none) */
+	uint32_t granted_a, granted_b;	/* what that got: the dominant size,
+					   or less when the server clamped
+					   it (its largest grant) */
 };
 
 /* Totals of one side. */

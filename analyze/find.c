@@ -26,6 +26,10 @@ static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_SLOW_SERVER] = "slow_server",
 	[AN_F_LATENCY_SHIFT] = "latency_shift",
 	[AN_F_SYNC_CLIENT] = "sync_client",
+	[AN_F_SLOW_PATH] = "slow_path",
+	[AN_F_TCP_LOSS] = "tcp_loss",
+	[AN_F_TCP_RESET] = "tcp_reset",
+	[AN_F_TCP_STALL] = "tcp_stall",
 };
 
 const char *an_find_kind_name(enum an_find_kind k)
@@ -61,6 +65,10 @@ void an_find_config_default(struct an_find_config *c)
 	c->short_io_share = 0.05;
 	c->slow_ms = 10;
 	c->slow_min = 20;
+	c->path_ms = 10;
+	c->size_small = 16384;
+	c->tcp_loss_share = 0.01;
+	c->stall_min = 5;
 	c->shift_interval_s = 10;
 	c->shift_factor = 10;
 	c->shift_min_ms = 10;
@@ -113,6 +121,10 @@ void an_find_free(struct an_find *f)
 }
 
 size_t an_find_count(const struct an_find *f) { return f->nout; }
+uint32_t an_find_size_small(const struct an_find *f)
+{
+	return f->cfg.size_small;
+}
 uint64_t an_find_dropped(const struct an_find *f) { return f->dropped; }
 
 uint64_t an_find_unexamined(const struct an_find *f)
@@ -409,6 +421,7 @@ int32_t an_find_add(struct an_find *f, const struct an_op *op)
 	if (d == C_GETATTR && (op->have & AN_HAVE_FH))
 		reval_add(f, op);
 	answered_add(f, c, op, d);
+	an_tcp_stall_add(f, op);
 	return rx;
 }
 
@@ -426,4 +439,5 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 	}
 	an_slow_finish(f, figs);
 	an_find_verdicts(f, figs, ipfrag_incomplete);
+	f->finished = true;
 }

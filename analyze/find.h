@@ -71,7 +71,8 @@ enum an_find_kind {
 	AN_F_NOENT_REPEAT, AN_F_COMMIT_STORM, AN_F_SIZE_CAPPED,
 	AN_F_SYNC_EXPORT, AN_F_SERVER_RESTART, AN_F_ERROR_BURST,
 	AN_F_RETRANSMITS, AN_F_SHORT_IO, AN_F_SLOW_SERVER, AN_F_LATENCY_SHIFT,
-	AN_F_SYNC_CLIENT, AN_F_NKINDS
+	AN_F_SYNC_CLIENT, AN_F_SLOW_PATH, AN_F_TCP_LOSS, AN_F_TCP_RESET,
+	AN_F_TCP_STALL, AN_F_NKINDS
 };
 
 struct an_finding {
@@ -88,7 +89,12 @@ struct an_finding {
 	double peak_rate;	/* per second; 0 if not a rate */
 	double avg_rate;	/* per second over start..end; 0 if not a rate */
 	char evidence[AN_EVIDENCE_MAX];
-	const char *meaning;	/* static string */
+	const char *meaning;	/* static string: what it means, next step */
+	/* what it costs (its impact, for the ranking; analyze/judge.h): the
+	   clients' wait it explains (ns, summed over the ops), else the ops
+	   it concerns; 0 and 0: not measured */
+	double cost_ns;
+	uint64_t cost_ops;
 };
 
 struct an_find_config {
@@ -121,6 +127,15 @@ struct an_find_config {
 				   WRITEs: no finding: 0.05 */
 	uint32_t slow_ms;	/* cheap ops' median above this: 10 ms */
 	uint32_t slow_min;	/* with at least this many cheap ops: 20 */
+	uint32_t path_ms;	/* slow_path: the path's round trip at or
+				   above this, and above the server's own
+				   time: 10 ms */
+	uint32_t size_small;	/* size_capped: the server's maximum at or
+				   below this (bytes): 16384 */
+	double tcp_loss_share;	/* tcp_loss: retransmitted segments per
+				   segment, either way: 0.01 */
+	uint32_t stall_min;	/* tcp_stall: messages held at a fixed
+				   quantum (40 ms, 200 ms): 5 */
 	uint32_t shift_interval_s;	/* latency shift intervals: 10 s */
 	double shift_factor;	/* p99 >= this x the baseline p99: 10 */
 	uint32_t shift_min_ms;	/* and >= this: 10 ms */
@@ -266,6 +281,13 @@ struct an_vantage_info {
 					   the server's usual latency */
 	uint64_t fact[RX_F_N];		/* retransmitted ops per fact */
 	uint64_t cause[AN_RX_NCAUSES];	/* and per cause at vp */
+	bool tcp;			/* the pair spoke TCP */
+	/* the pair's own evidence said `own`; vp differs when the capture's
+	   other pairs of the same host say otherwise (one capture point:
+	   the stronger evidence decides, or unknown); why: static words
+	   saying so, or NULL */
+	enum an_vantage own;
+	const char *why;
 };
 
 /* Handshakes per pair from capture/ (struct cap_handshake). */
@@ -281,6 +303,44 @@ bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
 /* v as one line of text ("server side (UDP: ...)") into b (n bytes);
  * returns its length. */
 size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n);
+
+/*
+ * The network path of a server, as seen from the capture point
+ * (analyze/path.c): the round trip between the capture point and the
+ * server (srv_ns: the server's pure ACKs of the clients' data, or
+ * SYN -> SYN/ACK) and between it and the client (cli_ns: the client's pure
+ * ACKs of the server's data, or SYN/ACK -> ACK), each the smallest over
+ * the server's pairs (client NULL) or one pair's.  A host answers a
+ * segment at once or after its delayed-ACK timer, so the smallest wait is
+ * the round trip; at the client end srv_ns is the whole path and cli_ns
+ * about 0, at the server end the reverse, in between each a part.  The
+ * server's own time is an RPC's latency (from its last transmission) less
+ * srv_ns; the clients wait cli_ns more.  false: no TCP timing (UDP).
+ */
+struct an_path {
+	int64_t srv_ns, cli_ns;		/* -1: not measured */
+	uint32_t samples;		/* ACK timings and handshakes used */
+	bool by_acks;			/* else by handshakes only */
+};
+bool an_find_path(const struct an_find *f, const struct cap_addr *client,
+		  const struct cap_addr *server, struct an_path *out);
+
+/* The size_small threshold f was made with (size_capped). */
+uint32_t an_find_size_small(const struct an_find *f);
+
+/* TCP health of a pair, or summed over the pairs of a client or server
+ * (NULL: any), analyze/tcphealth.c; [0] client -> server, [1] the
+ * reverse (struct cap_handshake).  false: no TCP seen. */
+struct an_tcp_health {
+	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
+	uint64_t connections;		/* handshakes seen */
+	uint64_t resent_calls;		/* ops sent again over TCP */
+	uint64_t stalls;		/* messages held at 40 or 200 ms */
+	double stall_ns;		/* the time they spread over */
+	uint64_t tcp_ops;		/* answered TCP ops */
+};
+bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
+			const struct cap_addr *server, struct an_tcp_health *h);
 
 /*
  * The transfer-size verdict for a client<->server pair, e.g.

@@ -33,10 +33,11 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"small rewrites with fsync/O_SYNC or close-to-open flushing "
 		"make every write wait for the disk; check the application's "
 		"sync pattern and the 'sync' mount option.",
-	[AN_F_SIZE_CAPPED] = "Transfers never exceed the server's advertised "
-		"maximum: the configured rsize/wsize above it cannot take "
-		"effect; raise the server's limit (e.g. nfsd max_block_size) "
-		"if larger transfers are wanted.",
+	[AN_F_SIZE_CAPPED] = "The server's maximum transfer is small (the "
+		"evidence gives it): every MiB takes many RPCs (8 KiB: 128 "
+		"per MiB, where 64 KiB to 1 MiB is usual: 16 to 1), each a "
+		"round trip; raise the export's limit (nfsd max_block_size, "
+		"ganesha MaxRead/MaxWrite) and remount.",
 	[AN_F_SYNC_EXPORT] = "The client asks for UNSTABLE writes but the "
 		"server commits them to disk before replying: the export is "
 		"synchronous ('sync' export option, or a server that "
@@ -60,11 +61,12 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"per-transfer limit of its file system) below the client's "
 		"rsize/wsize: lower the mount's rsize/wsize to what is "
 		"granted, or raise the server's limit.",
-	[AN_F_SLOW_SERVER] = "Operations that need no disk (NULL, GETATTR, "
-		"ACCESS, FSINFO) take long: the server (or the path to it) "
-		"adds a delay to every reply - an overloaded or swapping "
-		"server, a saturated nfsd thread pool, a slow network hop; "
-		"every application call waits for it.",
+	[AN_F_SLOW_SERVER] = "The server's own time is high (RPC latency "
+		"less the network round trip, measured from TCP ACKs and "
+		"handshakes): cheap operations (NULL, GETATTR, ACCESS, "
+		"FSINFO) mean an overloaded server or nfsd thread pool; READ, "
+		"WRITE and COMMIT alone mean its disk; check the server's "
+		"load, threads and storage.",
 	[AN_F_LATENCY_SHIFT] = "For a while replies took far longer than "
 		"usual: a load spike, a backup or scrub, a failover or a "
 		"network problem at that time; the evidence names the "
@@ -75,6 +77,25 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"O_DSYNC, the mount has the 'sync' option, or (Linux) each "
 		"flush fits in one WRITE (small files written and closed); "
 		"the export is not to blame (compare sync_export).",
+	[AN_F_SLOW_PATH] = "The network path, not the server, takes the "
+		"time: the round trip measured from TCP ACKs and handshakes "
+		"is most of each RPC's latency; check the route, WAN or VPN "
+		"hops, congested links or a shaping device between the "
+		"ends.",
+	[AN_F_TCP_LOSS] = "TCP segments are lost and sent again: each loss "
+		"stalls the connection for a retransmission timeout or a "
+		"round trip; check the link (errors, drops on switch ports, "
+		"duplex, MTU) in the direction that loses.",
+	[AN_F_TCP_RESET] = "Connections are reset or re-made and the "
+		"client sends its outstanding calls again on the new one: "
+		"find what closes them (a firewall or NAT idle timeout, a "
+		"load balancer, the server restarting its threads or "
+		"dropping idle clients).",
+	[AN_F_TCP_STALL] = "Messages wait a fixed quantum: 40 ms is a "
+		"delayed ACK against Nagle (a sender writing a message in "
+		"pieces waits for the ACK of the first piece), 200 ms the "
+		"minimum retransmission timeout; set TCP_NODELAY in the "
+		"sender or write each message in one piece.",
 };
 
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k)

@@ -153,6 +153,17 @@ struct vpair {
 	int64_t hs_syn_min_ns, hs_ack_min_ns, hs_syn_sum_ns, hs_ack_sum_ns;
 	uint32_t srv_n, cli_n;		/* ACK timing (struct cap_handshake) */
 	int64_t srv_min_ns, cli_min_ns;
+	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];	/* health */
+	uint64_t stalls40[2], stalls200[2];
+	int64_t stall_seg_ns[2];
+	/* TCP ops (tcp_stall): answered, and those whose latency sat at
+	   40 ms */
+	/* the vantage point resolved over the capture's pairs, kept once
+	   the input has ended (an_find_finish): it no longer changes */
+	bool vp_kept;
+	uint8_t vp_final;
+	const char *vp_why;
+	uint64_t tcp_ops, lat_40;
 	uint64_t fact[RX_F_N][2];
 };
 
@@ -229,6 +240,7 @@ struct an_find {
 	uint32_t nstorms;		/* storm rings made (AN_FIND_STORMS) */
 	uint64_t storms_lost;		/* ops not followed: no storm or
 					   latency memory */
+	bool finished;			/* an_find_finish was called */
 };
 
 /* find_base.c, what find.c and the detectors share (it calls neither).
@@ -270,6 +282,15 @@ struct subj *an_find_subj(struct an_find *f, const struct cap_addr *a,
 int32_t an_vantage_retrans(struct an_find *f, const struct an_op *op);
 void an_usual_add(struct subj *s, const struct an_op *op);
 void an_usual_free(struct subj *s);
+/* vantage.c: pair (client, server)'s slot, made if new (NULL: full). */
+struct vpair *an_vantage_pair(struct an_find *f, const struct cap_addr *c,
+			      const struct cap_addr *s);
+/* tcphealth.c: an answered op's TCP stalls; at end of input the TCP
+ * findings; does a 40 ms stall explain server s's latency? */
+void an_tcp_stall_add(struct an_find *f, const struct an_op *op);
+void an_tcp_health_findings(struct an_find *f);
+bool an_tcp_stall_explains(const struct an_find *f,
+			   const struct cap_addr *server);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit
  * causes, size caps, sync exports, COMMIT ratio, verifier changes. */
 void an_find_verdicts(struct an_find *f, const struct an_figs *figs,

@@ -26,6 +26,8 @@ static const struct {
 	D(sync_client_share, 0, 1), U(sync_client_min, 1, 1e9),
 	U(size_share, 1, 100), U(short_io_min, 1, 1e9), D(short_io_share, 0, 1),
 	U(slow_ms, 1, 3600000), U(slow_min, 1, 1e9),
+	U(path_ms, 1, 3600000), U(size_small, 512, 1 << 30),
+	D(tcp_loss_share, 0, 1), U(stall_min, 1, 1e9),
 	U(shift_interval_s, 1, 86400), D(shift_factor, 1, 1e6),
 	U(shift_min_ms, 0, 3600000), U(shift_min_ops, 1, 1e9),
 	U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),

@@ -507,6 +507,7 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 		    build_rows(m, (enum an_group)g) < 0)
 			goto fail;
 	if (build_pairs_servers(m) < 0 || build_findings(m) < 0 ||
+	    an_judge(m) < 0 ||
 	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0) ||
 	    ((in->want & AN_MODEL_SERIES) && build_series(m) < 0))
 		goto fail;
@@ -529,6 +530,10 @@ void an_model_fini(struct an_model *m)
 	free(m->servers);
 	free(m->intervals);
 	free(m->findings);
+	free(m->impact);
+	free(m->verdict);
+	m->impact = NULL;
+	m->verdict = NULL;
 	free(m->series);
 	free(m->heat);
 	for (g = 0; g < (int)m->nseries_own; g++)

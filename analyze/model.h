@@ -32,6 +32,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/hist.h"
+#include "analyze/judge.h"
 #include "analyze/names.h"
 #include "analyze/series.h"
 
@@ -81,7 +82,7 @@ struct an_model_pair {
 	char write_verdict[AN_EVIDENCE_MAX];
 	bool has_vantage;		/* find.h's an_find_vantage */
 	struct an_vantage_info vantage;
-	char vantage_text[256];		/* an_vantage_evidence */
+	char vantage_text[512];		/* an_vantage_evidence */
 	const char *vantage_by;		/* tcp_acks, tcp_handshakes,
 					   udp_resends */
 	double syn_synack_min_ms, synack_ack_min_ms;
@@ -172,8 +173,10 @@ struct an_model {
 	uint32_t nservers;
 	struct an_model_interval *intervals;
 	uint32_t nintervals;
-	const struct an_finding **findings;
+	const struct an_finding **findings;	/* by impact (judge.h) */
+	struct an_impact *impact;	/* findings[k]'s */
 	size_t nfindings;
+	struct an_verdict *verdict;	/* judge.h; owned */
 	uint64_t findings_dropped;
 	uint64_t findings_unexamined;	/* an_find_unexamined */
 	/* AN_MODEL_SERIES: by procedure (program, version, procedure), then

@@ -770,6 +770,7 @@ size_t an_msg_build(struct an_msg *am, const struct cap_msg *m,
 	memcpy(am, &msg_zero, sizeof(*am));
 	am->size = sizeof(*am);
 	am->ts_ns = m->ts_ns;
+	am->first_ts_ns = m->first_ts_ns;
 	if (d->rpc.msg_type == RPC_CALL) {
 		/* the decoder remembers a call only if its header got as
 		   far as the procedure number; so do we */
@@ -855,6 +856,7 @@ static void call_fill(struct an_op_core *o, const struct an_msg *am,
 {
 	o->call_frame = am->frame;
 	o->first_call_ns = o->last_call_ns = am->ts_ns;
+	o->call_seg0_ns = am->first_ts_ns;
 	o->lat_first_ns = o->lat_last_ns = -1;
 	o->client_port = o->client_port_last = am->sport;
 	o->server_port = am->dport;
@@ -998,6 +1000,7 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 			return;
 		}
 		o->last_call_ns = am->ts_ns;
+		o->call_seg0_ns = am->first_ts_ns;
 		list_del(e, L_PENDING, i);
 		list_push(e, L_PENDING, i);
 		return;
@@ -1109,6 +1112,7 @@ static void reply_fill(struct an_engine *e, struct an_op_core *o,
 	o->flags |= AN_OP_ANSWERED | am->mflags;
 	o->reply_frame = am->frame;
 	o->reply_ns = am->ts_ns;
+	o->reply_seg0_ns = am->first_ts_ns;
 	o->lat_first_ns = am->ts_ns - o->first_call_ns;
 	o->lat_last_ns = am->ts_ns - o->last_call_ns;
 	if (o->lat_first_ns < 0)

@@ -147,6 +147,10 @@
 	int64_t lat_first_ns, lat_last_ns;	/* -1 if unanswered */ \
 	int64_t retrans_ivl_first_ns;		/* first -> second transmission */ \
 	int64_t retrans_ivl_max_ns;		/* longest interval */ \
+	/* the first segment (or IP fragment) of the last call's and of \
+	   the first reply's message: a message from its first segment to \
+	   its last (the *_ns above) may wait (tcp_stall); 0: unknown */ \
+	int64_t call_seg0_ns, reply_seg0_ns; \
 	uint64_t offset; \
 	uint32_t retrans, dup_replies; \
 	struct cap_addr client, server; \
@@ -256,6 +260,7 @@ struct an_msg {
 	uint16_t sport, dport;
 	uint32_t mflags;		/* AN_OP_AFTER_GAP, AN_OP_IPFRAG */
 	int64_t hidden_from_ns;		/* cap_msg.hidden_from_ns */
+	int64_t first_ts_ns;		/* cap_msg.first_ts_ns */
 	uint64_t frame;
 	int64_t ts_ns;
 	uint32_t len;

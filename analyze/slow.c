@@ -23,8 +23,7 @@ static int cheap_index(const struct an_op *op)
 	return -1;
 }
 
-static const uint32_t cheap_proc[LAT_CHEAP] = {
-	NFS3_NULL, NFS3_GETATTR, NFS3_ACCESS, NFS3_FSINFO };
+
 
 static struct lat_view *view_of(struct subj *c, const struct cap_addr *srv)
 {
@@ -163,37 +162,6 @@ static bool median_over(uint64_t over, uint64_t n)
 	return n > 0 && over > n / 2;
 }
 
-static size_t cheap_evidence(const struct an_figs *figs, const struct subj *s,
-			     char *b, size_t n)
-{
-	const struct lat *l = s->lat;
-	size_t o = 0;
-	uint32_t k;
-	int c;
-
-	for (c = 0; c < LAT_CHEAP && o < n; c++) {
-		if (l->cheap_n[c] == 0)
-			continue;
-		o += (size_t)snprintf(b + o, n - o, "%s%s %" PRIu64 " of %" PRIu64,
-				      o ? ", " : "", dec_proc_name(PROG_NFS, 3,
-				      cheap_proc[c]), l->cheap_over[c],
-				      l->cheap_n[c]);
-		for (k = 0; figs && k < an_figs_nrows(figs, AN_BY_SERVER) &&
-		     o < n; k++) {
-			const struct an_row *w = an_figs_row(figs, AN_BY_SERVER, k);
-
-			if (w->prog == PROG_NFS && w->vers == 3 &&
-			    w->proc == cheap_proc[c] &&
-			    cap_addr_eq(&w->addr, &s->addr) && w->lat_last.count) {
-				o += (size_t)snprintf(b + o, n - o, " (p50 %.3f ms)",
-					(double)hist_percentile(&w->lat_last, 50) / 1e6);
-				break;
-			}
-		}
-	}
-	return o < n ? o : n - 1;
-}
-
 /* Client subject c's view of server srv, or NULL. */
 static const struct lat_view *view_in(const struct subj *c,
 				      const struct cap_addr *srv)
@@ -208,52 +176,208 @@ static const struct lat_view *view_in(const struct subj *c,
 	return NULL;
 }
 
+/* A procedure row of a server: its answered ops, median latency (from
+ * the last transmission) and own time (that less the path's server part,
+ * at least 0); cheap: needs no disk. */
+struct split {
+	const struct an_row *w;
+	bool cheap, slow;
+	int64_t p50_ns, own_ns;
+};
+
+/* 0: no; 1: cheap (needs no disk); 2: READ, WRITE or COMMIT. */
+static int split_kind(const struct an_row *w)
+{
+	if (w->prog != PROG_NFS || w->proc == AN_PROC_ALL)
+		return 0;
+	if (w->proc == NFS3_NULL || w->proc == NFS3_GETATTR ||
+	    (w->vers == 3 && (w->proc == NFS3_ACCESS || w->proc == NFS3_FSINFO)))
+		return 1;
+	if (w->proc == NFS3_READ || (w->vers == 3 && (w->proc == NFS3_WRITE ||
+	    w->proc == NFS3_COMMIT)) || (w->vers == 2 && w->proc == NFS2_WRITE))
+		return 2;
+	return 0;
+}
+
+/* The rows of server s worth splitting (at most max), srv_ns the path's
+ * server part (< 0: unknown, 0 taken). */
+static size_t splits_of(const struct an_figs *figs, const struct subj *s,
+			int64_t srv_ns, struct split *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t k;
+
+	for (k = 0; figs && k < an_figs_nrows(figs, AN_BY_SERVER) && n < max;
+	     k++) {
+		const struct an_row *w = an_figs_row(figs, AN_BY_SERVER, k);
+		int c = split_kind(w);
+
+		if (c == 0 || !cap_addr_eq(&w->addr, &s->addr) ||
+		    w->lat_last.count == 0)
+			continue;
+		out[n].w = w;
+		out[n].cheap = c == 1;
+		out[n].slow = false;
+		out[n].p50_ns = (int64_t)hist_percentile(&w->lat_last, 50);
+		out[n].own_ns = out[n].p50_ns - (srv_ns > 0 ? srv_ns : 0);
+		if (out[n].own_ns < 0)
+			out[n].own_ns = 0;
+		n++;
+	}
+	return n;
+}
+
+static size_t split_evidence(const struct split *v, size_t n, char *b,
+			     size_t m)
+{
+	size_t o = 0, k;
+
+	for (k = 0; k < n && o < m; k++)
+		o += (size_t)snprintf(b + o, m - o, "%s%s p50 %.3f ms, own "
+				      "%.3f ms (%" PRIu64 ")", k ? ", " : "",
+				      dec_proc_name(PROG_NFS, v[k].w->vers,
+						    v[k].w->proc),
+				      (double)v[k].p50_ns / 1e6,
+				      (double)v[k].own_ns / 1e6,
+				      v[k].w->lat_last.count);
+	return o < m ? o : m - 1;
+}
+
+static const char *path_words(const struct an_path *pt, char *b, size_t n)
+{
+	if (pt->srv_ns < 0 && pt->cli_ns < 0)
+		snprintf(b, n, "the path is not measured (no TCP ACK timing "
+			 "or handshake)");
+	else
+		snprintf(b, n, "path round trip %.3f ms (%.3f ms on the "
+			 "server's side of the capture point, %.3f ms on the "
+			 "client's; from %u TCP %s)",
+			 (double)((pt->srv_ns > 0 ? pt->srv_ns : 0) +
+				  (pt->cli_ns > 0 ? pt->cli_ns : 0)) / 1e6,
+			 (double)(pt->srv_ns > 0 ? pt->srv_ns : 0) / 1e6,
+			 (double)(pt->cli_ns > 0 ? pt->cli_ns : 0) / 1e6,
+			 pt->samples, pt->by_acks ? "ACK timings and "
+			 "handshakes" : "handshakes");
+	return b;
+}
+
+/* The path takes the time: its round trip is path_ms or more and at
+ * least the server's own time for its busiest procedure. */
+static void find_slow_path(struct an_find *f, const struct subj *s,
+			   const struct an_path *pt, const struct split *v,
+			   size_t n)
+{
+	int64_t path = (pt->srv_ns > 0 ? pt->srv_ns : 0) +
+		       (pt->cli_ns > 0 ? pt->cli_ns : 0);
+	uint64_t ops = 0, most = 0;
+	int64_t own = 0;
+	struct an_finding *o;
+	char a[64], w[256];
+	size_t k, m;
+
+	for (k = 0; k < n; k++) {
+		ops += v[k].w->lat_last.count;
+		if (v[k].w->lat_last.count > most) {
+			most = v[k].w->lat_last.count;
+			own = v[k].own_ns;
+		}
+	}
+	if (path < (int64_t)f->cfg.path_ms * 1000000 || path < own ||
+	    ops < f->cfg.slow_min || (o = an_find_emit(f, AN_F_SLOW_PATH)) == NULL)
+		return;
+	o->have_server = true;
+	o->server = s->addr;
+	o->count = ops;
+	o->cost_ns = (double)path * (double)ops;
+	m = (size_t)snprintf(o->evidence, sizeof(o->evidence), "server %s: "
+			     "%s, against the server's own time: ",
+			     an_find_astr(&s->addr, a),
+			     path_words(pt, w, sizeof(w)));
+	if (m < sizeof(o->evidence))
+		split_evidence(v, n, o->evidence + m, sizeof(o->evidence) - m);
+}
+
 static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 			     const struct subj *s)
 {
 	const struct lat *l = s->lat;
 	uint64_t n = 0, over = 0;
 	struct an_finding *o;
-	char a[64], c[64];
-	size_t m;
+	struct an_path pt;
+	struct split sp[16], slow[16];
+	char a[64], c[64], w[256];
+	size_t m, nv, ns = 0, j;
 	uint32_t k, shown;
 	int i;
+	bool cheap_slow;
 
 	for (i = 0; i < LAT_CHEAP; i++) {
 		n += l->cheap_n[i];
 		over += l->cheap_over[i];
 	}
-	if (n >= f->cfg.slow_min && median_over(over, n)) {
+	if (!an_find_path(f, NULL, &s->addr, &pt))
+		pt.srv_ns = pt.cli_ns = -1;
+	nv = splits_of(figs, s, pt.srv_ns, sp, 16);
+	cheap_slow = n >= f->cfg.slow_min && median_over(over, n);
+	for (j = 0; j < nv; j++) {
+		bool many = sp[j].w->lat_last.count >= f->cfg.slow_min;
+
+		sp[j].slow = sp[j].own_ns > (int64_t)f->cfg.slow_ms * 1000000 &&
+			    (sp[j].cheap ? cheap_slow : many);
+		if (sp[j].slow)
+			slow[ns++] = sp[j];
+	}
+	if (!figs && cheap_slow)	/* no rows: the old rule alone */
+		ns = 1;
+	if (ns > 0 && an_tcp_stall_explains(f, &s->addr))
+		ns = 0;		/* replies wait 40 ms: tcp_stall */
+	if (ns == 0)
+		find_slow_path(f, s, &pt, sp, nv);
+	if (ns > 0) {
 		if ((o = an_find_emit(f, AN_F_SLOW_SERVER)) == NULL)
 			return;
 		o->have_server = true;
 		o->server = s->addr;
-		o->count = over;
+		o->count = 0;
+		for (j = 0; figs && j < ns; j++) {
+			o->count += slow[j].w->lat_last.count;
+			o->cost_ns += (double)slow[j].own_ns *
+				      (double)slow[j].w->lat_last.count;
+		}
 		m = (size_t)snprintf(o->evidence, sizeof(o->evidence),
-			"server %s: %" PRIu64 " of %" PRIu64 " cheap ops (NULL, "
-			"GETATTR, ACCESS, FSINFO) took over %u ms (server time, "
-			"from the last transmission): the median is above it; ",
-			an_find_astr(&s->addr, a), over, n, f->cfg.slow_ms);
-		if (m < sizeof(o->evidence))
-			m += cheap_evidence(figs, s, o->evidence + m,
+			"server %s: its own time (RPC latency from the last "
+			"transmission less the path's part) above %u ms: ",
+			an_find_astr(&s->addr, a), f->cfg.slow_ms);
+		if (m < sizeof(o->evidence) && figs)
+			m += split_evidence(slow, ns, o->evidence + m,
 					    sizeof(o->evidence) - m);
+		if (m < sizeof(o->evidence))
+			m += (size_t)snprintf(o->evidence + m,
+				sizeof(o->evidence) - m, "; %s; cheap ops (NULL, "
+				"GETATTR, ACCESS, FSINFO) over %u ms: %" PRIu64
+				" of %" PRIu64, path_words(&pt, w, sizeof(w)),
+				f->cfg.slow_ms, over, n);
 		for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0),
 		     shown = 0; k < AN_FIND_SUBJECTS &&
 		     m < sizeof(o->evidence);
 		     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
-			const struct lat_view *v = view_in(&f->subj[k], &s->addr);
+			const struct lat_view *vw = view_in(&f->subj[k], &s->addr);
 
-			if (v != NULL)
+			if (vw != NULL)
 				m += (size_t)snprintf(o->evidence + m,
 					sizeof(o->evidence) - m, "%s%s waits "
 					"over %u ms for %" PRIu64 " of %" PRIu64,
 					shown++ ? ", " : "; clients' view: ",
 					an_find_astr(&f->subj[k].addr, c),
-					f->cfg.slow_ms, v->over, v->n);
+					f->cfg.slow_ms, vw->over, vw->n);
 		}
 		return;
 	}
-	/* the server is quick, but a client waits (retransmissions) */
+	/* the server is quick, but a client waits (retransmissions); not
+	   when the path takes that long */
+	if ((pt.srv_ns > 0 ? pt.srv_ns : 0) + (pt.cli_ns > 0 ? pt.cli_ns : 0) >=
+	    (int64_t)f->cfg.slow_ms * 1000000)
+		return;
 	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
 	     k < AN_FIND_SUBJECTS;
 	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {

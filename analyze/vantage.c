@@ -156,6 +156,12 @@ static struct vpair *vpair_get(struct an_find *f, const struct cap_addr *c,
 	return NULL;
 }
 
+struct vpair *an_vantage_pair(struct an_find *f, const struct cap_addr *c,
+			      const struct cap_addr *s)
+{
+	return vpair_get(f, c, s, true);
+}
+
 /* The fact that decides a retransmitted op's cause; *short_to: the
  * client's first resend came sooner than the server's usual latency. */
 static enum rx_fact op_fact(const struct an_op *op, int64_t usual,
@@ -203,6 +209,8 @@ static enum an_vantage by_handshake(const struct vpair *p)
 	return small >= HS_BETWEEN_NS ? AN_VP_BETWEEN : AN_VP_UNKNOWN;
 }
 
+static bool acks_delayed(const struct vpair *p);
+
 /* The host that acknowledges data sooner is the capture's own. */
 static enum an_vantage by_acks(const struct vpair *p)
 {
@@ -210,12 +218,27 @@ static enum an_vantage by_acks(const struct vpair *p)
 	int64_t big = s > c ? s : c, small = s > c ? c : s;
 
 	if (p->srv_n < ACK_MIN_N || p->cli_n < ACK_MIN_N || big < HS_FLOOR_NS ||
-	    small * ACK_RATIO > big)
+	    small * ACK_RATIO > big || acks_delayed(p))
 		return AN_VP_UNKNOWN;
 	return s < c ? AN_VP_SERVER : AN_VP_CLIENT;
 }
 
-static enum an_vantage vpair_vantage(const struct vpair *p)
+/* The larger smallest ACK wait sits at a delayed-ACK quantum (35-45 ms,
+ * or 190-210 ms) and a handshake measured the path as shorter: that host
+ * held its ACKs (delayed ACK), its distance is not a round trip. */
+static bool acks_delayed(const struct vpair *p)
+{
+	int64_t big = p->srv_min_ns > p->cli_min_ns ? p->srv_min_ns :
+		      p->cli_min_ns;
+	int64_t hs = p->hs_syn_min_ns > p->hs_ack_min_ns ? p->hs_syn_min_ns :
+		     p->hs_ack_min_ns;
+	bool q = (big >= 35000000 && big <= 45000000) ||
+		 (big >= 190000000 && big <= 210000000);
+
+	return q && (p->hs_n == 0 || hs * 2 < big);
+}
+
+static enum an_vantage vpair_own(const struct vpair *p)
 {
 	enum an_vantage v = by_acks(p);
 
@@ -231,6 +254,104 @@ static enum an_vantage vpair_vantage(const struct vpair *p)
 	if (first && quick)
 		return AN_VP_BETWEEN;
 	return first ? AN_VP_SERVER : quick ? AN_VP_CLIENT : AN_VP_UNKNOWN;
+}
+
+/* How strongly pair p's evidence says its vantage point: its samples. */
+static uint64_t strength(const struct vpair *p)
+{
+	uint64_t u = p->fact[RX_F_REPLY_FIRST][0] + p->fact[RX_F_REPLY_FIRST][1] +
+		     p->fact[RX_F_QUICK][0] + p->fact[RX_F_QUICK][1];
+
+	if (by_acks(p) != AN_VP_UNKNOWN)
+		return (p->srv_n < p->cli_n ? p->srv_n : p->cli_n) + p->hs_n;
+	return by_handshake(p) != AN_VP_UNKNOWN ? p->hs_n : u;
+}
+
+/*
+ * One capture point: the pairs that share p's client or its server were
+ * seen from the same place, so they must agree (opposite answers for one
+ * host need two capture points: merged files).  The strongest evidence
+ * among the decided ones wins when it is at least twice the strongest
+ * that disagrees with it; else unknown.  *why: NULL, or why p's own
+ * answer was overruled.
+ */
+static enum an_vantage vpair_resolve(const struct an_find *f,
+				     const struct vpair *p, const char **why);
+
+static enum an_vantage vpair_vantage_why(const struct an_find *f,
+					 const struct vpair *p,
+					 const char **why)
+{
+	struct vpair *w = (struct vpair *)p;	/* the kept answer only */
+
+	if (p->vp_kept) {
+		*why = p->vp_why;
+		return (enum an_vantage)p->vp_final;
+	}
+	w->vp_final = (uint8_t)vpair_resolve(f, p, &w->vp_why);
+	w->vp_kept = f->finished;
+	*why = w->vp_why;
+	return (enum an_vantage)w->vp_final;
+}
+
+static enum an_vantage vpair_resolve(const struct an_find *f,
+				     const struct vpair *p, const char **why)
+{
+	enum an_vantage own = vpair_own(p), best = own;
+	uint64_t sbest = own == AN_VP_UNKNOWN ? 0 : strength(p), sother = 0;
+	uint32_t k;
+
+	*why = NULL;
+	for (k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, 0); k < AN_FIND_PAIRS;
+	     k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, k + 1)) {
+		const struct vpair *q = &f->vp[k];
+		enum an_vantage v;
+		uint64_t sq;
+
+		if (q == p || !q->used || (!cap_addr_eq(&q->client, &p->client) &&
+		    !cap_addr_eq(&q->server, &p->server)))
+			continue;
+		if ((v = vpair_own(q)) == AN_VP_UNKNOWN)
+			continue;
+		if (cap_addr_eq(&q->server, &p->server) &&
+		    !cap_addr_eq(&q->client, &p->client) &&
+		    v != AN_VP_SERVER && best != AN_VP_SERVER)
+			continue;	/* two clients of one server: both
+					   client side only at a mirror */
+		sq = strength(q);
+		if (v == best) {
+			if (sq > sbest)
+				sbest = sq;
+			continue;
+		}
+		if (sq > sbest) {
+			if (sbest > sother)
+				sother = sbest;
+			best = v;
+			sbest = sq;
+		} else if (sq > sother) {
+			sother = sq;
+		}
+	}
+	if (sother == 0 || best == AN_VP_UNKNOWN)
+		return best;
+	if (sbest >= 2 * sother) {
+		if (best != own)
+			*why = "the stronger evidence of the capture's other "
+			       "pairs of this host (one capture point)";
+		return best;
+	}
+	*why = "pairs of this host disagree and neither evidence is twice "
+	       "the other (one capture point; merged files?)";
+	return AN_VP_UNKNOWN;
+}
+
+static enum an_vantage vpair_vantage_of(const struct an_find *f,
+					const struct vpair *p)
+{
+	const char *why;
+
+	return vpair_vantage_why(f, p, &why);
 }
 
 const char *const an_rx_cause_keys[AN_RX_NCAUSES] = {
@@ -265,7 +386,8 @@ enum an_rx_cause an_retrans_cause(const struct an_find *f,
 	bool short_to;
 	enum rx_fact x = op_fact(op, usual_ns(s, op), &short_to);
 
-	return fact_cause(x, short_to, p ? vpair_vantage(p) : AN_VP_UNKNOWN);
+	return fact_cause(x, short_to, p ? vpair_vantage_of(f, p) :
+			  AN_VP_UNKNOWN);
 }
 
 /* An rx key: the pair's slot in f->vp, the fact and short_to. */
@@ -293,7 +415,7 @@ enum an_rx_cause an_find_rx_cause(const struct an_find *f, int32_t rx_key)
 	assert(rx_key >= 0 && rx_key < AN_FIND_PAIRS * RX_KEYS_PER_PAIR);
 	p = &f->vp[rx_key / RX_KEYS_PER_PAIR];
 	assert(p->used && p->fact[k / 2][k % 2] > 0);
-	return fact_cause((enum rx_fact)(k / 2), k % 2, vpair_vantage(p));
+	return fact_cause((enum rx_fact)(k / 2), k % 2, vpair_vantage_of(f, p));
 }
 
 void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
@@ -304,7 +426,7 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 	for (k = 0; k < n; k++) {
 		struct vpair *p;
 
-		if ((hs[k].n == 0 && hs[k].srv_n == 0 && hs[k].cli_n == 0) ||
+		if (!cap_handshake_used(&hs[k]) ||
 		    (p = vpair_get(f, &hs[k].client, &hs[k].server, true)) == NULL)
 			continue;
 		p->srv_n = hs[k].srv_n;
@@ -316,6 +438,15 @@ void an_find_handshakes(struct an_find *f, const struct cap_handshake *hs,
 		p->hs_ack_min_ns = hs[k].ack_min_ns;
 		p->hs_syn_sum_ns = hs[k].syn_sum_ns;
 		p->hs_ack_sum_ns = hs[k].ack_sum_ns;
+		memcpy(p->segs, hs[k].segs, sizeof(p->segs));
+		memcpy(p->resent, hs[k].resent, sizeof(p->resent));
+		memcpy(p->dupack_loss, hs[k].dupack_loss,
+		       sizeof(p->dupack_loss));
+		memcpy(p->zero_win, hs[k].zero_win, sizeof(p->zero_win));
+		memcpy(p->rsts, hs[k].rsts, sizeof(p->rsts));
+		memcpy(p->stalls40, hs[k].stalls40, sizeof(p->stalls40));
+		memcpy(p->stalls200, hs[k].stalls200, sizeof(p->stalls200));
+		memcpy(p->stall_seg_ns, hs[k].stall_ns, sizeof(p->stall_seg_ns));
 	}
 }
 
@@ -330,9 +461,21 @@ size_t an_find_handshake_list(const struct an_find *f,
 	     k = an_bit_next(f->vp_bits, AN_FIND_PAIRS, k + 1)) {
 		const struct vpair *p = &f->vp[k];
 
-		if (!p->used || (p->hs_n == 0 && p->srv_n == 0 && p->cli_n == 0))
-			continue;
 		memset(&out[n], 0, sizeof(out[n]));
+		memcpy(out[n].segs, p->segs, sizeof(p->segs));
+		memcpy(out[n].resent, p->resent, sizeof(p->resent));
+		memcpy(out[n].dupack_loss, p->dupack_loss,
+		       sizeof(p->dupack_loss));
+		memcpy(out[n].zero_win, p->zero_win, sizeof(p->zero_win));
+		memcpy(out[n].rsts, p->rsts, sizeof(p->rsts));
+		memcpy(out[n].stalls40, p->stalls40, sizeof(p->stalls40));
+		memcpy(out[n].stalls200, p->stalls200, sizeof(p->stalls200));
+		memcpy(out[n].stall_ns, p->stall_seg_ns, sizeof(p->stall_seg_ns));
+		out[n].n = p->hs_n;
+		out[n].srv_n = p->srv_n;
+		out[n].cli_n = p->cli_n;
+		if (!p->used || !cap_handshake_used(&out[n]))
+			continue;
 		out[n].srv_n = p->srv_n;
 		out[n].cli_n = p->cli_n;
 		out[n].srv_min_ns = p->srv_min_ns;
@@ -360,7 +503,10 @@ bool an_find_vantage(const struct an_find *f, const struct cap_addr *client,
 	out->vp = AN_VP_UNKNOWN;
 	if (p == NULL)
 		return false;
-	out->vp = vpair_vantage(p);
+	out->own = vpair_own(p);
+	out->vp = vpair_vantage_why(f, p, &out->why);
+	out->tcp = p->hs_n || p->srv_n || p->cli_n || p->segs[0] ||
+		   p->segs[1] || p->fact[RX_F_TCP][0] || p->fact[RX_F_TCP][1];
 	out->by_acks = by_acks(p) != AN_VP_UNKNOWN;
 	out->by_handshake = !out->by_acks &&
 			    by_handshake(p) != AN_VP_UNKNOWN;
@@ -408,6 +554,17 @@ size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n)
 			     v->handshakes == 1 ? "" : "s",
 			     (double)v->syn_min_ns / 1e6,
 			     (double)v->ack_min_ns / 1e6);
+	else if (v->tcp && v->reply_first + v->quick == 0)
+		w = snprintf(b, n, "%s (TCP: ACK timing %s: the server "
+			     "acknowledged within %.3f ms at best (%u times), "
+			     "the client within %.3f ms (%u); %u handshake%s%s)",
+			     an_vantage_name(v->vp), v->srv_acks < 8 ||
+			     v->cli_acks < 8 ? "too sparse" : "too close to "
+			     "tell or a delayed-ACK quantum",
+			     (double)v->srv_ack_min_ns / 1e6, v->srv_acks,
+			     (double)v->cli_ack_min_ns / 1e6, v->cli_acks,
+			     v->handshakes, v->handshakes == 1 ? "" : "s",
+			     v->handshakes ? " too close to tell" : "");
 	else
 		w = snprintf(b, n, "%s (UDP: %" PRIu64 " replies seen before "
 			     "a resend of their call, %" PRIu64 " resends "
@@ -415,6 +572,13 @@ size_t an_vantage_evidence(const struct an_vantage_info *v, char *b, size_t n)
 			     an_vantage_name(v->vp), v->reply_first, v->quick,
 			     v->handshakes ? "; TCP handshakes too close to "
 			     "tell" : "");
+	if (w >= 0 && (size_t)w < n && v->why) {
+		int e = snprintf(b + w, n - (size_t)w, "; this pair alone "
+				 "says %s: %s", an_vantage_name(v->own),
+				 v->why);
+
+		w = e < 0 ? w : w + e;
+	}
 	if (w >= 0 && (size_t)w < n && v->vp == AN_VP_SERVER) {
 		int e = snprintf(b + w, n - (size_t)w, "; calls lost before "
 				 "they reached here are not seen");

@@ -93,6 +93,20 @@ static void sizes_with_replies(struct an_sizes *all, const struct an_sizes *a,
 	}
 }
 
+/*
+ * Do the sizes used say anything of the client's rsize/wsize?  Not when
+ * the transfers are small (under 4 KiB: whole small files, small
+ * application writes) or most READs ended at EOF (a whole file read,
+ * asked by its size).
+ */
+static bool size_evidence(const struct an_pair *p, bool write,
+			  const struct an_sizes *s)
+{
+	if (s->max < 4096)
+		return false;
+	return write || p->read_eof * 2 < p->reads;
+}
+
 bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		     bool write, uint32_t share_pct, char *buf, size_t n)
 {
@@ -155,6 +169,12 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 			 "are smaller (small files or small application I/O); "
 			 "a %s above %s cannot take effect", limname, lim, knob,
 			 hsize(lim, b1, sizeof(b1)));
+	} else if (s->max < lim && !size_evidence(p, write, s)) {
+		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
+			 "server allows more; not enough evidence of the "
+			 "client's %s (%s): it is not sent on the wire",
+			 limname, lim, knob, write ? "only small WRITEs" :
+			 "the READs end at EOF or read whole small files");
 	} else if (s->max < lim) {
 		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
 			 "server allows more: the client's %s (not sent on the "
@@ -266,6 +286,32 @@ static void find_sync(struct an_find *f, const struct an_pair *p)
 		 asked_as(p, 0), p->commits);
 }
 
+/* The server's advertised maximum for READ (w 0) or WRITE; 0: unknown. */
+static uint32_t size_limit(const struct an_server *srv, int w)
+{
+	if (srv && srv->have_fsinfo)
+		return w ? srv->wtmax : srv->rtmax;
+	return srv && srv->have_statfs ? srv->tsize : 0;
+}
+
+/* A small server maximum's cost: RPCs per MiB at it against 64 KiB
+ * (o->count calls of lim bytes; the extra ones are its cost). */
+static void size_cost(struct an_finding *o, uint32_t lim, const char *v)
+{
+	uint64_t per = lim ? 1048576u / lim : 0;
+	size_t n;
+
+	o->cost_ops = lim && lim < 65536 ? o->count - o->count * lim / 65536
+					 : 0;
+	n = strnlen(v, sizeof(o->evidence) - 1);
+	memcpy(o->evidence, v, n);
+	o->evidence[n] = '\0';
+	snprintf(o->evidence + n, sizeof(o->evidence) - n, "; at %u bytes a "
+		 "MiB takes %" PRIu64 " %ss where 64 KiB takes 16: %" PRIu64
+		 " of these %" PRIu64 " calls would not be needed", lim,
+		 per, o->write ? "WRITE" : "READ", o->cost_ops, o->count);
+}
+
 static void find_pairs(struct an_find *f, const struct an_figs *figs)
 {
 	uint32_t k;
@@ -283,8 +329,9 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 				 p->read.total + p->read_rep.total) == 0)
 				continue;
 			if (!an_size_verdict(p, srv, w, f->cfg.size_share, v,
-					     sizeof(v)))
-				continue;
+					     sizeof(v)) ||
+			    size_limit(srv, w) > f->cfg.size_small)
+				continue;	/* as negotiated: a verdict */
 			if ((o = emit(f, AN_F_SIZE_CAPPED)) == NULL)
 				return;
 			o->have_client = o->have_server = true;
@@ -293,7 +340,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			o->server = p->server;
 			o->count = w ? p->write.total + p->write_rep.total :
 				       p->read.total + p->read_rep.total;
-			snprintf(o->evidence, sizeof(o->evidence), "%s", v);
+			size_cost(o, size_limit(srv, w), v);
 		}
 		find_short_io(f, p, srv);
 		find_sync(f, p);
@@ -478,11 +525,58 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 	}
 }
 
+/* Do storm findings a and b name one storm: the same kind and client,
+ * their spans touching? */
+static bool same_storm(const struct an_finding *a, const struct an_finding *b)
+{
+	return a->kind == b->kind && a->kind == AN_F_COMMIT_STORM &&
+	       a->have_client && b->have_client &&
+	       cap_addr_eq(&a->client, &b->client) &&
+	       a->start_ns <= b->end_ns && b->start_ns <= a->end_ns;
+}
+
+/* One storm, one finding: a COMMIT phase and a COMMIT rate storm over the
+ * same time are merged into the one with more COMMITs, over both spans. */
+static void merge_storms(struct an_find *f)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < f->nout; i++)
+		for (j = i + 1; j < f->nout; j++) {
+			struct an_finding *a = &f->out[i], *b = &f->out[j];
+
+			if (!same_storm(a, b))
+				continue;
+			if (b->count > a->count) {
+				struct an_finding t = *a;
+
+				*a = *b;
+				*b = t;
+			}
+			if (b->start_ns < a->start_ns)
+				a->start_ns = b->start_ns;
+			if (b->end_ns > a->end_ns)
+				a->end_ns = b->end_ns;
+			if (b->peak_rate > a->peak_rate)
+				a->peak_rate = b->peak_rate;
+			n = strnlen(a->evidence, sizeof(a->evidence));
+			snprintf(a->evidence + n, sizeof(a->evidence) - n,
+				 "; the same storm by the %s rule",
+				 strstr(b->evidence, "a phase") ? "phase" :
+				 "rate");
+			memmove(b, b + 1, (f->nout - j - 1) * sizeof(*b));
+			f->nout--;
+			j--;
+		}
+}
+
 void an_find_verdicts(struct an_find *f, const struct an_figs *figs,
 		      uint64_t ipfrag_incomplete)
 {
+	merge_storms(f);
 	find_noent(f);
 	find_retrans(f, ipfrag_incomplete);
+	an_tcp_health_findings(f);
 	if (figs != NULL) {
 		find_pairs(f, figs);
 		find_restarts(f, figs);

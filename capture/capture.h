@@ -168,7 +168,7 @@ struct cap_config {
  * them.  On a capturing host TCP segments arrive coalesced by GRO/TSO (up
  * to 64 KiB and more), so any shorter snaplen hides the RPC records that
  * begin past it inside a segment; whole packets need the larger buffer
- * (README, -s: the measurement behind both).
+ * (doc/commands.md, -s: the measurement behind both).
  */
 #define CAP_DEFAULT_SNAPLEN 262144
 #define CAP_DEFAULT_BUFFER_KIB 32768
@@ -179,7 +179,7 @@ struct cap_config {
  * this long after it opened.  Immediate mode hands one over almost every
  * packet: the ring then holds about as many packets as it has blocks, and
  * each packet costs a poll(2).  With 100 ms a packet waits at most about
- * that long; the reader wakes once a block (README, Live: measured).  A
+ * that long; the reader wakes once a block (doc/bench.md, Live: measured).  A
  * filter testing the direction keeps immediate mode (source.c,
  * filter_tests_direction).
  */
@@ -293,7 +293,27 @@ struct cap_handshake {
 	   with n, srv_n and cli_n all 0 is unused. */
 	uint32_t srv_n, cli_n;
 	int64_t srv_min_ns, cli_min_ns;
+	/* TCP health on the pair's RPC connections, [0] client -> server,
+	   [1] server -> client (a direction is known by the RPC messages it
+	   carried): segments with data, those sent again (wholly or partly
+	   seen before), losses the receiver signalled (a third duplicate
+	   ACK: fast retransmit; counted in the data's direction), segments
+	   advertising a zero window; RSTs sent */
+	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
+	/* RPC records whose segments spread from the first to the last over
+	   a fixed quantum: 35-45 ms (delayed ACK against Nagle), 190-230 ms
+	   (minimum RTO); the time they spread over, ns */
+	uint64_t stalls40[2], stalls200[2];
+	int64_t stall_ns[2];
 };
+
+/* Does slot e of the handshake table hold anything? */
+static inline bool cap_handshake_used(const struct cap_handshake *e)
+{
+	return e->n || e->srv_n || e->cli_n || e->segs[0] || e->segs[1] ||
+	       e->rsts[0] || e->rsts[1] || e->dupack_loss[0] ||
+	       e->dupack_loss[1];
+}
 
 /* ---- the pipe ---- */
 
@@ -308,6 +328,8 @@ struct cap_pkt {
 	const uint8_t *data;
 };
 
+/* linktype as tcpdump names it: "EN10MB (Ethernet)", or its number. */
+const char *cap_linktype_str(int linktype, char *buf, size_t n);
 /* Is linktype supported?  On false, errbuf says why. */
 bool cap_linktype_ok(int linktype, char *errbuf);
 

@@ -31,6 +31,18 @@ enum {
 #define ETHERTYPE_IPV6 0x86dd
 #define VLAN_TAGS_MAX 16	/* more tags than this is garbage */
 
+const char *cap_linktype_str(int linktype, char *buf, size_t n)
+{
+	const char *name = pcap_datalink_val_to_name(linktype);
+	const char *what = pcap_datalink_val_to_description(linktype);
+
+	if (name && what)
+		snprintf(buf, n, "%s (%s)", name, what);
+	else
+		snprintf(buf, n, "%d", linktype);
+	return buf;
+}
+
 bool cap_linktype_ok(int linktype, char *errbuf)
 {
 	const char *name;

@@ -244,6 +244,21 @@ void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
 				  f->last_ts_ns);
 }
 
+/* A record spread from its first segment to its last over a fixed
+ * quantum (struct cap_handshake stalls40, stalls200): a sender holding
+ * its last piece for an ACK (Nagle against a delayed ACK) or a lost
+ * segment resent after the minimum RTO. */
+static void stall_note(struct tcp_flow *f, int64_t spread)
+{
+	if (spread >= 35000000 && spread <= 45000000)
+		f->h_st40++;
+	else if (spread >= 190000000 && spread <= 230000000)
+		f->h_st200++;
+	else
+		return;
+	f->h_stall_ns += spread;
+}
+
 static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 		    const struct seg_ctx *done, const uint8_t *d,
 		    uint32_t caplen, uint32_t len, uint32_t flags,
@@ -288,6 +303,7 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	m.data = d;
 	m.hidden_from_ns = f->hidden_from_ns;
 	f->hidden_from_ns = 0;
+	stall_note(f, m.ts_ns - first_ts_ns);
 	p->st.tcp_msgs++;
 	if (p->fn)
 		p->fn(p->user, &m);

@@ -164,9 +164,11 @@ static void seg_apply(struct cap_pipe *p, struct tcp_flow *f,
 	c.done_ts_ns = f->wm_ts_ns;
 	if (back >= len) {
 		p->st.tcp_retrans++;
+		f->h_resent++;
 		return;
 	}
 	if (back > 0) {		/* partly old */
+		f->h_resent++;
 		if (back < caplen) {
 			d += back;
 			caplen -= back;
@@ -227,6 +229,7 @@ static void ooo_insert(struct cap_pipe *p, struct tcp_flow *f,
 		pp = &(*pp)->next;
 	if (*pp && (*pp)->seq == seq && (*pp)->len >= len) {
 		p->st.tcp_retrans++;	/* already queued */
+		f->h_resent++;
 		return;
 	}
 	/* over the budget of all flows: this flow's holes are declared lost
@@ -406,7 +409,7 @@ static struct cap_handshake *hs_slot(struct cap_pipe *p,
 		struct cap_handshake *e =
 			&p->hs[(h + k) % CAP_HANDSHAKE_PAIRS];
 
-		if (e->n == 0 && e->srv_n == 0 && e->cli_n == 0) {
+		if (!cap_handshake_used(e)) {
 			e->client = *client;
 			e->server = *server;
 			return e;
@@ -438,6 +441,26 @@ static void handshake_done(struct cap_pipe *p, struct tcp_flow *f)
 	e->ack_sum_ns += ack;
 }
 
+/* Flow f ends: its health counters go to its pair's slot, in the
+ * direction of its messages. */
+static void health_fold(struct cap_handshake *e, struct tcp_flow *f,
+			bool calls)
+{
+	int d = calls ? 0 : 1;
+
+	e->segs[d] += f->h_segs;
+	e->resent[d] += f->h_resent;
+	e->zero_win[d] += f->h_zwin;
+	e->rsts[d] += f->h_rsts;
+	e->dupack_loss[1 - d] += f->h_dupack_loss;
+	e->stalls40[d] += f->h_st40;
+	e->stalls200[d] += f->h_st200;
+	e->stall_ns[d] += f->h_stall_ns;
+	f->h_segs = f->h_resent = f->h_zwin = f->h_rsts = 0;
+	f->h_dupack_loss = f->h_st40 = f->h_st200 = 0;
+	f->h_stall_ns = 0;
+}
+
 /* Flow f ends: its ACK timing goes to its pair's slot, as the server's
  * (f carries calls) or the client's (f carries replies) response. */
 static void rsp_fold(struct cap_pipe *p, struct tcp_flow *f)
@@ -445,10 +468,15 @@ static void rsp_fold(struct cap_pipe *p, struct tcp_flow *f)
 	struct cap_handshake *e;
 	bool calls = f->n_calls > f->n_replies;
 
-	if (f->rsp_n == 0 || f->n_calls == f->n_replies)
+	if (f->n_calls == f->n_replies ||
+	    (f->rsp_n == 0 && f->h_segs == 0 && f->h_rsts == 0 &&
+	     f->h_dupack_loss == 0 && f->h_st40 == 0 && f->h_st200 == 0))
 		return;
 	e = calls ? hs_slot(p, &f->src, &f->dst) : hs_slot(p, &f->dst, &f->src);
 	if (e == NULL)
+		return;
+	health_fold(e, f, calls);
+	if (f->rsp_n == 0)
 		return;
 	if (calls) {
 		if (e->srv_n == 0 || f->rsp_min_ns < e->srv_min_ns)
@@ -468,6 +496,18 @@ static void flow_drop(struct cap_pipe *p, struct tcp_flow *f)
 	flow_unlink_free(p->tcp, f, &p->tcp_mem);
 }
 
+/* A pure ACK on flow f: the third of the same number in a row signals
+ * a lost segment of the other direction (RFC 5681 fast retransmit). */
+static void dup_ack(struct tcp_flow *f, uint32_t ack)
+{
+	if (ack != f->last_ack) {
+		f->last_ack = ack;
+		f->dup_acks = 0;
+	} else if (++f->dup_acks == 3) {
+		f->h_dupack_loss++;
+	}
+}
+
 /* A pure ACK on flow f: does it answer the other direction's data
  * segment that awaits one? */
 static void ack_timing(struct cap_pipe *p, struct tcp_flow *f, uint32_t ack)
@@ -475,6 +515,7 @@ static void ack_timing(struct cap_pipe *p, struct tcp_flow *f, uint32_t ack)
 	struct tcp_flow *r = f->rev;
 	int64_t w;
 
+	dup_ack(f, ack);
 	if (r == NULL || !r->ack_waiting ||
 	    (int32_t)(ack - r->ack_wait_end) < 0)
 		return;
@@ -626,6 +667,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 			p->st.tcp_not_rpc++;
 		} else {
 			p->st.tcp_segments++;
+			f->h_segs++;
 			if (len > p->st.tcp_seg_max)
 				p->st.tcp_seg_max = len;
 			if (caplen < len && caplen > p->st.tcp_seg_cut_max)
@@ -642,7 +684,11 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		ooo_free_all(t, f, &p->tcp_mem);
 		f->rs = RS_SYNC;
 	}
+	if ((fl & (TH_RST | TH_SYN | TH_FIN)) == 0 && l3->caplen >= 16 &&
+	    cap_be16(l3->data + 14) == 0)
+		f->h_zwin++;
 	if (fl & TH_RST) {
+		f->h_rsts++;
 		flow_finish(p, f);
 		flow_drop(p, f);
 		return;

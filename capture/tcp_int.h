@@ -83,6 +83,13 @@ struct tcp_flow {
 	uint32_t ack_wait_end, rsp_n;
 	bool ack_waiting;
 	struct tcp_flow *rev;
+	/* health (struct cap_handshake segs, resent, zero_win, rsts) */
+	uint64_t h_segs, h_resent, h_zwin, h_rsts;
+	uint64_t h_dupack_loss;		/* the other direction's losses this
+					   direction signalled (3 dup ACKs) */
+	uint32_t last_ack, dup_acks;
+	uint64_t h_st40, h_st200;	/* records spread over a quantum */
+	int64_t h_stall_ns;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */
 	uint8_t mark_have;

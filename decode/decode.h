@@ -12,7 +12,7 @@
  *     path <= 1024): nothing points into packet buffers after a call returns.
  *   - Each decoded field has a bit in a `have` mask; printers show exactly the
  *     fields whose bit is set.  Struct field names are the JSON key names used
- *     by `nfscope dump --json` (README documents them).
+ *     by `nfscope dump --json` (doc/dump-json.md documents them).
  *   - A reply body is decoded with the (prog, vers, proc) of its call, found
  *     in a struct dec_xidmap (bounded, entries expire by age): the one
  *     call table, whose identities (dec_msg.call_id) analyze/ keys on.
@@ -856,6 +856,8 @@ uint32_t dec_late_expire(struct dec_late *l, int64_t now_ns, bool all);
 const struct cap_msg *dec_late_next(struct dec_late *l, struct dec_xid_key *k,
 				    bool *timed_out);
 uint32_t dec_late_waiting(const struct dec_late *l);
+/* Capture time of the oldest reply held or due (0: none). */
+int64_t dec_late_oldest_ns(const struct dec_late *l);
 
 /* ---------------------------------------------------------- message -- */
 
@@ -976,6 +978,9 @@ bool dec_message(struct dec *d, const struct cap_msg *m, struct dec_msg *out);
  * sees every message once, replies after their calls.
  */
 bool dec_held(const struct dec *d);
+/* Capture time of the oldest reply still held for a later call (0: none):
+ * it may yet come back, from dec_next, after younger messages. */
+int64_t dec_held_oldest_ns(const struct dec *d);
 const struct cap_msg *dec_next(struct dec *d, struct dec_msg *out, bool *rpc);
 void dec_flush(struct dec *d);
 /* After dec_flush and dec_next's last message, when nothing more will be

@@ -93,6 +93,20 @@ dec_late_waiting(const struct dec_late *l)
 	return l->count;
 }
 
+int64_t
+dec_late_oldest_ns(const struct dec_late *l)
+{
+	uint32_t k;
+
+	for (k = 0; k < l->count; k++) {	/* arrival order */
+		const struct late_slot *s = &l->slot[(l->head + k) % l->nslots];
+
+		if (s->state != SLOT_FREE)
+			return s->m.ts_ns;
+	}
+	return 0;
+}
+
 static uint32_t
 late_bucket(const struct dec_late *l, uint32_t xid)
 {

@@ -577,6 +577,12 @@ dec_held(const struct dec *d)
 	return d->held;
 }
 
+int64_t
+dec_held_oldest_ns(const struct dec *d)
+{
+	return dec_late_oldest_ns(d->late);
+}
+
 const struct cap_msg *
 dec_next(struct dec *d, struct dec_msg *out, bool *rpc)
 {

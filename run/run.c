@@ -89,6 +89,11 @@ int64_t run_last_ns(const struct run *r)
 	return r->last_ns;
 }
 
+int64_t run_held_since(const struct run *r)
+{
+	return r->dec ? dec_held_oldest_ns(r->dec) : 0;
+}
+
 int run_after_open(struct run *r)
 {
 	return run_drop_privileges(r->cfg.user);

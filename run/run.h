@@ -122,6 +122,10 @@ int run_open_borrowed(struct run **out, const struct run_config *c,
 uint64_t run_packet_count(const struct run *r);
 /* Capture time of the newest message so far (0: none). */
 int64_t run_last_ns(const struct run *r);
+/* Capture time of the oldest reply the decoder holds for a later call (0:
+ * none): the msg hook may yet get it after younger messages.  From the
+ * msg hook only (the thread that decodes). */
+int64_t run_held_since(const struct run *r);
 /* ops_only: one operation from elsewhere (a database), through keep and
  * op as the engine's would go. */
 void run_put_op(void *run, const struct an_op *op);

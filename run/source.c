@@ -35,7 +35,7 @@ static void perm_hint(const char *iface)
 
 struct cap_source *run_open_source(const struct run_config *o)
 {
-	char err[CAP_ERRBUF_SIZE] = "", warn[CAP_ERRBUF_SIZE] = "";
+	char err[CAP_ERRBUF_SIZE] = "", warn[CAP_ERRBUF_SIZE] = "", lt[96];
 	struct cap_source *s;
 
 	if (o->nfiles && o->iface) {
@@ -73,14 +73,14 @@ struct cap_source *run_open_source(const struct run_config *o)
 			"segments arrive coalesced (GRO/TSO, 64 KiB and more); "
 			"an RPC record that begins past byte %d of a segment is "
 			"not seen, call or reply: operation counts, READ/WRITE "
-			"size shares and latencies may be low (README, -s).  "
+			"size shares and latencies may be low (nfscope(1), -s).  "
 			"The default, -s 0, sees every one\n",
 			o->cap.snaplen, o->cap.snaplen);
 	/* as tcpdump says it: the capture is active from here on (scripts
 	   wait for this line before they send traffic) */
-	fprintf(stderr, "nfscope: listening on %s, link-type %d, snapshot "
-		"length %d bytes\n", o->iface, cap_source_linktype(s),
-		cap_source_snaplen(s));
+	fprintf(stderr, "nfscope: listening on %s, link-type %s, snapshot "
+		"length %d bytes\n", o->iface, cap_linktype_str(
+		cap_source_linktype(s), lt, sizeof(lt)), cap_source_snaplen(s));
 	return s;
 }
 

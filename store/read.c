@@ -326,6 +326,60 @@ int store_read_drops(struct store *s, int64_t run, store_drop_fn fn,
 	return 0;
 }
 
+/* Table tcp_health (issue 30) into the handshakes read so far (*n of
+ * them), a pair not among them in a slot of its own; none in files
+ * before it. */
+static int read_tcp_health(struct store *s, int64_t run,
+			   struct cap_handshake *hs, size_t max, size_t *n,
+			   char *errbuf)
+{
+	sqlite3_stmt *q;
+	int rc, d, c;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT client, server, segs_c2s, "
+			       "segs_s2c, resent_c2s, resent_s2c, "
+			       "dupack_loss_c2s, dupack_loss_s2c, zero_win_c2s, "
+			       "zero_win_s2c, rsts_c2s, rsts_s2c, stalls40_c2s, "
+			       "stalls40_s2c, stalls200_c2s, stalls200_s2c, "
+			       "stall_ns_c2s, stall_ns_s2c FROM tcp_health "
+			       "WHERE run = ?", -1, &q, NULL) != SQLITE_OK)
+		return 0;	/* a file from before it */
+	sqlite3_bind_int64(q, 1, run);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *cs = (const char *)sqlite3_column_text(q, 0);
+		const char *ss = (const char *)sqlite3_column_text(q, 1);
+		struct cap_handshake h, *e = NULL;
+		size_t k;
+
+		memset(&h, 0, sizeof(h));
+		if (cs == NULL || ss == NULL || an_addr_parse(cs, &h.client) < 0 ||
+		    an_addr_parse(ss, &h.server) < 0)
+			continue;
+		for (k = 0; k < *n && e == NULL; k++)
+			if (cap_addr_eq(&hs[k].client, &h.client) &&
+			    cap_addr_eq(&hs[k].server, &h.server))
+				e = &hs[k];
+		if (e == NULL && *n < max) {
+			e = &hs[(*n)++];
+			*e = h;
+		}
+		if (e == NULL)
+			continue;
+		for (d = 0, c = 2; d < 2; d++, c++) {
+			e->segs[d] = (uint64_t)sqlite3_column_int64(q, c);
+			e->resent[d] = (uint64_t)sqlite3_column_int64(q, c + 2);
+			e->dupack_loss[d] = (uint64_t)sqlite3_column_int64(q, c + 4);
+			e->zero_win[d] = (uint64_t)sqlite3_column_int64(q, c + 6);
+			e->rsts[d] = (uint64_t)sqlite3_column_int64(q, c + 8);
+			e->stalls40[d] = (uint64_t)sqlite3_column_int64(q, c + 10);
+			e->stalls200[d] = (uint64_t)sqlite3_column_int64(q, c + 12);
+			e->stall_ns[d] = sqlite3_column_int64(q, c + 14);
+		}
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : store_err(s, errbuf, "tcp_health");
+}
+
 int store_read_handshakes(struct store *s, int64_t run,
 			  struct cap_handshake *hs, size_t max, size_t *n,
 			  char *errbuf)
@@ -379,7 +433,7 @@ int store_read_handshakes(struct store *s, int64_t run,
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return store_err(s, errbuf, "handshakes");
-	return 0;
+	return read_tcp_health(s, run, hs, max, n, errbuf);
 }
 
 /* ---------------------------------------------------------- intervals -- */

@@ -101,6 +101,19 @@ const char store_ack_cols_sql[] =
 	"ALTER TABLE handshakes ADD COLUMN cli_acks INTEGER;\n"
 	"ALTER TABLE handshakes ADD COLUMN cli_ack_min_ns INTEGER;\n";
 
+/* Issue 30: TCP health per client/server pair (capture.h struct
+ * cap_handshake segs ... stall_ns; _c2s client -> server, _s2c the
+ * reverse), for the verdict.  Made when a run ends. */
+const char store_tcp_health_sql[] =
+	"CREATE TABLE IF NOT EXISTS tcp_health(run INTEGER NOT NULL, "
+	"  client TEXT, server TEXT, segs_c2s INTEGER, segs_s2c INTEGER, "
+	"  resent_c2s INTEGER, resent_s2c INTEGER, dupack_loss_c2s INTEGER, "
+	"  dupack_loss_s2c INTEGER, zero_win_c2s INTEGER, zero_win_s2c "
+	"  INTEGER, rsts_c2s INTEGER, rsts_s2c INTEGER, stalls40_c2s "
+	"  INTEGER, stalls40_s2c INTEGER, stalls200_c2s INTEGER, "
+	"  stalls200_s2c INTEGER, stall_ns_c2s INTEGER, stall_ns_s2c "
+	"  INTEGER);\n";
+
 /*
  * Version 5 (issue 18): operations in a compact table, op_rows, whose
  * hosts, procedures, handles and write verifiers (op_blobs), machine
@@ -191,7 +204,13 @@ const char store_ack_cols_sql[] =
 	"LEFT JOIN op_blobs v ON v.id = o.verf " \
 	"LEFT JOIN op_strings pa ON pa.id = o.path"
 
-#define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n"
+/* The view ops with the xid as dump and tshark print it (0x%08x), first.
+ * In a printf format (schema_sql goes through sqlite3_mprintf). */
+#define OPS_HEX_SQL "CREATE VIEW IF NOT EXISTS ops_hex AS SELECT " \
+	"printf('0x%%08x', xid) AS xid_hex, * FROM ops;\n"
+
+#define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n" \
+	OPS_HEX_SQL
 
 /* A file of versions 1-4 appended to: its table ops becomes ops_v4, as it
  * was, and the view ops reads both (op_rows' ids go on after ops_v4's: a
@@ -463,6 +482,12 @@ static int migrate(struct store *s, int version, char *errbuf)
 		rc = add_run_cols(s, errbuf);
 	if (rc == 0 && ops_is_table(s))	/* 4 -> 5 */
 		rc = store_exec(s, ops_v4_sql, errbuf);
+	if (rc == 0) {		/* the '%%' of the format, once */
+		char *hex = sqlite3_mprintf(OPS_HEX_SQL);
+
+		rc = hex ? store_exec(s, hex, errbuf) : -1;
+		sqlite3_free(hex);
+	}
 	if (rc == 0)
 		rc = add_pct_cols(s, errbuf);	/* 4 -> 5 */
 	snprintf(v, sizeof(v), "INSERT INTO schema_version VALUES(%d, "

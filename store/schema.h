@@ -22,5 +22,6 @@ extern const size_t store_run_ncols;
 /* CREATE TABLE IF NOT EXISTS handshakes (write.c, read.c) */
 extern const char store_handshakes_sql[];
 extern const char store_ack_cols_sql[];
+extern const char store_tcp_health_sql[];
 
 #endif

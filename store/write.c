@@ -1172,6 +1172,49 @@ void store_run_fail(struct store *s)
 	(void)sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 }
 
+/* The pairs' TCP health (table tcp_health, made here). */
+static int write_tcp_health(struct store *s, const struct cap_handshake *hs,
+			    size_t n, char *errbuf)
+{
+	sqlite3_stmt *q;
+	char a[64], b[64];
+	size_t k;
+	int rc = SQLITE_DONE, d, c;
+
+	if (store_exec(s, store_tcp_health_sql, errbuf) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO tcp_health VALUES(?,?,?,?,"
+			       "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &q,
+			       NULL) != SQLITE_OK)
+		return store_err(s, errbuf, "tcp_health");
+	for (k = 0; k < n && rc == SQLITE_DONE; k++) {
+		const struct cap_handshake *h = &hs[k];
+
+		if (!h->segs[0] && !h->segs[1] && !h->rsts[0] && !h->rsts[1] &&
+		    !h->dupack_loss[0] && !h->dupack_loss[1])
+			continue;
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, s->run);
+		sqlite3_bind_text(q, 2, cap_addr_str(&h->client, a, sizeof(a)),
+				  -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 3, cap_addr_str(&h->server, b, sizeof(b)),
+				  -1, SQLITE_TRANSIENT);
+		for (d = 0, c = 4; d < 2; d++, c += 1) {
+			sqlite3_bind_int64(q, c, (int64_t)h->segs[d]);
+			sqlite3_bind_int64(q, c + 2, (int64_t)h->resent[d]);
+			sqlite3_bind_int64(q, c + 4, (int64_t)h->dupack_loss[d]);
+			sqlite3_bind_int64(q, c + 6, (int64_t)h->zero_win[d]);
+			sqlite3_bind_int64(q, c + 8, (int64_t)h->rsts[d]);
+			sqlite3_bind_int64(q, c + 10, (int64_t)h->stalls40[d]);
+			sqlite3_bind_int64(q, c + 12, (int64_t)h->stalls200[d]);
+			sqlite3_bind_int64(q, c + 14, h->stall_ns[d]);
+		}
+		rc = sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : store_err(s, errbuf, "tcp_health");
+}
+
 /* The run's TCP handshakes per pair (table handshakes, made here if the
  * file predates it). */
 static int write_handshakes(struct store *s, const struct an_find *find,
@@ -1212,6 +1255,8 @@ static int write_handshakes(struct store *s, const struct an_find *find,
 		return store_err(s, errbuf, "handshakes");
 	}
 	for (k = 0; k < n && rc == SQLITE_DONE; k++) {
+		if (hs[k].n == 0 && hs[k].srv_n == 0 && hs[k].cli_n == 0)
+			continue;	/* TCP health only: tcp_health */
 		sqlite3_reset(q);
 		sqlite3_bind_int64(q, 1, s->run);
 		sqlite3_bind_text(q, 2, cap_addr_str(&hs[k].client, a, sizeof(a)),
@@ -1230,6 +1275,10 @@ static int write_handshakes(struct store *s, const struct an_find *find,
 		rc = sqlite3_step(q);
 	}
 	sqlite3_finalize(q);
+	if (rc == SQLITE_DONE && write_tcp_health(s, hs, n, errbuf) < 0) {
+		free(hs);
+		return -1;
+	}
 	free(hs);
 	return rc == SQLITE_DONE ? 0 : store_err(s, errbuf, "handshakes");
 }

@@ -11,14 +11,106 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SNAPLEN_MAX 262144	/* libpcap's MAXIMUM_SNAPLEN; tcpdump's -s 0 */
+
+#define KIB ((uint64_t)1024)
+#define MIB (KIB * 1024)
+#define GIB (MIB * 1024)
+
+/* The budgets: default, range, what; --help prints this table, and
+ * ui_src_opts_init sets these defaults (the lower stages' own defaults,
+ * for a zero, are the same numbers: decode.h, capture_int.h, ops.h). */
+static const struct budget {
+	int code;
+	const char *name, *arg, *what;
+	uint64_t def, lo, hi;
+} budgets[] = {
+	{ UI_OPT_XID_MAX, "xid-max", "N", "calls held: the one call table",
+	  DEC_XID_MAX_DEFAULT, 16, 1u << 24 },
+	{ UI_OPT_DEC_XID_MAX, "dec-xid-max", "N", "the same table (the larger wins)", DEC_XID_MAX_DEFAULT, 16, 1u << 24 },
+	{ UI_OPT_FLOWS_MAX, "flows-max", "N", "TCP flow directions followed",
+	  8192, 16, 1u << 22 },
+	{ UI_OPT_FRAG_MEM, "frag-mem", "BYTES", "IP fragment reassembly",
+	  2 * MIB, 64 * KIB, 4 * GIB },
+	{ UI_OPT_TCP_MEM, "tcp-mem", "BYTES", "TCP out-of-order data and "
+	  "records", 8 * MIB, 1 * MIB, 64 * GIB },
+	{ UI_OPT_NAMES_MAX, "names-max", "N", "file handle -> path names",
+	  4096, 16, 1u << 24 },
+	{ UI_OPT_LATE_MEM, "late-mem", "BYTES", "replies held for a later "
+	  "call", 1 * MIB, 4 * KIB, 1 * GIB },
+};
+#define NBUDGETS (sizeof(budgets) / sizeof(budgets[0]))
+
+/* v as the options take it: 16384, 8m, 64k. */
+static const char *size_str(uint64_t v, bool bytes, char *b, size_t n)
+{
+	if (bytes && v >= GIB && v % GIB == 0)
+		snprintf(b, n, "%" PRIu64 "g", v / GIB);
+	else if (bytes && v >= MIB && v % MIB == 0)
+		snprintf(b, n, "%" PRIu64 "m", v / MIB);
+	else if (bytes && v >= KIB && v % KIB == 0)
+		snprintf(b, n, "%" PRIu64 "k", v / KIB);
+	else
+		snprintf(b, n, "%" PRIu64, v);
+	return b;
+}
+
+void ui_budget_usage(FILE *f)
+{
+	char arg[32], d[24], lo[24], hi[24];
+	size_t k;
+
+	fputs("budgets (evictions are counted in every output):\n", f);
+	for (k = 0; k < NBUDGETS; k++) {
+		const struct budget *b = &budgets[k];
+		bool bytes = !strcmp(b->arg, "BYTES");
+
+		snprintf(arg, sizeof(arg), "--%s %s", b->name, b->arg);
+		fprintf(f, "  %-18s %s (default %s, %s..%s)\n", arg, b->what,
+			size_str(b->def, bytes, d, sizeof(d)),
+			size_str(b->lo, true, lo, sizeof(lo)),
+			size_str(b->hi, true, hi, sizeof(hi)));
+	}
+}
+
+static const struct budget *budget_of(int code)
+{
+	size_t k;
+
+	for (k = 0; k < NBUDGETS; k++)
+		if (budgets[k].code == code)
+			return &budgets[k];
+	return NULL;
+}
+
+bool ui_pcap_name(const char *path)
+{
+	static const char *const ext[] = { ".pcap", ".pcapng", ".cap",
+					   ".pcap.gz", ".pcapng.gz" };
+	size_t k, n = strlen(path), e;
+
+	for (k = 0; k < sizeof(ext) / sizeof(ext[0]); k++) {
+		e = strlen(ext[k]);
+		if (n > e && strcasecmp(path + n - e, ext[k]) == 0)
+			return true;
+	}
+	return false;
+}
 
 void ui_src_opts_init(struct ui_src_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->cfg.promisc = true;
+	o->dec.xid_max = o->an.xid_max =
+		(uint32_t)budget_of(UI_OPT_XID_MAX)->def;
+	o->cfg.flows_max = (uint32_t)budget_of(UI_OPT_FLOWS_MAX)->def;
+	o->cfg.frag_mem_max = (size_t)budget_of(UI_OPT_FRAG_MEM)->def;
+	o->cfg.tcp_mem_max = (size_t)budget_of(UI_OPT_TCP_MEM)->def;
+	o->an.names_max = (uint32_t)budget_of(UI_OPT_NAMES_MAX)->def;
+	o->dec.late_mem = (size_t)budget_of(UI_OPT_LATE_MEM)->def;
 }
 
 bool ui_parse_u64(const char *s, uint64_t *out)
@@ -44,14 +136,15 @@ bool ui_parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
-/* A budget option: lo..hi entries (or bytes). */
-static int budget(const char *name, const char *arg, uint64_t lo, uint64_t hi,
-		  uint64_t *v)
+/* A budget option (the table's code): its range checked. */
+static int budget(int code, const char *arg, uint64_t *v)
 {
-	if (ui_parse_u64(arg, v) && *v >= lo && *v <= hi)
+	const struct budget *b = budget_of(code);
+
+	if (ui_parse_u64(arg, v) && *v >= b->lo && *v <= b->hi)
 		return 1;
 	fprintf(stderr, "nfscope: bad --%s '%s' (%" PRIu64 "..%" PRIu64 ")\n",
-		name, arg, lo, hi);
+		b->name, arg, b->lo, b->hi);
 	return -1;
 }
 
@@ -73,30 +166,30 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		return 1;
 	case UI_OPT_XID_MAX:
 	case UI_OPT_DEC_XID_MAX:
-		if (budget(opt == UI_OPT_XID_MAX ? "xid-max" : "dec-xid-max",
-			   arg, 16, 1u << 24, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		/* both name the one call table (decode.h): the larger */
-		if (v > o->dec.xid_max)
+		if (!o->xid_set || v > o->dec.xid_max)
 			o->dec.xid_max = o->an.xid_max = (uint32_t)v;
+		o->xid_set = true;
 		return 1;
 	case UI_OPT_FLOWS_MAX:
-		if (budget("flows-max", arg, 16, 1u << 22, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->cfg.flows_max = (uint32_t)v;
 		return 1;
 	case UI_OPT_FRAG_MEM:
-		if (budget("frag-mem", arg, 65536, 1ull << 32, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->cfg.frag_mem_max = (size_t)v;
 		return 1;
 	case UI_OPT_TCP_MEM:
-		if (budget("tcp-mem", arg, 1ull << 20, 1ull << 36, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->cfg.tcp_mem_max = (size_t)v;
 		return 1;
 	case UI_OPT_LATE_MEM:
-		if (budget("late-mem", arg, 4096, 1ull << 30, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->dec.late_mem = (size_t)v;
 		return 1;
@@ -105,7 +198,7 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 		o->time_mode = opt == UI_OPT_UTC ? UI_TIME_UTC : UI_TIME_EPOCH;
 		return 1;
 	case UI_OPT_NAMES_MAX:
-		if (budget("names-max", arg, 16, 1u << 24, &v) < 0)
+		if (budget(opt, arg, &v) < 0)
 			return -1;
 		o->an.names_max = (uint32_t)v;
 		return 1;

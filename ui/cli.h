@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyze/filter.h"
 #include "analyze/ops.h"
@@ -74,6 +75,7 @@ struct ui_src_opts {
 	struct cap_config cfg;		/* capture options and budgets */
 	struct dec_config dec;		/* --xid-max, --dec-xid-max */
 	struct an_config an;		/* the same xid_max, --names-max */
+	bool xid_set;			/* --xid-max or --dec-xid-max given */
 	bool snaplen_set;
 	enum ui_time_mode time_mode;	/* --utc, --epoch (times.h) */
 	/* -f and a trailing filter expression together (ui_src_args) */
@@ -129,14 +131,20 @@ enum {
 	"               time from its first packet)\n" \
 	"  -Z USER      drop root privileges to USER once the source is open\n" \
 	"               (output files are created afterwards, as USER)\n" \
-	"budgets (evictions are counted in every output):\n" \
-	"  --xid-max N (65536; --dec-xid-max N: the same table)\n" \
-	"  --flows-max N (65536) --frag-mem BYTES (16m) --tcp-mem BYTES (64m)\n" \
-	"  --names-max N (32768) --late-mem BYTES (4m)\n" \
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
 	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
 
+/*
+ * The budgets (--xid-max ... --late-mem): one table in cli.c gives their
+ * defaults (set by ui_src_opts_init), ranges (checked by ui_src_opt) and
+ * usage lines (ui_budget_usage, after UI_SRC_USAGE), one line each:
+ *   "  --NAME ARG    what (default D, LO..HI)".
+ */
+void ui_budget_usage(FILE *f);
+
 void ui_src_opts_init(struct ui_src_opts *o);
+/* Does path name a capture file (.pcap, .pcapng, .cap, .pcap.gz)? */
+bool ui_pcap_name(const char *path);
 /*
  * Handle one option shared by packet-reading subcommands (a letter of
  * UI_SRC_OPTSTRING or a code of UI_SRC_LONGOPTS).  Returns 1 if it was

@@ -3,8 +3,10 @@
  * models compared by analyze/diff.c; text and --json here, --html in
  * diff_html.c.  See diff.h. */
 #include "ui/diff.h"
+#include "ui/esc.h"
 #include "ui/json.h"
 #include "ui/report.h"
+#include "ui/wrap.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -125,12 +127,43 @@ static void text_side(FILE *f, const char *which, const char *name,
 		t->complete ? "" : " (INCOMPLETE: see its report)");
 }
 
-static void text_procs(FILE *f, const struct an_diff *d)
+/* The 80-column table: calls, the change in ops/s, p50 and p99. */
+static void text_procs_narrow(FILE *f, const struct an_diff *d)
+{
+	char name[64], p[2][16], o[16], v[4][16];
+	uint32_t k;
+
+	fprintf(f, "%-17s %7s %7s %6s %6s %6s %5s %6s %6s %5s\n", "Procedure",
+		"Calls A", "Calls B", "dOps/s", "p50 A", "p50 B", "d", "p99 A",
+		"p99 B", "d");
+	for (k = 0; k < d->nprocs; k++) {
+		const struct an_diff_proc *x = &d->procs[k];
+
+		fprintf(f, "%-17s %7" PRIu64 " %7" PRIu64 " %6s %6s %6s %5s "
+			"%6s %6s %5s\n", an_model_proc_name(x->prog, x->vers,
+			x->proc, name, sizeof(name)), x->a.calls, x->b.calls,
+			pct_str(x->d_ops_pct, o, sizeof(o)),
+			ui_fmt_ms(x->a.p50_ms, v[0], sizeof(v[0])),
+			ui_fmt_ms(x->b.p50_ms, v[1], sizeof(v[1])),
+			pct_str(x->d_p50_pct, p[0], sizeof(p[0])),
+			ui_fmt_ms(x->a.p99_ms, v[2], sizeof(v[2])),
+			ui_fmt_ms(x->b.p99_ms, v[3], sizeof(v[3])),
+			pct_str(x->d_p99_pct, p[1], sizeof(p[1])));
+	}
+}
+
+static void text_procs(FILE *f, const struct an_diff *d, bool wide)
 {
 	static const char *const q[3] = { "p50", "p95", "p99" };
 	char name[64], p[3][16], o[16];
 	uint32_t k, i;
 
+	if (!wide) {
+		fprintf(f, "\n== Operations (A -> B; latency ms; percentiles "
+			"within %.1f%%) ==\n", AN_DIFF_PCT_ERR);
+		text_procs_narrow(f, d);
+		return;
+	}
 	fprintf(f, "\n== Operations (A -> B; latency from the first "
 		"transmission, ms; each percentile within %.1f%%) ==\n",
 		AN_DIFF_PCT_ERR);
@@ -200,8 +233,11 @@ static void text_retrans(FILE *f, const struct an_diff *d)
 				an_rx_cause_keys[c], a->cause[c], b->cause[c]);
 }
 
-static void text_findings(FILE *f, const struct an_diff *d)
+static void text_findings(FILE *f, const struct an_diff *d,
+			  const struct diff_names *n)
 {
+	char ev[2 * AN_EVIDENCE_MAX], nz[2 * AN_EVIDENCE_MAX];
+	const char *e;
 	size_t k;
 
 	fprintf(f, "\n== Findings that appear (+, only in B) or disappear "
@@ -209,24 +245,37 @@ static void text_findings(FILE *f, const struct an_diff *d)
 	if (d->nfindings == 0)
 		fprintf(f, "none: the same kinds for the same clients and "
 			"servers\n");
-	for (k = 0; k < d->nfindings; k++)
-		fprintf(f, "%c %s: %s\n", d->findings[k].appears ? '+' : '-',
-			an_find_kind_name(d->findings[k].f->kind),
-			d->findings[k].f->evidence);
+	for (k = 0; k < d->nfindings; k++) {
+		e = d->findings[k].f->evidence;
+		if (!n->wide) {	/* as report's text: zero parts left out */
+			ui_time_text(e, n->tmode, ev, sizeof(ev));
+			e = ui_drop_zero_parts(nz, sizeof(nz), ev);
+		}
+		fprintf(f, "%c %s: ", d->findings[k].appears ? '+' : '-',
+			an_find_kind_name(d->findings[k].f->kind));
+		ui_esc_put(f, e, strlen(e), NULL);
+		fputc('\n', f);
+	}
 }
 
 static void diff_text(FILE *f, const struct an_diff *d,
 		      const struct diff_names *n)
 {
+	struct ui_wrap wr;
+	FILE *out = f;
+
+	if ((f = ui_wrap_begin(&wr, out, n->wide ? 0 : UI_WRAP_COLS)) == NULL)
+		return;
 	fprintf(f, "nfscope diff\n");
 	text_side(f, "A (before)", n->a, &d->ta);
 	text_side(f, "B (after) ", n->b, &d->tb);
 	fprintf(f, "verdict: %s\n", d->verdict);
-	text_procs(f, d);
+	text_procs(f, d, n->wide);
 	text_sizes(f, "READ", &d->read);
 	text_sizes(f, "WRITE", &d->write);
 	text_retrans(f, d);
-	text_findings(f, d);
+	text_findings(f, d, n);
+	ui_wrap_end(&wr);
 }
 
 /* --------------------------------------------------------------- json -- */
@@ -290,6 +339,8 @@ static void json_sizes(struct jw *w, const char *key,
 	jw_obj(w, key);
 	jw_u64(w, "dominant_a", z->dominant_a);
 	jw_u64(w, "dominant_b", z->dominant_b);
+	jw_u64(w, "granted_a", z->granted_a);
+	jw_u64(w, "granted_b", z->granted_b);
 	jw_u64(w, "total_a", z->total_a);
 	jw_u64(w, "total_b", z->total_b);
 	jw_u64(w, "other_a", z->other_a);
@@ -359,8 +410,12 @@ static void diff_json(FILE *f, const struct an_diff *d,
 
 static void diff_usage(FILE *f)
 {
-	fputs("usage: nfscope diff [--json | --html OUT.html] "
+	fputs("usage: nfscope diff [--json | --html OUT.html | --wide] "
 	      "[--utc | --epoch] A B\n"
+	      "  --json, --html OUT.html   one JSON document, one page\n"
+	      "  --wide   text as wide as its figures (default: within 80 "
+	      "columns)\n"
+	      "  --utc, --epoch   times in UTC, in seconds since 1970\n"
 	      "  A, B: a capture file (as -r takes it), a database written "
 	      "by nfscope record\n"
 	      "        (its last run), or DB:N (run N of a database)\n"
@@ -406,12 +461,13 @@ int ui_diff_main(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "utc", no_argument, NULL, 'u' },
 		{ "epoch", no_argument, NULL, 'e' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct an_find_config dc;
 	struct side *s = calloc(2, sizeof(*s));
-	struct diff_names n = { NULL, NULL, UI_TIME_LOCAL };
+	struct diff_names n = { NULL, NULL, UI_TIME_LOCAL, false };
 	struct an_diff d;
 	const char *html = NULL;
 	bool json = false;
@@ -431,6 +487,9 @@ int ui_diff_main(int argc, char **argv)
 			break;
 		case 'H':
 			html = optarg;
+			break;
+		case 'W':
+			n.wide = true;
 			break;
 		case 'u':
 		case 'e':

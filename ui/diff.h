@@ -15,6 +15,7 @@
 struct diff_names {
 	const char *a, *b;
 	enum ui_time_mode tmode;
+	bool wide;		/* --wide: text not fitted to 80 columns */
 };
 
 /* The page (diff_html.c): 0, or -1 if it could not be written. */

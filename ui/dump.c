@@ -2,15 +2,42 @@
 #include "ui/dump.h"
 #include "ui/cli.h"
 #include "ui/json.h"
+#include "ui/report.h"
+#include "ui/wrap.h"
 
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Files: the lines in capture time.  A reply the decoder holds for a call
+ * still to come (run_held_since) comes back after younger messages when
+ * none came (an orphan); while one is held the lines wait here, in the
+ * order they came, and the orphan goes to its place in time among them.
+ * A reply matched to its later call stays after that call.  At most
+ * DUMP_QUEUE_BYTES wait: past it the oldest lines go out.
+ */
+#define DUMP_QUEUE_BYTES (16u << 20)
+
+struct dump_line {
+	int64_t ts_ns;
+	char *text;		/* malloc'd, len bytes */
+	size_t len;
+};
+
+struct dump_queue {
+	struct dump_line *v;	/* [head, n) waiting */
+	size_t head, n, cap, bytes;
+};
+
 struct dump_ctx {
 	FILE *out;
+	struct run *run;	/* files: the decoder's held replies */
+	bool reorder;		/* files: lines in capture time */
+	struct dump_queue q;
 	bool json;
+	bool wide;		/* --wide: the summary's lines not wrapped */
 	enum ui_time_mode tmode;	/* --utc, --epoch */
 	int64_t first_ns, last_ns;	/* packet times of the messages */
 	uint64_t rpc_msgs;
@@ -20,13 +47,78 @@ struct dump_ctx {
 	struct ui_drops drops;	/* live: spans with capture drops */
 };
 
+static void show(const struct dump_ctx *x, FILE *f, const struct cap_msg *m,
+		 const struct dec_msg *d, const struct an_mark *mk)
+{
+	if (x->json)
+		dump_json_marked(f, m, d, mk);
+	else
+		dump_text_marked(f, m, d, x->tmode, mk);
+}
+
+/* Write the waiting lines older than held_ns (0: all), and the oldest
+ * while more than DUMP_QUEUE_BYTES wait. */
+static void queue_flush(struct dump_ctx *x, int64_t held_ns)
+{
+	struct dump_queue *q = &x->q;
+
+	while (q->head < q->n && (held_ns == 0 ||
+	       q->v[q->head].ts_ns < held_ns || q->bytes > DUMP_QUEUE_BYTES)) {
+		struct dump_line *l = &q->v[q->head++];
+
+		fwrite(l->text, 1, l->len, x->out);
+		q->bytes -= l->len;
+		free(l->text);
+	}
+	if (q->head == q->n)
+		q->head = q->n = 0;
+}
+
+/* One message's line(s) into the queue: at the end, or an orphan reply
+ * before the first line younger than it.  false: out of memory (the
+ * line is written at once). */
+static bool queue_msg(struct dump_ctx *x, const struct cap_msg *m,
+		      const struct dec_msg *d, const struct an_mark *mk)
+{
+	struct dump_queue *q = &x->q;
+	struct dump_line l = { .ts_ns = m->ts_ns };
+	FILE *f;
+	size_t at = q->n;
+
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256;
+		struct dump_line *v = realloc(q->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return false;
+		q->v = v;
+		q->cap = cap;
+	}
+	if ((f = open_memstream(&l.text, &l.len)) == NULL)
+		return false;
+	show(x, f, m, d, mk);
+	if (fclose(f) != 0) {
+		free(l.text);
+		return false;
+	}
+	if (d->rpc.msg_type == RPC_REPLY && !d->call_seen)
+		while (at > q->head && q->v[at - 1].ts_ns > m->ts_ns)
+			at--;
+	memmove(&q->v[at + 1], &q->v[at], (q->n - at) * sizeof(q->v[0]));
+	q->v[at] = l;
+	q->n++;
+	q->bytes += l.len;
+	return true;
+}
+
 /* Every RPC message the decoder is done with (run.h: held replies after
- * their calls). */
+ * their calls; files: in capture time, the queue above). */
 static void on_msg(void *user, const struct cap_msg *m,
 		   const struct dec_msg *d)
 {
 	struct dump_ctx *x = user;
 	struct an_mark mk;
+	int64_t held;
 
 	if (d == NULL)
 		return;
@@ -40,10 +132,10 @@ static void on_msg(void *user, const struct cap_msg *m,
 		return;
 	x->shown++;
 	run_block_signals(true);
-	if (x->json)
-		dump_json_marked(x->out, m, d, &mk);
-	else
-		dump_text_marked(x->out, m, d, x->tmode, &mk);
+	held = x->reorder ? run_held_since(x->run) : 0;
+	if ((x->q.n == 0 && held == 0) || !queue_msg(x, m, d, &mk))
+		show(x, x->out, m, d, &mk);
+	queue_flush(x, held);
 	run_block_signals(false);
 }
 
@@ -79,14 +171,42 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 		ui_time_str(sp->end_ns, x->tmode, 6, t1, sizeof(t1)));
 }
 
+static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut);
+static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut);
+
 static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 			  const struct dec_stats *ds,
 			  const struct cap_read_error *cut)
 {
-	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
-	char t0[48], t1[48], z[64];
+	struct ui_wrap wr;
+	FILE *out = x->out;
 
 	if (x->json) {
+		json_summary(x, cs, ds, cut);
+		return;
+	}
+	/* the summary within 80 columns ("# " and an indent go on) */
+	if ((x->out = ui_wrap_begin(&wr, out, x->wide ? 0 :
+				    UI_WRAP_COLS)) == NULL) {
+		x->out = out;
+		return;
+	}
+	text_summary(x, cs, ds, cut);
+	ui_wrap_end(&wr);
+	x->out = out;
+}
+
+static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut)
+{
+	char t0[48], t1[48];
+
+	{
 		struct jw w;
 
 		jw_init(&w, x->out);
@@ -147,8 +267,16 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_end_obj(&w);
 		jw_end_obj(&w);
 		jw_newline(&w);
-		return;
 	}
+}
+
+static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
+			 const struct dec_stats *ds,
+			 const struct cap_read_error *cut)
+{
+	uint64_t undecodable = ds->not_rpc + ds->malformed + cs->tcp_rejected;
+	char t0[48], t1[48], z[64];
+
 	if (x->rpc_msgs)
 		fprintf(x->out, "# messages from %s to %s (%s)\n",
 			ui_time_str(x->first_ns, x->tmode, 6, t0, sizeof(t0)),
@@ -203,24 +331,27 @@ static void print_summary(struct dump_ctx *x, const struct cap_stats *cs,
 /* The end of the input (or of the run): the summary. */
 static void on_end(void *user, const struct run_end *e)
 {
+	queue_flush(user, 0);
 	print_summary(user, e->cs, e->ds, e->cut);
 }
 
 static void dump_usage(FILE *f)
 {
-	fputs("usage: nfscope dump [-r FILE | -i IFACE] [-f FILTER] [-s SNAPLEN] "
-	      "[-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-	      "                    [--duration S] [budgets] [--json] [-n] [-v]"
-	      " [EXPRESSION]\n"
-	      "                    [--client ADDR] [--server ADDR] "
-	      "[--op NAME[,NAME]] [--fh HEX]...\n"
+	fputs("usage: nfscope dump [-r FILE | -i IFACE] [capture options] "
+	      "[EXPRESSION]\n"
+	      "  --json       one JSON object per message, then a summary\n"
+	      "  --wide       the summary's lines unbroken (default: within 80 "
+	      "columns)\n"
 	      "  -v           ignored: every line has what tcpdump -vv shows\n"
-	      "  --client, --server, --op, --fh   only the messages of the "
-	      "operations\n"
-	      "               these select (comma lists, repeatable; ADDR, "
-	      "ADDR/LEN,\n"
-	      "               PREFIX*; HEX: a handle or its 8-digit hash)\n"
+	      "only the messages of the operations these select (comma lists, "
+	      "repeatable):\n"
+	      "  --client ADDR  ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --server ADDR  the same\n"
+	      "  --op NAME      procedures (READ, NFSv3 WRITE, ...)\n"
+	      "  --fh HEX       a file handle or its 8-digit hash\n"
+	      "capture options:\n"
 	      UI_SRC_USAGE, f);
+	ui_budget_usage(f);
 }
 
 int ui_dump_main(int argc, char **argv)
@@ -229,6 +360,7 @@ int ui_dump_main(int argc, char **argv)
 		UI_SRC_LONGOPTS,
 		UI_FILTER_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -249,8 +381,8 @@ int ui_dump_main(int argc, char **argv)
 				  NULL)) != -1) {
 		if (opt == 'v')	/* tcpdump's -v/-vv: every line has it */
 			continue;
-		if (opt == 'J') {
-			x.json = true;
+		if (opt == 'J' || opt == 'W') {
+			*(opt == 'J' ? &x.json : &x.wide) = true;
 			continue;
 		}
 		if (opt == 'h') {
@@ -271,6 +403,11 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
+	if (so.nfiles == 1 && rep_is_store(so.file))
+		return ui_usage_error("dump", "%s is a database written by "
+				      "nfscope record, not a capture: 'nfscope "
+				      "report %s' reads it (SQL: doc/store.md)",
+				      so.file, so.file);
 	ui_run_config(&so, "dump", &rc_cfg);
 	x.marks = an_marks_new(rc_cfg.dec.xid_max, &filt);
 	if (x.marks == NULL) {
@@ -283,12 +420,16 @@ int ui_dump_main(int argc, char **argv)
 		return 1;
 	}
 	x.out = stdout;
+	x.run = run;
+	x.reorder = so.iface == NULL;	/* live: each line at once */
 	x.tmode = so.time_mode;
 	if (so.iface)	/* live: each message as it comes, even on a pipe */
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	hooks.user = &x;
 	rc = run_go(run, &hooks);
 	/* stdout is flushed and checked by main (ui_out_close) */
+	queue_flush(&x, 0);	/* the end hook did, unless the run failed */
+	free(x.q.v);
 	run_free(run);
 	an_marks_free(x.marks);
 	return rc < 0 ? 1 : rc == RUN_CUT ? UI_EXIT_CUT : 0;

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	 * capture thread frees TCP and fragment memory the engine thread can
 	 * then reuse, where an arena per thread keeps both resident (the
 	 * default budgets' worst case: 65.4 MiB peak RSS with an arena per
-	 * thread, 61.4 with one; README, Budgets).  The threads allocate
+	 * thread, 61.4 with one; doc/bench.md, Budgets).  The threads allocate
 	 * only when a table grows, so they do not contend.  record and serve
 	 * keep glibc's default: their insert thread allocates per row. */
 	if (strcmp(cmd, "record") && strcmp(cmd, "serve"))
@@ -87,7 +87,11 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return ui_out_close(NULL, 0);
 	}
-	fprintf(stderr, "nfscope: unknown command '%s'\n"
-		"Try 'nfscope --help' for the list of commands.\n", cmd);
+	fprintf(stderr, "nfscope: unknown command '%s'\n", cmd);
+	if (cmd[0] == '-')	/* tcpdump's habit: options first */
+		fprintf(stderr, "A command comes first: 'nfscope report %s%s%s' "
+			"reads a capture (dump: a line per message).\n", cmd,
+			argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+	fprintf(stderr, "Try 'nfscope --help' for the list of commands.\n");
 	return 2;
 }

@@ -112,31 +112,39 @@ static void on_end(void *user, const struct run_end *e)
 static void record_usage(FILE *f, bool serve)
 {
 	if (serve)
-		fputs("usage: nfscope serve [-r FILE | -i IFACE] [-f FILTER] "
-		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-		      "                     [--duration S] [budgets] "
-		      "--metrics ADDR:PORT [--metrics-max N]\n"
+		fputs("usage: nfscope serve [-r FILE | -i IFACE] [capture options] "
+		      "--metrics ADDR:PORT\n"
 		      "                     [-w OUT.db and record's options] "
 		      "[EXPRESSION]\n"
 		      "Serves GET /metrics (Prometheus text format 0.0.4) on "
 		      "ADDR:PORT only; after the\nend of the input it serves "
 		      "the final figures until SIGINT/SIGTERM.\n", f);
 	else
-		fputs("usage: nfscope record [-r FILE | -i IFACE] [-f FILTER] "
-		      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-		      "                      [--duration S] [budgets] "
-		      "[--metrics ADDR:PORT [--metrics-max N]]\n", f);
-	fputs("                      -w OUT.db [--ops all|slow:MS|none] "
-	      "[--interval SECONDS]\n"
-	      "                      [--retain DURATION] [--batch ROWS] "
-	      "[--force] [--quiet] [EXPRESSION]\n"
-	      "-w OUT.db is created after -Z has dropped privileges: USER must "
-	      "be able to write it.\n"
-	      "SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
-	      "logged and ignored.\n", f);
+		fputs("usage: nfscope record [-r FILE | -i IFACE] [capture "
+		      "options] -w OUT.db\n"
+		      "                      [EXPRESSION]\n", f);
+	fprintf(f, "  -w OUT.db          the sqlite database (created after -Z "
+		"drops privileges:\n"
+		"                     USER must be able to write it)%s\n"
+		"  --ops MODE         operations stored: all (default), "
+		"slow:MS (the slow,\n"
+		"                     failed and retransmitted ones) or none\n"
+		"  --interval S       the aggregates' cell (default 10, "
+		"0.001..86400)\n"
+		"  --retain DURATION  keep only the last DURATION (3600, 90m, "
+		"12h, 7d)\n"
+		"  --batch ROWS       rows per transaction (default 65536)\n"
+		"  --force            replace OUT.db (default: append a run)\n"
+		"  -q, --quiet        no log lines on stderr\n"
+		"  --metrics ADDR:PORT  also serve GET /metrics (Prometheus)\n"
+		"  --metrics-max N    at most N metric series (default %u)\n"
+		"SIGINT/SIGTERM store the last batch and end the run; SIGHUP is "
+		"logged, ignored.\n", serve ? " (serve: optional)" : "",
+		UI_MX_SERIES_DEFAULT);
 	if (!serve)
 		fputs(UI_PCAP_USAGE, f);
-	fputs(UI_SRC_USAGE, f);
+	fputs("capture options:\n" UI_SRC_USAGE, f);
+	ui_budget_usage(f);
 }
 
 static int parse_ops(const char *s, struct store_run *run)
@@ -347,6 +355,11 @@ static int record_main(int argc, char **argv, bool serve)
 		return 2;
 	if (o.out == NULL && !serve)
 		return ui_usage_error(who, "no output: give -w OUT.db");
+	if (o.out && ui_pcap_name(o.out))	/* tcpdump's -w habit */
+		return ui_usage_error(who, "-w %s: record writes an sqlite "
+				      "database, not a capture: name it .db, "
+				      "or give --write-pcap %s for the frames",
+				      o.out, o.out);
 	if (o.metrics == NULL && serve)
 		return ui_usage_error(who, "no endpoint: give --metrics "
 				      "ADDR:PORT");

@@ -94,21 +94,43 @@ void rep_hooks(struct run_hooks *h)
 
 static void report_usage(FILE *f)
 {
-	fputs("usage: nfscope report [-r FILE | -i IFACE] [-f FILTER] "
-	      "[-s SNAPLEN] [-c COUNT] [-B KIB] [-p] [-Z USER]\n"
-	      "                      [--duration S] [budgets]\n"
-	      "       nfscope report OUT.db [--run N | --runs]   (a database "
-	      "written by nfscope record)\n"
-	      "                      [--from T] [--to T] [--client ADDR] "
-	      "[--server ADDR] [--op NAME[,NAME]] [--fh HEX]...\n"
-	      "                      [--json] [--csv TABLE] [--html OUT.html] "
-	      "[--by op|client|server|export|file]\n"
-	      "                      [--interval SECONDS] [--every SECONDS] [--top N] "
-	      "[--threshold NAME=VALUE]... [--thresholds]\n"
-	      "                      [EXPRESSION]   (a BPF filter, as tcpdump's)\n"
-	      "CSV tables: ops (the --by grouping), sizes, writes, retrans, "
-	      "findings, servers, intervals, drops\n" UI_PCAP_USAGE
+	fputs("usage: nfscope report [-r FILE | -i IFACE] [capture options] "
+	      "[EXPRESSION]\n"
+	      "       nfscope report DB.db [--run N | --runs]   (a database "
+	      "written by record)\n"
+	      "output (default: text within 80 columns):\n"
+	      "  --wide             text as wide as its figures (every column)\n"
+	      "  --json             one JSON document\n"
+	      "  --csv TABLE        one table: ops (the --by grouping), sizes, "
+	      "writes,\n"
+	      "                     shortio, retrans, findings, servers, "
+	      "intervals, drops\n"
+	      "  --html OUT.html    one page with charts ('-': stdout)\n"
+	      "  --by GROUP         op (default), client, server, export or "
+	      "file\n"
+	      "  --top N            rows of --by file and of the sizes (default "
+	      "20)\n"
+	      "  --interval S       a time series of S-second intervals "
+	      "(0.001..86400)\n"
+	      "  --every S          a block of text every S seconds while "
+	      "reading (as\n"
+	      "                     nfsiostat's interval; 0.001..86400)\n"
+	      "  --threshold NAME=VALUE  a finding's threshold (repeatable)\n"
+	      "  --thresholds       list the thresholds, defaults and ranges\n"
+	      "databases:\n"
+	      "  --run N            run N of the database (repeatable: runs "
+	      "as one)\n"
+	      "  --runs             list the database's runs\n"
+	      "operation filters (comma lists, repeatable):\n"
+	      "  --from T, --to T   a time span (time of day, date and time, "
+	      "ISO 8601, epoch)\n"
+	      "  --client ADDR, --server ADDR   ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --op NAME[,NAME]   procedures (READ, NFSv3 WRITE, ...)\n"
+	      "  --fh HEX           a file handle or its 8-digit hash\n"
+	      UI_PCAP_USAGE
+	      "capture options:\n"
 	      UI_SRC_USAGE, f);
+	ui_budget_usage(f);
 }
 
 /* --client/--server/--op/--fh (analyze/filter.h: comma lists, repeatable). */
@@ -214,7 +236,7 @@ struct rep_opts {
 	struct ui_pcap_opts po;
 	struct an_find_config dc;
 	const char *csv, *html, *from, *to;
-	bool json, list_runs;
+	bool json, list_runs, wide;
 	int64_t every_ns;
 	int64_t run_ids[REP_SRC_MAX];
 	size_t nruns;
@@ -275,16 +297,17 @@ static int rep_opt(struct rep *r, struct rep_opts *o, int opt,
 
 	switch (opt) {
 	case 'J': o->json = true; return -1;
+	case 'X': r->wide = o->wide = true; return -1;
 	case 'C': o->csv = arg; return -1;
 	case 'M': o->html = arg; return -1;
 	case 'W': o->list_runs = true; return -1;
 	case 'I': case 'G': case 'T': case 'U':
 		return rep_opt_num(r, o, opt, arg);
 	case 'Y':
-		if (parse_by(arg, &r->by) < 0) {
-			fprintf(stderr, "nfscope report: bad --by '%s'\n", arg);
-			return 2;
-		}
+		if (parse_by(arg, &r->by) < 0)
+			return ui_usage_error("report", "bad --by '%s' (one of "
+					      "op, client, server, export, "
+					      "file)", arg);
 		return -1;
 	case 'H':
 		return rep_threshold_parse(&o->dc, arg) < 0 ? 2 : -1;
@@ -379,6 +402,13 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 		*nsrc = 1;
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
 	}
+	/* nfsiostat's habit: an interval after the options */
+	if (optind + 1 == argc && (so->file || so->iface) &&
+	    strspn(argv[optind], "0123456789.") == strlen(argv[optind]))
+		return ui_usage_error("report", "bad filter '%s': for a block "
+				      "every %s seconds (as nfsiostat %s) give "
+				      "--every %s", argv[optind], argv[optind],
+				      argv[optind], argv[optind]);
 	if (optind < argc && (*db || (!so->file && !so->iface)))
 		return ui_usage_error("report", *db ? "a filter expression "
 				      "('%s') applies to a capture (-r FILE, "
@@ -394,7 +424,8 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 			fprintf(stderr, "nfscope report: --runs needs a database\n");
 			return 2;
 		}
-		return rep_store_list(*db, stdout, o->so.time_mode) < 0 ? 1 : 0;
+		return rep_store_list(*db, stdout, o->so.time_mode,
+				      o->wide) < 0 ? 1 : 0;
 	}
 	if (ui_pcap_check(&o->po, "report", &o->so, *db != NULL) < 0)
 		return 2;
@@ -442,6 +473,7 @@ int ui_report_main(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "html", required_argument, NULL, 'M' },
 		{ "by", required_argument, NULL, 'Y' },
+		{ "wide", no_argument, NULL, 'X' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "every", required_argument, NULL, 'G' },
 		{ "top", required_argument, NULL, 'T' },

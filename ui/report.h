@@ -53,6 +53,8 @@ struct rep {
 					   (a time of day waits for the
 					   first packet) */
 	enum ui_time_mode tmode;	/* how text prints times */
+	bool wide;			/* --wide: text lines not fitted to
+					   80 columns (wrap.h) */
 	struct rep_every *every;	/* --every: blocks while reading */
 	struct run_evidence *ev;	/* --write-pcap (NULL: none) */
 	bool partial;			/* a database run without every op */
@@ -80,8 +82,9 @@ static inline const char *rep_proc_name(uint32_t prog, uint32_t vers,
 int rep_text(const struct rep *r);
 /* Pieces of it the partial report shares: the operations table's header
  * and a row; the INCOMPLETE lines. */
-void rep_text_lat_header(FILE *f, const char *first);
-void rep_text_lat_row(FILE *f, const char *name, const struct an_model_row *w);
+void rep_text_lat_header(FILE *f, const char *first, bool wide);
+void rep_text_lat_row(FILE *f, const char *name, const struct an_model_row *w,
+		      bool wide);
 void rep_text_incomplete(const struct rep *r, const struct an_model *m);
 /* --threshold NAME=VALUE into c (find.h's table): 0, or -1 with a message
  * on stderr; --thresholds: the table with defaults and ranges. */
@@ -110,6 +113,14 @@ void rep_every_end(struct rep *r);		/* the last window */
  * before the capture, so a bad path fails at once).  Returns 0, or -1
  * with a message on stderr (out of memory). */
 int rep_html(const struct rep *r, FILE *f);
+/* The verdict block (report_verdict.c): the text report's first
+ * section, JSON's "verdict" object and a finding's impact fields, the
+ * HTML page's first section. */
+struct jw;
+void rep_text_verdict(FILE *f, const struct an_model *m);
+void rep_json_verdict(struct jw *w, const struct an_model *m);
+void rep_json_impact(struct jw *w, const struct an_model *m, size_t k);
+void rep_html_verdict(FILE *f, const struct an_model *m);
 /* The text report's capture health section (report_text.c). */
 void rep_text_health(FILE *f, const struct an_model *m);
 
@@ -166,7 +177,8 @@ int rep_store_load_many(struct rep *r, const struct rep_src *src, size_t nsrc,
 			an_op_fn fn);
 
 /* List the runs of the store at path (--runs).  Returns 0 or -1. */
-int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm);
+int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm,
+		   bool wide);
 
 /* The hooks report reads a capture with (run.h): the figures and
  * findings of every operation, the drops and the counters at the end into

@@ -4,6 +4,7 @@
  * report, and its counters replace the capture's: the report is the one
  * `report -r FILE` printed for that capture, figure for figure. */
 #include "ui/report.h"
+#include "ui/wrap.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -371,7 +372,23 @@ int rep_store_load(struct rep *r, const char *path, int64_t run_id,
 	return rep_store_load_many(r, &src, 1, run, names, fn);
 }
 
-int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm)
+/* A run's line of --runs in 80 columns: its length instead of its last
+ * time, times to the second, the source after (broken if long). */
+static void list_run_narrow(FILE *out, const struct store_run *run,
+			    enum ui_time_mode tm, const char *mode)
+{
+	char t0[48], line[160 + STORE_TEXT_MAX];
+
+	snprintf(line, sizeof(line), "%4" PRId64 " %-9s %-4s %-19s %8.1f %9"
+		 PRIu64 " %9" PRIu64 "  %s", run->id, run->state, mode,
+		 ui_time_str(run->first_ns, tm, 0, t0, sizeof(t0)),
+		 (double)(run->last_ns - run->first_ns) / 1e9, run->cs.packets,
+		 run->ops_stored, run->source);
+	ui_wrap_line(out, line, strlen(line), UI_WRAP_COLS);
+}
+
+int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm,
+		   bool wide)
 {
 	char t0[48], t1[48];
 	char err[STORE_ERRBUF_SIZE];
@@ -383,11 +400,23 @@ int rep_store_list(const char *path, FILE *out, enum ui_time_mode tm)
 	if (run == NULL || store_open(path, STORE_RDONLY, &s, err) < 0 ||
 	    store_last_run(s, &last, err) < 0)
 		goto out;
-	fprintf(out, "%5s %-12s %-6s %-23s %-23s %10s %10s  %s\n", "run", "state",
-		"ops", "first", "last", "packets", "ops", "source");
+	if (wide)
+		fprintf(out, "%5s %-12s %-6s %-23s %-23s %10s %10s  %s\n",
+			"run", "state", "ops", "first", "last", "packets", "ops",
+			"source");
+	else
+		fprintf(out, "%4s %-9s %-4s %-19s %8s %9s %9s  %s\n", "run",
+			"state", "ops", "first", "length s", "packets", "ops",
+			"source");
 	for (id = 1; id <= last; id++) {
 		if (store_read_run(s, id, run, err) < 0)
 			continue;	/* deleted by --retain */
+		if (!wide) {
+			list_run_narrow(out, run, tm, run->ops_mode ==
+					STORE_OPS_ALL ? "all" : run->ops_mode ==
+					STORE_OPS_SLOW ? "slow" : "none");
+			continue;
+		}
 		fprintf(out, "%5" PRId64 " %-12s %-6s %-23s %-23s %10" PRIu64
 			" %10" PRIu64 "  %s\n", run->id, run->state,
 			run->ops_mode == STORE_OPS_ALL ? "all" :

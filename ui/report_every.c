@@ -13,6 +13,7 @@
  * up the operations (on_op_sums), or on the main thread at the end.
  */
 #include "ui/report.h"
+#include "ui/wrap.h"
 #include "analyze/acc.h"
 
 #include <inttypes.h>
@@ -35,6 +36,8 @@ struct rep_every {
 	struct every_row row[EVERY_PROCS];
 	uint32_t n;
 	uint64_t other;			/* ops of procedures past the rows */
+	bool zone_said;			/* 80 columns: the time zone is said
+					   in the first window's heading */
 };
 
 struct rep_every *rep_every_new(int64_t every_ns)
@@ -58,27 +61,65 @@ static int row_cmp(const void *x, const void *y)
 	return a->calls < b->calls ? 1 : a->calls > b->calls ? -1 : 0;
 }
 
+/* A row of the 80-column block. */
+static void every_row_narrow(FILE *f, const struct every_row *w, double s)
+{
+	char name[96], a[32], b[32];
+
+	fprintf(f, "%-19s %7.1f %8.1f %6.1f %6" PRIu64 " %5.1f %7s %7s %5"
+		PRIu64 "\n", rep_proc_name(w->prog, w->vers, w->proc, name,
+		sizeof(name)), (double)w->calls / s,
+		(double)w->data_bytes / 1024 / s,
+		(double)w->data_bytes / 1024 / (double)w->calls, w->retrans,
+		100.0 * (double)w->retrans / (double)w->calls,
+		ui_fmt_ms(w->answered ? (double)w->rtt_sum_ns / 1e6 /
+			 (double)w->answered : 0.0, a, sizeof(a)),
+		ui_fmt_ms(w->answered ? w->lat_sum_ns / 1e6 /
+			 (double)w->answered : 0.0, b, sizeof(b)), w->errors);
+}
+
 static void print_window(struct rep *r, struct rep_every *e)
 {
 	double s = (double)e->every_ns / 1e9;
 	uint64_t ops = e->other;
-	char t[48], z[64], name[96];
+	char t[48], z[64], name[96], head[256];
 	uint32_t k;
 
 	for (k = 0; k < e->n; k++)
 		ops += e->row[k].calls;
 	qsort(e->row, e->n, sizeof(e->row[0]), row_cmp);
 	run_block_signals(true);
-	fprintf(r->out, "\n--- %s + %.3f s (%s): %" PRIu64 " operations, "
-		"%.1f ops/s ---\n", rep_time(r, e->start_ns, t, sizeof(t)), s,
-		ui_time_zone(e->start_ns, r->tmode, z, sizeof(z)), ops,
-		(double)ops / s);
-	fprintf(r->out, "%-30s %9s %10s %8s %8s %6s %10s %10s %6s\n",
-		"Procedure", "ops/s", "kB/s", "kB/op", "retrans", "(%)",
-		"avg RTT ms", "avg exe ms", "Err");
+	if (r->wide)
+		snprintf(head, sizeof(head), "--- %s + %.3f s (%s): %" PRIu64
+			 " operations, %.1f ops/s ---", rep_time(r, e->start_ns,
+			 t, sizeof(t)), s, ui_time_zone(e->start_ns, r->tmode, z,
+			 sizeof(z)), ops, (double)ops / s);
+	else
+		snprintf(head, sizeof(head), "--- %s + %.3f s: %" PRIu64
+			 " ops, %.1f ops/s ---%s%s%s", rep_time(r, e->start_ns,
+			 t, sizeof(t)), s, ops, (double)ops / s, e->zone_said ?
+			 "" : "\n(times: ", e->zone_said ? "" :
+			 ui_time_zone(e->start_ns, r->tmode, z, sizeof(z)),
+			 e->zone_said ? "" : ")");
+	e->zone_said = true;
+	fputc('\n', r->out);
+	ui_wrap_text(r->out, head, strlen(head), r->wide ? 0 : UI_WRAP_COLS);
+	fputc('\n', r->out);
+	if (r->wide)
+		fprintf(r->out, "%-30s %9s %10s %8s %8s %6s %10s %10s %6s\n",
+			"Procedure", "ops/s", "kB/s", "kB/op", "retrans", "(%)",
+			"avg RTT ms", "avg exe ms", "Err");
+	else
+		fprintf(r->out, "%-19s %7s %8s %6s %6s %5s %7s %7s %5s\n",
+			"Procedure", "ops/s", "kB/s", "kB/op", "Resent", "(%)",
+			"RTT ms", "exe ms", "Err");
 	for (k = 0; k < e->n; k++) {
 		const struct every_row *w = &e->row[k];
 
+		if (!r->wide) {
+			every_row_narrow(r->out, w, s);
+			continue;
+		}
 		fprintf(r->out, "%-30s %9.1f %10.1f %8.1f %8" PRIu64 " %6.1f "
 			"%10.3f %10.3f %6" PRIu64 "\n",
 			rep_proc_name(w->prog, w->vers, w->proc, name,
@@ -105,12 +146,14 @@ static void print_window(struct rep *r, struct rep_every *e)
 static void print_idle(struct rep *r, const struct rep_every *e, int64_t from,
 		       int64_t to)
 {
-	char t0[48], t1[48];
+	char t0[48], t1[48], head[160];
 
 	run_block_signals(true);
-	fprintf(r->out, "\n--- %s .. %s: no operations (%" PRId64 " "
-		"windows) ---\n", rep_time(r, from, t0, sizeof(t0)),
-		rep_time(r, to, t1, sizeof(t1)), (to - from) / e->every_ns);
+	snprintf(head, sizeof(head), "--- %s .. %s: no operations (%" PRId64
+		 " windows) ---", rep_time(r, from, t0, sizeof(t0)),
+		 rep_time(r, to, t1, sizeof(t1)), (to - from) / e->every_ns);
+	fputc('\n', r->out);
+	ui_wrap_line(r->out, head, strlen(head), r->wide ? 0 : UI_WRAP_COLS);
 	fflush(r->out);
 	run_block_signals(false);
 }

@@ -626,11 +626,12 @@ static int page(FILE *f, const struct rep *r, const struct an_model *m)
 	struct tframe t = tframe_of(m);
 
 	head(f, r, m);
-	if (health(f, r, m) < 0 || over_time(f, r, m, &t) < 0 ||
-	    heat(f, r, m, &t) < 0)
+	rep_html_verdict(f, m);	/* the answer first, then its evidence */
+	if (findings(f, r, m, &t) < 0 || health(f, r, m) < 0 ||
+	    over_time(f, r, m, &t) < 0 || heat(f, r, m, &t) < 0)
 		return -1;
 	sizes(f, r, m);
-	if (retrans(f, r, m, &t) < 0 || findings(f, r, m, &t) < 0)
+	if (retrans(f, r, m, &t) < 0)
 		return -1;
 	table(f, m);
 	html_close(f);

@@ -292,6 +292,7 @@ static void j_findings(struct jw *w, const struct an_model *m)
 		jw_dbl(w, "avg_rate", f->avg_rate, 1);
 		jw_str(w, "evidence", f->evidence);
 		jw_str(w, "meaning", f->meaning);
+		rep_json_impact(w, m, k);
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
@@ -378,16 +379,20 @@ static void j_health(struct jw *w, const struct an_model *m)
 }
 
 /* TCP records the snaplen hid (cap_stats tcp_hidden_*): null if none. */
-static void j_hidden(struct jw *w, const struct cap_stats *c)
+static void j_hidden(struct jw *w, const struct an_model *m)
 {
+	const struct cap_stats *c = m->in.cs;
+
 	if (c->tcp_hidden_spans == 0) {
 		jw_null(w, "hidden");
 		return;
 	}
 	jw_obj(w, "hidden");
 	jw_str(w, "reason", "snaplen");
-	jw_u64(w, "calls", c->tcp_hidden_calls);
-	jw_u64(w, "replies", c->tcp_hidden_replies);
+	jw_u64(w, "calls", (m->verdict ? m->verdict->hidden_calls :
+	 c->tcp_hidden_calls));
+	jw_u64(w, "replies", (m->verdict ? m->verdict->hidden_replies :
+	 c->tcp_hidden_replies));
 	jw_u64(w, "records_known", c->tcp_hidden_spans);
 	jw_u64(w, "bytes", c->tcp_hidden_bytes);
 	jw_u64(w, "flow_directions", c->tcp_hidden_flows);
@@ -416,7 +421,7 @@ static void j_incomplete(struct jw *w, const struct rep *r,
 	jw_u64(w, "ps_ifdrop", m->in.cs->ps_ifdrop);
 	jw_u64(w, "evictions", m->in.evictions);
 	jw_read_error(w, "read_error", r->cut ? &r->cut_at : NULL);
-	j_hidden(w, m->in.cs);
+	j_hidden(w, m);
 	jw_arr(w, "drop_spans");
 	for (k = 0; k < m->in.ndrops; k++) {
 		const struct cap_drop_span *sp = &m->in.drops[k];
@@ -529,6 +534,7 @@ int rep_json(const struct rep *r)
 	jw_str(&w, "last_utc", ui_time_iso(r->last_ns, iso, sizeof(iso)));
 	jw_dbl(&w, "duration_s", m.duration_s, 6);
 	j_incomplete(&w, r, &m);
+	rep_json_verdict(&w, &m);
 	jw_obj(&w, "totals");
 	jw_u64(&w, "ops", t->ops);
 	jw_u64(&w, "answered", t->answered);

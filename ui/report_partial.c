@@ -12,6 +12,7 @@
  * --ops all) or --csv ops (its from_replies field empty: unknown).
  */
 #include "ui/report.h"
+#include "ui/wrap.h"
 #include "ui/esc.h"
 #include "ui/json.h"
 
@@ -72,7 +73,7 @@ static void on_cell(void *user, const struct store_cell *c)
 				false);
 	else
 		rep_text_lat_row(p->r->out, an_model_proc_name(c->prog, c->vers,
-				 c->proc, name, sizeof(name)), &mr);
+				 c->proc, name, sizeof(name)), &mr, p->r->wide);
 	p->rows++;
 }
 
@@ -302,7 +303,7 @@ static int partial(struct rep *r, const char *path,
 		rep_text_incomplete(r, &m);
 		fprintf(r->out, "\n== Operations (by op, from table intervals; "
 			"latency from the first transmission, ms) ==\n");
-		rep_text_lat_header(r->out, "Procedure");
+		rep_text_lat_header(r->out, "Procedure", r->wide);
 	}
 	p.print = true;
 	if (store_read_intervals(s, run->id, f, from, to, on_cell, &p,
@@ -339,7 +340,20 @@ out:
 int rep_partial_text(struct rep *r, const char *path,
 		     const struct store_run *run)
 {
-	return partial(r, path, run, NULL, false);
+	struct ui_wrap wr;
+	FILE *out = r->out;
+	int rc;
+
+	r->out = ui_wrap_begin(&wr, out, r->wide ? 0 : UI_WRAP_COLS);
+	if (r->out == NULL) {
+		r->out = out;
+		return -1;
+	}
+	rc = partial(r, path, run, NULL, false);
+	if (ui_wrap_end(&wr) < 0)
+		rc = -1;
+	r->out = out;
+	return rc;
 }
 
 int rep_partial_csv_ops(struct rep *r, const char *path,

@@ -3,6 +3,7 @@
  * doc/report.md. */
 #include "ui/esc.h"
 #include "ui/report.h"
+#include "ui/wrap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,18 +25,86 @@ static const char *text_key(const struct an_model *m, const struct an_row *w,
 	return buf;
 }
 
-void rep_text_lat_header(FILE *f, const char *first)
+/* The narrow table's key column; the narrow latency: 6 columns at most
+ * up to 999999 ms, 4 significant digits or more. */
+#define NARROW_KEY 19
+
+void rep_text_lat_header(FILE *f, const char *first, bool wide)
 {
+	if (!wide) {
+		fprintf(f, "%-*s %7s %6s %5s %5s %5s %6s %6s %6s %6s\n",
+			NARROW_KEY, first, "Calls", "Ops/s", "Err", "kB/op",
+			"Retr%", "Avg ms", "p50", "p99", "Max ms");
+		return;
+	}
 	fprintf(f, "%-30s %9s %9s %6s %8s %10s %6s %10s %10s %10s %10s %10s "
 		"%10s %10s\n", first, "Calls", "Ops/s", "Err", "kB/op", "kB/s",
 		"Retr%", "Min ms", "Avg ms", "Max ms", "p50", "p95", "p99",
 		"p99.9");
 }
 
-void rep_text_lat_row(FILE *f, const char *name, const struct an_model_row *w)
+/* The row of the 80-column table: the columns an admin reads first. */
+static void lat_row_narrow(FILE *f, const char *name,
+			   const struct an_model_row *w)
+{
+	const struct an_lat *l = &w->lat;
+	char k[NARROW_KEY + 1], a[32], b[32], c[32], d[32];
+
+	fprintf(f, "%-*s %7" PRIu64 " %6.1f %5" PRIu64, NARROW_KEY,
+		ui_shorten_mid(k, sizeof(k), name, NARROW_KEY), w->row->calls,
+		w->ops_per_s, w->row->errors);
+	if (w->has_data)
+		fprintf(f, w->data_kib_per_op < 999.95 ? " %5.1f" : " %5.0f",
+			w->data_kib_per_op);
+	else
+		fprintf(f, " %5s", "-");
+	fprintf(f, " %5.1f", w->retrans_pct);
+	if (l->count == 0) {
+		fprintf(f, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
+		return;
+	}
+	fprintf(f, " %6s %6s %6s %6s\n", ui_fmt_ms(l->avg_ms, a, sizeof(a)),
+		ui_fmt_ms(l->p50_ms, b, sizeof(b)), ui_fmt_ms(l->p99_ms, c, sizeof(c)),
+		ui_fmt_ms(l->max_ms, d, sizeof(d)));
+}
+
+/* --by file in 80 columns: a wider key, fewer figures. */
+#define FILE_KEY 39
+
+static void file_header_narrow(FILE *f)
+{
+	fprintf(f, "%-*s %7s %5s %5s %6s %6s %6s\n", FILE_KEY,
+		"File (top by calls)", "Calls", "Err", "Retr%",
+		"Avg ms", "p99", "Max ms");
+}
+
+static void file_row_narrow(FILE *f, const char *name,
+			    const struct an_model_row *w)
+{
+	const struct an_lat *l = &w->lat;
+	char k[FILE_KEY + 1], a[32], c[32], d[32];
+
+	fprintf(f, "%-*s %7" PRIu64 " %5" PRIu64, FILE_KEY,
+		ui_shorten_mid(k, sizeof(k), name, FILE_KEY), w->row->calls,
+		w->row->errors);
+	fprintf(f, " %5.1f", w->retrans_pct);
+	if (l->count == 0)
+		fprintf(f, " %6s %6s %6s\n", "-", "-", "-");
+	else
+		fprintf(f, " %6s %6s %6s\n", ui_fmt_ms(l->avg_ms, a, sizeof(a)),
+			ui_fmt_ms(l->p99_ms, c, sizeof(c)),
+			ui_fmt_ms(l->max_ms, d, sizeof(d)));
+}
+
+void rep_text_lat_row(FILE *f, const char *name, const struct an_model_row *w,
+		      bool wide)
 {
 	const struct an_lat *l = &w->lat;
 
+	if (!wide) {
+		lat_row_narrow(f, name, w);
+		return;
+	}
 	fprintf(f, "%-30s %9" PRIu64 " %9.1f %6" PRIu64, name, w->row->calls,
 		w->ops_per_s, w->row->errors);
 	if (w->has_data)
@@ -96,6 +165,19 @@ static void text_from_replies(FILE *f, const struct an_model *m)
 	}
 }
 
+/* A group's heading (--by client, server, export): its key cut in the
+ * middle to the line (80 columns), whole with --wide. */
+static void text_group(const struct rep *r, const struct an_model *m,
+		       const struct an_row *w)
+{
+	char key[AN_PATH_MAX + 96], s[UI_WRAP_COLS];
+	const char *g = rep_group_names[r->by];
+
+	text_key(m, w, key, sizeof(key));
+	fprintf(r->out, "\n%s %s\n", g, r->wide ? key : ui_shorten_mid(s,
+		sizeof(s), key, UI_WRAP_COLS - 1 - strlen(g)));
+}
+
 static void text_ops(const struct rep *r, const struct an_model *m)
 {
 	const struct an_model_row *v = m->rows[r->by];
@@ -106,31 +188,37 @@ static void text_ops(const struct rep *r, const struct an_model *m)
 	fprintf(r->out, "\n== Operations (by %s; latency from the first "
 		"transmission, ms) ==\n", rep_group_names[r->by]);
 	if (r->by == AN_BY_OP)
-		rep_text_lat_header(r->out, "Procedure");
+		rep_text_lat_header(r->out, "Procedure", r->wide);
+	else if (r->by == AN_BY_FILE && !r->wide)
+		file_header_narrow(r->out);
 	else if (r->by == AN_BY_FILE)
-		rep_text_lat_header(r->out, "File (top by calls)");
+		rep_text_lat_header(r->out, "File (top by calls)", r->wide);
 	for (k = 0; k < n; k++) {
 		const struct an_row *w = v[k].row;
 
 		if (w->calls == 0)
 			continue;	/* only from replies: said below */
+		if (r->by == AN_BY_FILE && !r->wide) {
+			file_row_narrow(r->out, text_key(m, w, key,
+					sizeof(key)), &v[k]);
+			continue;
+		}
 		if (r->by == AN_BY_FILE) {
 			rep_text_lat_row(r->out, text_key(m, w, key,
-					 sizeof(key)), &v[k]);
+					 sizeof(key)), &v[k], r->wide);
 			continue;
 		}
 		if (r->by != AN_BY_OP && (prev == NULL ||
 		    memcmp(&prev->addr, &w->addr, sizeof(w->addr)) ||
 		    prev->export_id != w->export_id)) {
-			fprintf(r->out, "\n%s %s\n", rep_group_names[r->by],
-				text_key(m, w, key, sizeof(key)));
-			rep_text_lat_header(r->out, "  Procedure");
+			text_group(r, m, w);
+			rep_text_lat_header(r->out, "  Procedure", r->wide);
 		}
 		prev = w;
 		snprintf(key, sizeof(key), "%s%s", r->by == AN_BY_OP ? "" : "  ",
 			 an_model_proc_name(w->prog, w->vers, w->proc, name,
 					    sizeof(name)));
-		rep_text_lat_row(r->out, key, &v[k]);
+		rep_text_lat_row(r->out, key, &v[k], r->wide);
 	}
 	for (k = 0; k < n; k++)
 		if (r->by == AN_BY_OP || v[k].row->proc != AN_PROC_ALL)
@@ -278,12 +366,46 @@ static void text_writes(const struct rep *r, const struct an_model *m)
 	}
 }
 
+/* A row of retransmissions by client and procedure: one line (--wide), or
+ * a row of a table of 80 columns (its header before the first). */
+static void retrans_row(const struct rep *r, const struct an_model_row *v,
+			bool first)
+{
+	const struct an_row *w = v->row;
+	char a[64], p[96], x[32], y[32], z[32];
+
+	cap_addr_str(&w->addr, a, sizeof(a));
+	an_model_proc_name(w->prog, w->vers, w->proc, p, sizeof(p));
+	if (r->wide) {
+		fprintf(r->out, "%-16s %-22s retrans %" PRIu64 " (ops %" PRIu64
+			") dup %" PRIu64 " unanswered %" PRIu64, a, p,
+			w->retrans, w->retrans_ops, w->dup_replies, w->unanswered);
+		if (v->ivl.count)
+			fprintf(r->out, " interval ms min %.3f p50 %.3f max %.3f",
+				v->ivl.min_ms, v->ivl.p50_ms, v->ivl.max_ms);
+		fputc('\n', r->out);
+		return;
+	}
+	if (first)
+		fprintf(r->out, "%-15s %-17s %6s %6s %5s %5s %6s %6s %6s\n",
+			"Client", "Procedure", "Resent", "(ops)", "Dup", "Unans",
+			"MinIvl", "p50", "MaxIvl");
+	fprintf(r->out, "%-15s %-17s %6" PRIu64 " %6" PRIu64 " %5" PRIu64
+		" %5" PRIu64, a, p, w->retrans, w->retrans_ops, w->dup_replies,
+		w->unanswered);
+	if (v->ivl.count)
+		fprintf(r->out, " %6s %6s %6s", ui_fmt_ms(v->ivl.min_ms, x,
+			sizeof(x)), ui_fmt_ms(v->ivl.p50_ms, y, sizeof(y)),
+			ui_fmt_ms(v->ivl.max_ms, z, sizeof(z)));
+	fputc('\n', r->out);
+}
+
 static void text_retrans(const struct rep *r, const struct an_model *m)
 {
 	const struct an_stats *es = m->in.es;
 	const struct dec_stats *ds = m->in.ds;
 	const struct cap_stats *cs = m->in.cs;
-	uint32_t k;
+	uint32_t k, n;
 	char a[64], p[96];
 
 	fprintf(r->out, "\n== Retransmits ==\n"
@@ -308,30 +430,20 @@ static void text_retrans(const struct rep *r, const struct an_model *m)
 				cap_addr_str(&m->pairs[k].pair->server, p,
 					     sizeof(p)),
 				m->pairs[k].vantage_text);
-	for (k = 0; k < m->nrows[AN_BY_CLIENT]; k++) {
-		const struct an_model_row *v = &m->rows[AN_BY_CLIENT][k];
-		const struct an_row *w = v->row;
+	for (k = 0, n = 0; k < m->nrows[AN_BY_CLIENT]; k++) {
+		const struct an_row *w = m->rows[AN_BY_CLIENT][k].row;
 
-		if (w->proc == AN_PROC_ALL ||
-		    !(w->retrans || w->dup_replies || w->unanswered))
-			continue;
-		fprintf(r->out, "%-16s %-22s retrans %" PRIu64 " (ops %" PRIu64
-			") dup %" PRIu64 " unanswered %" PRIu64,
-			cap_addr_str(&w->addr, a, sizeof(a)),
-			an_model_proc_name(w->prog, w->vers, w->proc, p,
-					   sizeof(p)),
-			w->retrans, w->retrans_ops, w->dup_replies, w->unanswered);
-		if (v->ivl.count)
-			fprintf(r->out, " interval ms min %.3f p50 %.3f max %.3f",
-				v->ivl.min_ms, v->ivl.p50_ms, v->ivl.max_ms);
-		fputc('\n', r->out);
+		if (w->proc != AN_PROC_ALL &&
+		    (w->retrans || w->dup_replies || w->unanswered))
+			retrans_row(r, &m->rows[AN_BY_CLIENT][k], n++ == 0);
 	}
 }
 
 static void text_findings(const struct rep *r, const struct an_model *m)
 {
 	size_t k;
-	char t0[48], t1[48], ev[2 * AN_EVIDENCE_MAX];
+	char t0[48], t1[48], ev[2 * AN_EVIDENCE_MAX], nz[2 * AN_EVIDENCE_MAX];
+	const char *e;
 
 	fprintf(r->out, "\n== Findings ==\n");
 	if (m->nfindings == 0)
@@ -341,7 +453,9 @@ static void text_findings(const struct rep *r, const struct an_model *m)
 
 		fprintf(r->out, "[%s] ", an_find_kind_name(f->kind));
 		ui_time_text(f->evidence, r->tmode, ev, sizeof(ev));
-		ui_esc_put(r->out, ev, strlen(ev), NULL);
+		/* 80 columns: the parts that are 0 left out (JSON has all) */
+		e = r->wide ? ev : ui_drop_zero_parts(nz, sizeof(nz), ev);
+		ui_esc_put(r->out, e, strlen(e), NULL);
 		putc('\n', r->out);
 		if (f->start_ns)
 			fprintf(r->out, "  from %s to %s, count %" PRIu64
@@ -422,29 +536,47 @@ static void text_intervals(const struct rep *r, const struct an_model *m)
 	uint32_t k;
 	char t[48], z[64];
 
-	fprintf(r->out, "\n== Time series (%.3f s intervals; %s) ==\n"
-		"%-26s %9s %9s %6s %8s %10s %10s %12s\n",
+	fprintf(r->out, "\n== Time series (%.3f s intervals; %s) ==\n",
 		(double)m->in.interval_ns / 1e9,
-		ui_time_zone(m->in.first_ns, r->tmode, z, sizeof(z)), "Start",
-		"Calls", "Ops/s", "Err", "Retrans", "Avg ms", "Max ms",
-		"Bytes/s");
+		ui_time_zone(m->in.first_ns, r->tmode, z, sizeof(z)));
+	if (r->wide)
+		fprintf(r->out, "%-26s %9s %9s %6s %8s %10s %10s %12s\n",
+			"Start", "Calls", "Ops/s", "Err", "Retrans", "Avg ms",
+			"Max ms", "Bytes/s");
+	else
+		fprintf(r->out, "%-26s %7s %7s %5s %6s %6s %6s %10s\n",
+			"Start", "Calls", "Ops/s", "Err", "Resent", "Avg ms",
+			"Max ms", "Bytes/s");
 	for (k = 0; k < m->nintervals; k++) {
 		const struct an_model_interval *o = &m->intervals[k];
 		const struct an_interval *v = o->iv;
+		char a[32], b[32];
 
-		fprintf(r->out, "%-26s %9" PRIu64 " %9.1f %6" PRIu64 " %8"
-			PRIu64 " %10.3f %10.3f %12.0f%s\n",
-			rep_time(r, v->start_ns, t, sizeof(t)), v->calls,
-			o->ops_per_s, v->errors, v->retrans, o->lat_avg_ms,
-			o->lat_max_ms, o->bytes_per_s,
-			o->incomplete ? "  incomplete (drops)" : "");
+		if (r->wide)
+			fprintf(r->out, "%-26s %9" PRIu64 " %9.1f %6" PRIu64
+				" %8" PRIu64 " %10.3f %10.3f %12.0f%s\n",
+				rep_time(r, v->start_ns, t, sizeof(t)), v->calls,
+				o->ops_per_s, v->errors, v->retrans,
+				o->lat_avg_ms, o->lat_max_ms, o->bytes_per_s,
+				o->incomplete ? "  incomplete (drops)" : "");
+		else
+			fprintf(r->out, "%-26s %7" PRIu64 " %7.1f %5" PRIu64
+				" %6" PRIu64 " %6s %6s %10.0f%s\n",
+				rep_time(r, v->start_ns, t, sizeof(t)), v->calls,
+				o->ops_per_s, v->errors, v->retrans,
+				ui_fmt_ms(o->lat_avg_ms, a, sizeof(a)),
+				ui_fmt_ms(o->lat_max_ms, b, sizeof(b)),
+				o->bytes_per_s, o->incomplete ?
+				" incomplete (drops)" : "");
 	}
 }
 
 /* Records the snaplen hid (header-only TCP capture): how many, why, which
  * figures they bias, what to do. */
-static void text_hidden(FILE *f, const struct cap_stats *c)
+static void text_hidden(FILE *f, const struct an_model *m)
 {
+	const struct cap_stats *c = m->in.cs;
+
 	if (c->tcp_hidden_spans == 0)
 		return;
 	fprintf(f, "INCOMPLETE: about %" PRIu64 " calls and %" PRIu64
@@ -455,7 +587,10 @@ static void text_hidden(FILE *f, const struct cap_stats *c)
 		"captured, after a large record (%" PRIu64 " bytes skipped "
 		"until the stream was found again, in %" PRIu64 " flow "
 		"directions; the number hidden is estimated from them)\n",
-		c->tcp_hidden_calls, c->tcp_hidden_replies, c->snap_caplen,
+		(m->verdict ? m->verdict->hidden_calls :
+		 c->tcp_hidden_calls), (m->verdict ? m->verdict->hidden_replies :
+		 c->tcp_hidden_replies),
+		c->snap_caplen,
 		c->tcp_seg_cut_max, c->tcp_seg_max, c->tcp_hidden_spans, c->tcp_hidden_bytes,
 		c->tcp_hidden_flows);
 	fprintf(f, "  too low or biased: operation counts and rates, "
@@ -509,10 +644,29 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
 			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			m->in.evictions);
-	text_hidden(r->out, c);
+	text_hidden(r->out, m);
 }
 
+static int text_report(const struct rep *r);
+
+/* The text report into r->out as it is (--wide) or wrapped to 80
+ * columns. */
 int rep_text(const struct rep *r)
+{
+	struct rep w = *r;
+	struct ui_wrap wr;
+	int rc;
+
+	w.out = ui_wrap_begin(&wr, r->out, r->wide ? 0 : UI_WRAP_COLS);
+	if (w.out == NULL)
+		return -1;
+	rc = text_report(&w);
+	if (ui_wrap_end(&wr) < 0)
+		rc = -1;
+	return rc;
+}
+
+static int text_report(const struct rep *r)
 {
 	struct an_model m;
 	const struct an_figs_totals *t;
@@ -536,6 +690,7 @@ int rep_text(const struct rep *r)
 		m.in.cs->packets, m.duration_s, span, t->ops, t->answered,
 		t->unanswered, rns, t->errors, m.ops_per_s);
 	rep_text_incomplete(r, &m);
+	rep_text_verdict(r->out, &m);
 	text_ops(r, &m);
 	text_sizes(r->out, &m);
 	text_writes(r, &m);

@@ -61,8 +61,9 @@ static void top_usage(FILE *f)
 	      "as serve)\n"
 	      "  --metrics-max N      at most N metric series (default 16384)\n"
 	      "Needs a terminal; for a text report use 'nfscope report'.\n"
-	      "capture options (-r, -i):\n" UI_SRC_USAGE
-	      "keys:\n", f);
+	      "capture options (-r, -i):\n" UI_SRC_USAGE, f);
+	ui_budget_usage(f);
+	fputs("keys:\n", f);
 	for (k = 0; tm_keys[k].key; k++)
 		fprintf(f, "  %-18s %s\n", tm_keys[k].key, tm_keys[k].what);
 }

@@ -6,6 +6,7 @@
  */
 #include "ui/esc.h"
 #include "ui/times.h"
+#include "analyze/judge.h"
 #include "ui/top.h"
 
 #include <curses.h>
@@ -1072,6 +1073,15 @@ void tm_draw(struct tm_ui *u, const struct tm_view *v)
 			"sizes, R/W latency too low (-s 0)",
 			v->cs.tcp_hidden_calls, v->cs.tcp_hidden_replies,
 			v->cs.snap_caplen, v->cs.tcp_seg_max);
+	{	/* the verdict first (analyze/judge.h) */
+		char vl[AN_VERDICT_COLS];
+
+		an_judge_line(v->findings, v->nfindings,
+			      v->cs.tcp_hidden_spans || v->drops ||
+			      v->ifdrops, vl, sizeof(vl) - 1);
+		line_at(y0++, pair(u, v->nfindings ? PAIR_WARN : PAIR_GOOD,
+				   A_BOLD), " %s", vl);
+	}
 	if (u->help)
 		draw_help(y0, y1);
 	else if (u->detail == TD_HIST)

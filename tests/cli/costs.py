@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The README's memory per budget unit, measured (issue 17).
 
-The README's Budgets table says what one unit of each budget costs at most
-(parsed from the README by flood.readme_costs, so the figures cannot drift
+doc/bench.md's Budgets table says what one unit of each budget costs at most
+(parsed from doc/bench.md by flood.readme_costs, so the figures cannot drift
 from what is checked).  For each unit, two runs hold N1 and N2 units with
 the budget equal to the units held (a table allocated for its budget and
 one that grows as it fills are both charged); the slope of peak RSS
@@ -45,9 +45,9 @@ def slope(what, runs, readme):
     (n1, r1), (n2, r2) = runs
     per = (r2 - r1) / float(n2 - n1)
     print('%s: peak RSS %d KiB at %d, %d KiB at %d: %.0f B a unit '
-          '(README: %d B)' % (what, r1 // 1024, n1, r2 // 1024, n2, per,
+          '(doc/bench.md: %d B)' % (what, r1 // 1024, n1, r2 // 1024, n2, per,
                               readme))
-    check(per <= readme, '%s: %.0f B a unit, the README says at most %d B'
+    check(per <= readme, '%s: %.0f B a unit, doc/bench.md says at most %d B'
           % (what, per, readme), rss=True)
 
 

@@ -9,7 +9,7 @@ Three generator captures, each far beyond a small budget:
 For each, peak RSS (wait4's ru_maxrss) of nfscope with small budgets must
 stay under   base + the budgets' cost + slack,   where base is the same
 command's peak RSS on a 128-packet capture and the cost per entry is the
-documented upper bound (README, Budgets).  Evictions must match what the
+documented upper bound (doc/bench.md, Budgets).  Evictions must match what the
 generator's own record implies.  A control run with budgets 32 times larger
 must exceed the xid and frags bounds: the bound would catch a budget that is
 not enforced.
@@ -35,11 +35,11 @@ NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 RSS = len(sys.argv) < 6 or sys.argv[5] == 'none'
 KIB = 1024
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                      'README.md')
+                      'doc', 'bench.md')
 
 
 def readme_costs(path=README):
-    """The README's Budgets table: {option: [bytes, ...]}, every size in
+    """doc/bench.md's Budgets table: {option: [bytes, ...]}, every size in
     the 'memory per unit' column in order ('0.75 KB' = 750)."""
     costs = {}
     with open(path) as f:
@@ -53,7 +53,7 @@ def readme_costs(path=README):
     return costs
 
 
-# documented upper bounds of memory per budget unit (bytes), from the README
+# documented upper bounds of memory per budget unit (bytes), doc/bench.md
 COSTS = readme_costs()
 XID_ENTRY = COSTS['--xid-max'][0]     # analysis: pending call
 DEC_ENTRY = COSTS['--dec-xid-max'][0]  # decoder: remembered call

@@ -205,7 +205,7 @@ def test_times():
                             ('Europe/Berlin', [], 'Europe/Berlin'),
                             ('America/New_York', ['--utc'], 'UTC'),
                             ('Asia/Kolkata', [], 'Asia/Kolkata')):
-        p = run('dump', '-r', SAMPLE, *flags, tz=tz)
+        p = run('dump', '--wide', '-r', SAMPLE, *flags, tz=tz)
         got = [l[:26] for l in p.stdout.splitlines() if not l.startswith('#')]
         want = [fmt(t, zone) for t, _ in times]
         check(got == want, 'dump %s TZ=%s: %s... want %s...' %
@@ -218,7 +218,7 @@ def test_times():
                                 'Europe/Berlin': 'CET, UTC+01:00',
                                 'Asia/Kolkata': 'IST, UTC+05:30'}[tz])],
               'dump summary times TZ=%s: %s' % (tz, summ))
-        r = run('report', '-r', SAMPLE, *flags, tz=tz)
+        r = run('report', '--wide', '-r', SAMPLE, *flags, tz=tz)
         line = r.stdout.splitlines()[1]
         check(' from %s to %s (' % (want[0], want[-1]) in line,
               'report header TZ=%s %s: %s' % (tz, flags, line))
@@ -254,7 +254,7 @@ def test_evidence_times():
         zone = 'UTC' if flags == ['--utc'] else tz
         want = [e if flags == ['--epoch'] else
                 stamp.sub(lambda m: fmt(m.group(1), zone), e) for e in ev]
-        out = run('report', '-r', demo, *flags, tz=tz).stdout.splitlines()
+        out = run('report', '--wide', '-r', demo, *flags, tz=tz).stdout.splitlines()
         got = [l for l in out if l.startswith('[')]
         check(got == want, 'evidence times TZ=%s %s: %s want %s' %
               (tz, flags, got[:1], want[:1]))
@@ -304,6 +304,46 @@ def test_from_to():
               (bad, p.returncode, p.stderr))
 
 
+def test_traps():
+    """Habits that went wrong silently or with no hint (issue 31): each
+    refused with the command that does what was meant."""
+    out = os.path.join(WORK, 'trap.pcap')
+    p = run('record', '-r', SAMPLE, '-w', out)
+    check(p.returncode == 2 and not os.path.exists(out) and
+          '--write-pcap' in p.stderr and '.db' in p.stderr,
+          'record -w x.pcap: refused, suggesting .db or --write-pcap: '
+          'exit %d %s' % (p.returncode, p.stderr))
+    p = subprocess.run([NFSCOPE, '-r', SAMPLE], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 2 and "nfscope report -r %s" % SAMPLE in p.stderr,
+          'nfscope -r FILE: suggests report -r: %s' % p.stderr)
+    p = run('report', '-r', SAMPLE, '5')
+    check(p.returncode == 2 and '--every 5' in p.stderr and p.stdout == '',
+          'report -r FILE 5: suggests --every 5: %s' % p.stderr)
+    db = os.path.join(WORK, 'trap.db')
+    run('record', '-q', '-r', SAMPLE, '-w', db)
+    p = run('dump', '-r', db)
+    check(p.returncode == 2 and 'nfscope report %s' % db in p.stderr,
+          'dump -r DB: suggests report DB: %s' % p.stderr)
+    # the xid in SQL as dump and tshark show it (view ops_hex)
+    con = sqlite3.connect(db)
+    rows = con.execute('SELECT xid_hex, xid FROM ops_hex').fetchall()
+    con.close()
+    ts = subprocess.run(['tshark', '-r', SAMPLE, '-Y', 'rpc.msgtyp == 0',
+                         '-T', 'fields', '-e', 'rpc.xid'],
+                        capture_output=True, text=True, timeout=60)
+    want = {x.strip() for x in ts.stdout.split()}
+    check(rows and all(h == '0x%08x' % x for h, x in rows) and
+          {h for h, _ in rows} <= want,
+          'ops_hex.xid_hex is 0x%%08x of xid and a call xid tshark shows: '
+          '%s' % rows[:3])
+    p = run('report', '-r', SAMPLE, '--by', 'clients')
+    check(p.returncode == 2 and all(g in p.stderr for g in
+                                    ('op', 'client', 'server', 'export',
+                                     'file')),
+          'report --by clients: names the groups: %s' % p.stderr)
+
+
 if __name__ == '__main__':
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -314,4 +354,5 @@ if __name__ == '__main__':
     test_times()
     test_evidence_times()
     test_from_to()
+    test_traps()
     sys.exit(tally.summary('habits'))

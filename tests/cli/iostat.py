@@ -93,8 +93,8 @@ def test_every(pcap, ops, count):
     for every in (1, 0.5):
         ns = int(every * 1e9)
         want = expected(ops, count, ns)
-        p = subprocess.run([NFSCOPE, 'report', '-r', pcap, '--epoch',
-                            '--every', str(every)], capture_output=True,
+        p = subprocess.run([NFSCOPE, 'report', '--wide', '-r', pcap,
+                            '--epoch', '--every', str(every)], capture_output=True,
                            text=True, timeout=300)
         got = blocks(p.stdout)
         check(p.returncode == 0 and sorted(got) == sorted(want),
@@ -127,7 +127,8 @@ def test_every(pcap, ops, count):
 
 
 def test_table(pcap, ops, count):
-    p = subprocess.run([NFSCOPE, 'report', '-r', pcap], capture_output=True,
+    p = subprocess.run([NFSCOPE, 'report', '--wide', '-r', pcap],
+                       capture_output=True,
                        text=True, timeout=300)
     j = json.loads(subprocess.run([NFSCOPE, 'report', '-r', pcap, '--json'],
                                   capture_output=True, text=True).stdout)
@@ -153,6 +154,27 @@ def test_table(pcap, ops, count):
             ok = ok and row[3] == '-' and row[4] == '-'
         check(ok, 'table row %s: %s; want %d calls, %d bytes, %d retrans' %
               (name, row[:6], n, by, rt))
+    # the 80-column table (the default): Calls Ops/s Err kB/op Retr% Avg
+    # p50 p99 Max, the same figures as the generator's and the wide row's
+    q = subprocess.run([NFSCOPE, 'report', '-r', pcap], capture_output=True,
+                       text=True, timeout=300).stdout.splitlines()
+    check([l.split() for l in q if l.startswith('Procedure ')][:1] ==
+          [['Procedure', 'Calls', 'Ops/s', 'Err', 'kB/op', 'Retr%', 'Avg',
+            'ms', 'p50', 'p99', 'Max', 'ms']],
+          '80-column table header: %s' % [l for l in q if 'Calls' in l][:1])
+    for proc, name in NAMES.items():
+        mine = [o for o in ops if o['proc'] == proc]
+        n = len(mine)
+        rt = sum(o['retrans'] for o in mine)
+        wide = [l for l in lines if l.startswith(name + ' ')][0].split()[2:]
+        row = [l for l in q if l.startswith(name + ' ')][0].split()[2:]
+        lat = [float(wide[k]) for k in (7, 9, 11, 8)]  # avg p50 p99 max
+        ok = (len(row) == 9 and int(row[0]) == n and row[2] == wide[2] and
+              row[1] == wide[1] and row[3] == wide[3] and
+              close(float(row[4]), 100 * rt / n, 0.051) and
+              all(abs(float(row[5 + k]) - lat[k]) <= 0.0005 + lat[k] * 0.0005
+                  for k in range(4)))
+        check(ok, '80-column row %s: %s; wide %s' % (name, row, wide))
 
 
 def table_rows(text):
@@ -242,7 +264,7 @@ def test_partial(pcap, ops, count):
         db = os.path.join(WORK, 'p-%s.db' % mode[:4])
         subprocess.run([NFSCOPE, 'record', '-q', '-r', pcap, '-w', db,
                         '--ops', mode, '--interval', '1'], check=True)
-        p = subprocess.run([NFSCOPE, 'report', db, '--epoch'],
+        p = subprocess.run([NFSCOPE, 'report', '--wide', db, '--epoch'],
                            capture_output=True, text=True)
         lines = p.stdout.splitlines()
         check(p.returncode == 0 and len(lines) > 3 and
@@ -289,7 +311,8 @@ def test_partial(pcap, ops, count):
                   'need every operation (--ops all)' in q.stderr,
                   '--ops %s %s: %d %s' % (mode, bad, q.returncode, q.stderr))
         # --op narrows the table to that procedure
-        q = subprocess.run([NFSCOPE, 'report', db, '--op', 'READ,COMMIT'],
+        q = subprocess.run([NFSCOPE, 'report', '--wide', db, '--op',
+                            'READ,COMMIT'],
                            capture_output=True, text=True)
         r = table_rows(q.stdout)
         check(sorted(r) == ['NFSv3 COMMIT', 'NFSv3 READ'] and

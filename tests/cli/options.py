@@ -271,11 +271,52 @@ def test_migration_v4():
           any(r[7] is not None for r in old),
           'schema 4 migrated to 5 on append: the percentiles of the old run '
           'filled as the new run writes them (%d rows)' % len(old))
+    hexes = con.execute('SELECT xid_hex, xid FROM ops_hex').fetchall()
+    check(len(hexes) > 64 and all(h == '0x%08x' % x for h, x in hexes),
+          'schema 4 migrated: view ops_hex, xid_hex = 0x%%08x of xid (%d)'
+          % len(hexes))
     con.close()
+
+
+def epoch_us(text):
+    """'1700000000.529314[413]' -> microseconds, exactly."""
+    sec, frac = text.split('.')
+    return int(sec) * 10**6 + int((frac + '000000')[:6])
+
+
+def test_dump_order():
+    """dump keeps capture time (issue 31): replies whose call never came
+    (held for it, then given up) are printed at their place, not at the
+    end.  Ground truth: the capture's own record times (read by hand)."""
+    pcap = os.path.join(WORK, 'orphans.pcap')
+    subprocess.run([NFSGEN, '-o', pcap, '--orphan-replies', '--count',
+                    '3000', '--seed', '5', '--transport', 'udp'],
+                   check=True, capture_output=True)
+    times = pcap_times(pcap)
+    for args in ([], ['--json']):
+        p = run('dump', '-r', pcap, '--epoch', *args)
+        if args:
+            msgs = [json.loads(l) for l in p.stdout.splitlines()]
+            s = [m for m in msgs if 'summary' in m][0]['summary']
+            ts = [epoch_us(m['ts']) for m in msgs if 'summary' not in m]
+        else:
+            ts = [epoch_us(l.split()[0])
+                  for l in p.stdout.splitlines() if not l.startswith('#')]
+        late = [k for k in range(1, len(ts)) if ts[k] < ts[k - 1]]
+        check(p.returncode == 0 and len(ts) > 5000 and not late,
+              'dump %s: %d messages in capture time (%d out of order, the '
+              'first at %s)' % (' '.join(args), len(ts), len(late),
+                                late[:1]))
+        check(set(ts) <= set(t // 1000 for t in times),
+              'dump %s: every message at a packet time of the capture'
+              % ' '.join(args))
+    check(s['orphan_replies'] > 0 and s['late_expired'] > 0,
+          'the capture has replies held, then given up: %s' % s)
 
 
 def main():
     os.makedirs(WORK, exist_ok=True)
+    test_dump_order()
     test_duration_offline()
     test_option_errors()
     test_user()

@@ -190,6 +190,7 @@ def test_hostile():
     outs = {}
     for args in (['dump'], ['dump', '--json'], ['report'],
                  ['report', '--by', 'export'], ['report', '--by', 'file'],
+                 ['report', '--wide', '--by', 'file'],
                  ['report', '--json', '--by', 'file'],
                  ['report', '--csv', 'ops', '--by', 'export'],
                  ['report', '--csv', 'ops', '--by', 'file'],
@@ -210,8 +211,8 @@ def test_hostile():
     check(esc(EXPORT) in outs['report --by export'].decode(),
           'report --by export: the export escaped: %s'
           % outs['report --by export'].decode())
-    check(esc(NAME) in outs['report --by file'].decode(),
-          'report --by file: the path escaped')
+    check(esc(NAME) in outs['report --wide --by file'].decode(),
+          'report --wide --by file: the path escaped')
     check(esc(EXPORT) in outs['report --csv ops --by export'].decode(),
           'csv --by export: the export escaped')
     check(esc(NAME) in outs['report --csv ops --by file'].decode(),
@@ -270,7 +271,7 @@ def test_lock():
           '(want 1: the hidden call\'s)' % summ['orphan_replies'])
     check(summ.get('tcp_rejected') == 1, 'direction lock: the hidden record '
           'counted: %s' % summ.get('tcp_rejected'))
-    p = run('dump', '-r', pcap)
+    p = run('dump', '--wide', '-r', pcap)
     last = p.stdout.decode().splitlines()[-1]
     check(' 1 not decodable' in last, 'dump summary: %s' % last)
     p = run('report', '--json', '-r', pcap)

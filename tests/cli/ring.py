@@ -143,7 +143,7 @@ def test_gzip(ring, whole):
     with open(w('cut.gz'), 'wb') as f:
         f.write(raw[:len(raw) // 2])
     n, off = whole_records(zlib.decompressobj(31).decompress(raw[:len(raw) // 2]))
-    p = run('dump', '-r', 'cut.gz')
+    p = run('dump', '--wide', '-r', 'cut.gz')
     last = p.stdout.splitlines()[-1] if p.stdout else ''
     check(p.returncode == 3 and last.startswith(
         '# INPUT CUT: reading stopped after packet %d at byte %d: ' % (n, off))
@@ -195,7 +195,7 @@ def test_compressed(whole):
             same(whole, rep, 'two concatenated %s streams' % ext)
         open(w('cut.' + ext), 'wb').write(z[:len(z) // 2])
         n, off = whole_records(decompress_cut(tool, w('cut.' + ext)))
-        p = run('dump', '-r', 'cut.' + ext)
+        p = run('dump', '--wide', '-r', 'cut.' + ext)
         last = p.stdout.splitlines()[-1] if p.stdout else ''
         check(p.returncode == 3 and last.startswith(
             '# INPUT CUT: reading stopped after packet %d at byte %d: ' % (n, off))
@@ -222,7 +222,7 @@ def test_cut_in_ring(ring):
     args = sum([['-r', f] for f in files], [])
     want = ('reading stopped after packet %d at byte %d: ring/cut2: '
             'truncated dump file' % (before + n_cut, off))
-    p = run('report', *args)
+    p = run('report', '--wide', *args)
     lines = p.stdout.splitlines()
     check(p.returncode == 3 and len(lines) > 2 and
           lines[2].startswith('INCOMPLETE: input cut: ' + want) and
@@ -233,7 +233,7 @@ def test_cut_in_ring(ring):
     e = j['incomplete']['read_error'] if j else {}
     check(p.returncode == 3 and e.get('packets') == before + n_cut and
           e.get('offset') == off, 'report --json read_error %s' % e)
-    p = run('dump', *args)
+    p = run('dump', '--wide', *args)
     check(p.returncode == 3 and
           p.stdout.splitlines()[-1].startswith('# INPUT CUT: ' + want),
           'dump of the cut ring: %d' % p.returncode)

@@ -165,7 +165,7 @@ def main():
                         o.json_interval], capture_output=True, text=True)
     check(r.returncode == want_rc, 'report --json exit %d' % r.returncode)
     j = json.loads(r.stdout)
-    text = subprocess.run([o.nfscope, 'report', '-r', o.capture],
+    text = subprocess.run([o.nfscope, 'report', '--wide', '-r', o.capture],
                           capture_output=True, text=True).stdout
     if o.cut:
         dom_text = open(page, encoding='utf-8').read()
@@ -190,10 +190,11 @@ def main():
           'no on* attribute')
     check(not [v for e in els for k, v in e['a'].items()
                if k in ('src', 'href') or 'url(' in v], 'nothing fetched')
-    # order: health first, then over time, heat, sizes, retransmits, findings, table
+    # order (issue 30: the answer first): the verdict, the findings, health,
+    # then over time, heat, sizes, retransmits, table
     order = [e['a']['id'] for e in els if e['tag'] == 'section']
-    check(order == ['health', 'over-time', 'latency-heat', 'sizes', 'retransmits',
-                    'findings-section', 'procedures'], 'sections in order: %s' % order)
+    check(order == ['verdict', 'findings-section', 'health', 'over-time', 'latency-heat',
+                    'sizes', 'retransmits', 'procedures'], 'sections in order: %s' % order)
     # the INCOMPLETE lines are the text report's, word for word
     want = []
     for line in text.splitlines()[2:]:

@@ -180,6 +180,9 @@ TWIN_SETS = {
               'server-full': ('server', 0), 'server-512': ('server', 512),
               'server-256': ('server', 256)},
     'ends': {'server-full': ('server', 0)},
+    # issue 30's verdict matrix (verdicts.py): both ends, whole and -s 256
+    'verdict': {'client-256': ('client', 256), 'server-full': ('server', 0),
+                'server-256': ('server', 256)},
 }
 TWIN_SNAPLENS = (512, 256)
 
@@ -202,7 +205,8 @@ def nfscope_json(nfscope, *args):
 
 
 def nfscope_text(nfscope, *args):
-    r = subprocess.run([nfscope, 'report'] + list(args), capture_output=True, text=True)
+    r = subprocess.run([nfscope, 'report', '--wide'] + list(args),
+                       capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError('nfscope report %s: %s' % (' '.join(args), r.stderr))
     return r.stdout
@@ -332,7 +336,11 @@ def run_traffic(lab, sc, work):
                                      wsize=run.get('wsize', 32768), seed=i + 1,
                                      depth=run.get('depth', 8),
                                      stable=run.get('stable', 'unstable'),
-                                     nocap=run.get('nocap', False)))
+                                     nocap=run.get('nocap', False),
+                                     nagle=run.get('nagle', False),
+                                     pieces=run.get('pieces', 1)))
+    if sc.get('upload'):
+        upload(lab, work, sc['upload'])
     if sc.get('libnfs'):
         src = os.path.join(work, 'src.bin')
         with open(src, 'wb') as f:
@@ -346,6 +354,18 @@ def run_traffic(lab, sc, work):
     return merge_clients(records)
 
 
+def upload(lab, work, size):
+    """nfs-cp a file of `size` random bytes to the export (libnfs: WRITEs
+    pipelined, small replies; after a reset it reconnects and sends its
+    calls again) and check that the server's copy is whole."""
+    src = os.path.join(work, 'up.bin')
+    with open(src, 'wb') as f:
+        f.write(os.urandom(size))
+    lab.libnfs('nfs-cp', src, lab.nfs_url('up.bin'))
+    if open(src, 'rb').read() != open(os.path.join(lab.export, 'up.bin'), 'rb').read():
+        raise RuntimeError('nfs-cp did not upload the file intact')
+
+
 def run_scenario(name, sc, tools, work):
     """Run one scenario; returns (facts for the checks, timings)."""
     caps, prefs = sc['caps'], sc.get('prefs', sc['caps'])
@@ -354,7 +374,8 @@ def run_scenario(name, sc, tools, work):
     with labnet.Lab(os.path.join(work, 'lab'), tools, link=sc['link'],
                     impair=sc.get('impair'), seed=sc.get('seed', 1), caps=caps,
                     prefs=prefs, snaplen=sc.get('snaplen', 512),
-                    nfs_commit=sc.get('nfs_commit', False)) as lab:
+                    nfs_commit=sc.get('nfs_commit', False),
+                    slowdisk=sc.get('slowdisk', 0)) as lab:
         lab.start_captures(db, pcap, TWIN_SETS.get(sc.get('twins')),
                            pause_record=sc.get('pause_record', False),
                            record_kib=262144 if sc.get('twins') else 16384)
@@ -364,9 +385,10 @@ def run_scenario(name, sc, tools, work):
         lab.stop_captures()
         ganesha = lab.ganesha_stats()
         drops = lab.stop_link()
+        shim = lab.shim_log()
     facts = dict(client=client, ganesha=ganesha, drops=drops['drops'],
                  link_summary=drops['summary'], caps=caps, prefs=prefs,
-                 db=db, pcap=pcap)
+                 db=db, pcap=pcap, slowdisk=shim)
     for k, v in facts.items():
         if k not in ('db', 'pcap'):
             with open(os.path.join(work, k + '.json'), 'w') as f:
@@ -651,6 +673,7 @@ def main():
     ap.add_argument('--nfscope')
     ap.add_argument('--tapfwd')
     ap.add_argument('--labclient')
+    ap.add_argument('--slowshim')
     ap.add_argument('--work', default='/tmp/nfscope-lab')
     ap.add_argument('--demo', metavar='OUTDIR')
     ap.add_argument('--list', action='store_true')
@@ -670,7 +693,8 @@ def main():
     except labnet.Skip as e:
         print('SKIP: %s' % e)
         return 77
-    tools = {'nfscope': a.nfscope, 'tapfwd': a.tapfwd, 'labclient': a.labclient}
+    tools = {'nfscope': a.nfscope, 'tapfwd': a.tapfwd, 'labclient': a.labclient,
+             'slowshim': a.slowshim}
     work = os.path.join(os.path.abspath(a.work), name)
     if os.path.isdir(work):
         shutil.rmtree(work)

@@ -5,8 +5,9 @@
  *
  *   labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]
  *             [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]
- *             [--stable unstable|data|file] [--nocap 0|1] --out FILE PHASE...
- *   PHASE = mixed[:FILES] | getattr:SECONDS | rewrite:COUNT | rw:BYTES |
+ *             [--stable unstable|data|file] [--nocap 0|1] [--nagle 0|1]
+ *             [--pieces N] --out FILE PHASE...
+ *   PHASE = mixed[:FILES] | getattr:SECONDS | lookup:SECONDS | rewrite:COUNT | rw:BYTES |
  *           pipe:BYTES (TCP: --depth READs/WRITEs in flight, default 8) |
  *           sleep:SECONDS (no calls)
  *
@@ -27,6 +28,11 @@
  * start and end (CLOCK_REALTIME, the captures' clock) and calls.
  * --nocap 1: rsize/wsize are not lowered to FSINFO's rtmax/wtmax (a client
  * asking more than the export allows).
+ * --nagle 1 leaves Nagle's algorithm on (TCP_NODELAY is set otherwise);
+ * --pieces N writes each TCP call in N writes of about equal size (an
+ * application that hands its RPC layer a call in parts): with Nagle on,
+ * a piece that is not a full segment waits for the ACK of the ones before.
+ * lookup:S LOOKUPs one file it created, in a tight loop, for S seconds.
  * Exits 1 if a call is never answered or an RPC is refused.
  */
 #include <errno.h>
@@ -101,6 +107,8 @@ struct lab {
 	int depth;			/* calls in flight in pipe: phases */
 	int stable;			/* stable_how every WRITE asks */
 	bool nocap;			/* keep rsize/wsize above FSINFO's */
+	bool nagle;			/* TCP_NODELAY left off */
+	int pieces;			/* writes per TCP call (1: one) */
 	uint64_t stable_count[3][3];	/* WRITEs: asked x committed */
 	uint64_t short_reads, short_writes;
 	struct {
@@ -149,7 +157,7 @@ static int conn_open(struct lab *L, struct conn *c, uint16_t port, uint32_t prog
 	c->fd = socket(AF_INET, L->tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
 	if (c->fd < 0)
 		return -1;
-	if (L->tcp)
+	if (L->tcp && !L->nagle)
 		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	else {
 		int sz = 4 * 1024 * 1024;	/* a 1 MiB reply must fit */
@@ -187,6 +195,17 @@ static int read_all(int fd, char *p, size_t n)
 		p += r;
 		n -= (size_t)r;
 	}
+	return 0;
+}
+
+/* A TCP call (record mark included) in L->pieces writes of about equal size. */
+static int write_call(struct lab *L, int fd, const char *p, size_t n)
+{
+	size_t piece = (n + (size_t)L->pieces - 1) / (size_t)L->pieces;
+
+	for (size_t off = 0; off < n; off += piece)
+		if (write_all(fd, p + off, n - off < piece ? n - off : piece) < 0)
+			return -1;
 	return 0;
 }
 
@@ -246,7 +265,7 @@ static ssize_t exchange(struct lab *L, struct conn *c, size_t len, uint32_t xid,
 
 		memcpy(L->sbuf, &mark, 4);
 		pc->sent++;
-		if (write_all(c->fd, L->sbuf, len + 4) < 0)
+		if (write_call(L, c->fd, L->sbuf, len + 4) < 0)
 			return -1;
 		while ((n = tcp_recv(c->fd, L->rbuf, BUF_MAX)) >= 4 && buf_xid(L->rbuf) != xid)
 			L->late_replies++;
@@ -744,6 +763,23 @@ static void phase_getattr(struct lab *L, double seconds)
 		do_getattr(L, L->root);
 }
 
+/* A LOOKUP storm: one existing name, looked up again and again. */
+static void phase_lookup(struct lab *L, double seconds)
+{
+	char fname[64];
+	nfs_fh3 fh;
+	double end;
+
+	snprintf(fname, sizeof(fname), "lookup-%u", L->seq++);
+	fh = do_create(L, fname);
+	end = now_s() + seconds;
+	xdr_free((xdrproc_t)xdr_nfs_fh3, (char *)&fh);
+	while (now_s() < end)
+		if (!do_lookup(L, L->root, fname, NULL))
+			die("LOOKUP of a created file failed");
+	do_remove(L, fname);
+}
+
 /* The rewrite pattern: a database-like client rewrites a few blocks and
  * COMMITs each one before going on. */
 static void phase_rewrite(struct lab *L, unsigned count)
@@ -786,7 +822,7 @@ static void pipe_send(struct lab *L, struct window *w, uint32_t proc, xdrproc_t 
 	pc->calls++;
 	pc->sent++;
 	note_send(L);
-	if (write_all(L->nfs.fd, L->sbuf, len + 4) < 0)
+	if (write_call(L, L->nfs.fd, L->sbuf, len + 4) < 0)
 		die("cannot send a pipelined call");
 	w->xid[w->n] = xid;
 	w->proc[w->n] = proc;
@@ -884,6 +920,8 @@ static void run_phase(struct lab *L, const char *spec)
 		phase_mixed(L, arg ? (unsigned)v : 3);
 	else if (!strncmp(spec, "getattr:", 8))
 		phase_getattr(L, v);
+	else if (!strncmp(spec, "lookup:", 7))
+		phase_lookup(L, v);
 	else if (!strncmp(spec, "rewrite:", 8))
 		phase_rewrite(L, (unsigned)v);
 	else if (!strncmp(spec, "rw:", 3))
@@ -1025,8 +1063,10 @@ static void usage(void)
 {
 	fputs("usage: labclient --server ADDR --export PATH [--proto udp|tcp] [--timeo MS]\n"
 	      "                 [--retries N] [--rsize N] [--wsize N] [--depth N] [--seed N]\n"
-	      "                 [--stable unstable|data|file] [--nocap 0|1] --out FILE PHASE...\n"
-	      "   PHASE = mixed[:FILES] getattr:S rewrite:N rw:BYTES pipe:BYTES sleep:S\n",
+	      "                 [--stable unstable|data|file] [--nocap 0|1] [--nagle 0|1]\n"
+	      "                 [--pieces N] --out FILE PHASE...\n"
+	      "   PHASE = mixed[:FILES] getattr:S lookup:S rewrite:N rw:BYTES pipe:BYTES\n"
+	      "           sleep:S\n",
 	      stderr);
 	exit(2);
 }
@@ -1042,6 +1082,7 @@ int main(int argc, char **argv)
 	L.retries = 30;
 	L.rsize = L.wsize = 32768;
 	L.depth = 8;
+	L.pieces = 1;
 	for (i = 1; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		const char *o = argv[i], *v = argv[i + 1];
 
@@ -1070,6 +1111,10 @@ int main(int argc, char **argv)
 				   DATA_SYNC : UNSTABLE;
 		else if (!strcmp(o, "--nocap"))
 			L.nocap = atoi(v) != 0;
+		else if (!strcmp(o, "--nagle"))
+			L.nagle = atoi(v) != 0;
+		else if (!strcmp(o, "--pieces") && atoi(v) >= 1)
+			L.pieces = atoi(v);
 		else
 			usage();
 	}

@@ -73,7 +73,8 @@ DBUS_CONF = """\
 
 # Runs inside `ip netns exec SERVER unshare -m`: /run is a private tmpfs so
 # rpcbind's socket and ganesha's /var/run files never reach the host's.
-# The last command is exec'd, so the PID the lab holds is ganesha's.
+# The last command is exec'd, so the PID the lab holds is ganesha's; only
+# ganesha gets LAB_PRELOAD as its LD_PRELOAD (a slow disk, slowshim.c).
 SERVER_SH = """\
 set -e
 mount -t tmpfs lab-run /run
@@ -82,7 +83,7 @@ dbus-daemon --config-file="$1/dbus.conf" --fork --print-pid=3 3>"$1/dbus.pid"
 rpcbind -f -w & echo $! > "$1/rpcbind.pid"
 for i in $(seq 50); do [ -S /run/rpcbind.sock ] && break; sleep 0.05; done
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$1/dbus.sock"
-exec ganesha.nfsd -F -f "$1/ganesha.conf" -L "$1/ganesha.log" -p /run/ganesha/ganesha.pid
+exec env LD_PRELOAD="${LAB_PRELOAD:-}" ganesha.nfsd -F -f "$1/ganesha.conf" -L "$1/ganesha.log" -p /run/ganesha/ganesha.pid
 """
 
 NEEDED = ['ip', 'unshare', 'ethtool', 'tcpdump', 'ganesha.nfsd', 'rpcbind',
@@ -124,10 +125,13 @@ class Lab:
     (ab = client to server).  caps: the export's MaxRead/MaxWrite (Pref* the
     same unless given).  nfs_commit: the export's NFS_Commit (ganesha
     4.3's nfs3_write then writes every WRITE stable and answers FILE_SYNC,
-    whatever the client asked: a synchronous export)."""
+    whatever the client asked: a synchronous export).  slowdisk: ganesha
+    runs with tools['slowshim'] preloaded, sleeping that many ms before
+    each read, write and sync of a file (its log: slowdisk.jsonl)."""
 
     def __init__(self, work, tools, link='veth', impair=None, seed=1,
-                 caps=(1048576, 1048576), prefs=None, snaplen=512, nfs_commit=False):
+                 caps=(1048576, 1048576), prefs=None, snaplen=512, nfs_commit=False,
+                 slowdisk=0):
         self.work = os.path.abspath(work)
         self.tools = tools
         self.link = link
@@ -137,6 +141,8 @@ class Lab:
         self.prefs = prefs or caps
         self.snaplen = snaplen
         self.nfs_commit = nfs_commit
+        self.slowdisk = slowdisk
+        self.shimlog = os.path.join(self.work, 'slowdisk.jsonl')
         tag = '%d' % os.getpid()
         self.cns, self.sns = 'nfl-c-' + tag, 'nfl-s-' + tag
         self.procs = []          # (name, Popen) in start order
@@ -281,10 +287,14 @@ class Lab:
         with open(os.path.join(self.work, 'server.sh'), 'w') as f:
             f.write(SERVER_SH)
         log = open(os.path.join(self.work, 'server.out'), 'w')
+        env = dict(os.environ)
+        if self.slowdisk:
+            env.update(LAB_PRELOAD=os.path.abspath(self.tools['slowshim']),
+                       SLOWSHIM_MS=str(self.slowdisk), SLOWSHIM_LOG=self.shimlog)
         self.ganesha = self.start('ganesha', ['unshare', '-m', '--propagation', 'private',
                                               'sh', os.path.join(self.work, 'server.sh'),
                                               self.work],
-                                  ns=self.sns, stdout=log, stderr=subprocess.STDOUT)
+                                  ns=self.sns, stdout=log, stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + 20
         glog = os.path.join(self.work, 'ganesha.log')
         while time.time() < deadline:
@@ -438,6 +448,18 @@ class Lab:
                 self._stop(name, p)
         return self.drops()
 
+    def shim_log(self):
+        """The slow disk's own record: {function: calls delayed}, and the
+        delay in ms (slowshim.c); None without one."""
+        if not self.slowdisk:
+            return None
+        calls = {}
+        if os.path.exists(self.shimlog):
+            for line in open(self.shimlog):
+                fn = json.loads(line)['fn']
+                calls[fn] = calls.get(fn, 0) + 1
+        return {'ms': self.slowdisk, 'calls': calls}
+
     def drops(self):
         if self.link != 'tap':
             return {'drops': [], 'summary': {}}
@@ -452,13 +474,16 @@ class Lab:
 
     # ------------------------------------------------------- clients --
     def labclient(self, out, phases, proto='tcp', timeo=300, rsize=32768, wsize=32768,
-                  seed=1, timeout=120, depth=8, stable='unstable', nocap=False):
+                  seed=1, timeout=120, depth=8, stable='unstable', nocap=False,
+                  nagle=False, pieces=1):
         """stable: what every WRITE asks (unstable, data, file); nocap: keep
-        rsize/wsize above the server's rtmax/wtmax."""
+        rsize/wsize above the server's rtmax/wtmax; nagle: Nagle left on,
+        pieces: writes per TCP call."""
         cmd = ['timeout', timeout, self.tools['labclient'], '--server', SERVER_IP,
                '--export', self.export, '--proto', proto, '--timeo', timeo,
                '--rsize', rsize, '--wsize', wsize, '--depth', depth, '--seed', seed,
-               '--stable', stable, '--nocap', int(nocap), '--out', out] + phases
+               '--stable', stable, '--nocap', int(nocap), '--nagle', int(nagle),
+               '--pieces', pieces, '--out', out] + phases
         r = subprocess.run(['ip', 'netns', 'exec', self.cns] + [str(c) for c in cmd],
                            capture_output=True, text=True)
         if r.returncode != 0:

@@ -5,7 +5,8 @@
  *
  *   tapfwd --ns-a PATH --dev-a NAME --ns-b PATH --dev-b NAME
  *          [--seed N] [--ab SPEC] [--ba SPEC] --log FILE
- *   SPEC = comma-separated delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS
+ *   SPEC = comma-separated delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS,
+ *          ackdelay=MS,reset=N,resets=M
  *
  * Direction "ab" is a -> b (the lab puts the client on a: client to server),
  * "ba" the other way.  Each frame of a direction is delayed by
@@ -21,6 +22,19 @@
  * pure ACKs, FIN) are not, so a TCP handshake still shows the link's own
  * round trip.  The direction keeps its order: no frame leaves before the
  * one ahead of it (a pure ACK queued behind a delayed reply waits for it).
+ *
+ * `ackdelay` holds pure TCP ACKs (no payload, no SYN/FIN/RST) MS and lets
+ * every other frame pass: a peer whose ACKs come late, as a delayed ACK
+ * does.  Frames with payload overtake the held ACKs (they carry the same
+ * acknowledgement themselves).
+ *
+ * `reset=N` forces connection resets: every Nth TCP frame of the direction
+ * with 1000 bytes of payload or more (a bulk transfer, not a small reply:
+ * libnfs 4.0 loops after a reset inside a large reply, LAB-NOTES) is
+ * dropped (logged, why "reset") and replaced by two forged RSTs, one to
+ * each end, each at the sequence number that end expects next; `resets=M`
+ * stops after M (default 1).  Use it on a direction without loss or jitter,
+ * so that the receiver has every byte before the dropped one.
  *
  * Every dropped frame is one JSON line in the log (the lab's ground truth
  * for retransmissions): wall-clock time, direction, length, the IPv4, UDP
@@ -61,6 +75,9 @@ struct impair {
 	double delay_us, jitter_us;
 	double loss, fragloss;
 	double rpcdelay_us;	/* payload frames only, order kept */
+	double ackdelay_us;	/* pure ACKs only */
+	uint64_t reset_every;	/* 0: none; else every Nth bulk TCP frame */
+	uint64_t resets_max;
 };
 
 struct slot {
@@ -80,6 +97,8 @@ struct dir {
 	uint64_t frames, dropped, fwd, write_err;
 	int64_t max_late_us;	/* worst wake-up after a frame's due time */
 	int64_t last_due_us;	/* rpcdelay: the latest frame's deadline */
+	struct dir *back;	/* the other direction (forged RSTs to the sender) */
+	uint64_t bulk, resets;	/* bulk TCP frames seen, resets forged */
 };
 
 /* first fragment's RPC facts, for the fragments that follow it */
@@ -296,6 +315,87 @@ static void send_frame(struct dir *d, const uint8_t *fr, uint32_t len)
 		d->fwd++;
 }
 
+/* ------------------------------------------------------- forged resets -- */
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += get16(p + i);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * A 54-byte RST|ACK from (src, sport) to (dst, dport) at seq, with the
+ * Ethernet addresses given: IPv4 and TCP checksums computed (the lab's
+ * links have checksum offload off, so the receiver checks them).
+ */
+static void rst_frame(uint8_t *fr, const uint8_t *dmac, const uint8_t *smac, uint32_t src,
+		      uint32_t dst, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack)
+{
+	uint8_t *ip = fr + 14, *t = fr + 34, pseudo[12];
+
+	memset(fr, 0, 54);
+	memcpy(fr, dmac, 6);
+	memcpy(fr + 6, smac, 6);
+	put16(fr + 12, 0x0800);
+	ip[0] = 0x45;
+	put16(ip + 2, 40);
+	ip[6] = 0x40;		/* DF */
+	ip[8] = 64;
+	ip[9] = 6;
+	put32(ip + 12, src);
+	put32(ip + 16, dst);
+	put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+	put16(t, sport);
+	put16(t + 2, dport);
+	put32(t + 4, seq);
+	put32(t + 8, ack);
+	t[12] = 5 << 4;
+	t[13] = 0x14;		/* RST, ACK */
+	put32(pseudo, src);
+	put32(pseudo + 4, dst);
+	put16(pseudo + 8, 6);
+	put16(pseudo + 10, 20);
+	put16(t + 16, csum_fold(csum_add(csum_add(0, pseudo, 12), t, 20)));
+}
+
+/* reset=N: is this the Nth bulk TCP frame (and resets are left)? */
+static bool reset_due(struct dir *d, const struct facts *f)
+{
+	if (!d->imp.reset_every || !f->l4 || f->proto != 6 || f->plen < 1000)
+		return false;
+	return ++d->bulk % d->imp.reset_every == 0 && d->resets < d->imp.resets_max;
+}
+
+/* Replace the frame by a RST to each end: the receiver's at the frame's
+ * seq (the next byte it expects), the sender's at the frame's ack. */
+static void forge_resets(struct dir *d, const uint8_t *fr, const struct facts *f)
+{
+	uint8_t rst[54];
+
+	rst_frame(rst, fr, fr + 6, f->src, f->dst, f->sport, f->dport, f->seq, f->ack);
+	send_frame(d, rst, sizeof(rst));
+	rst_frame(rst, fr + 6, fr, f->dst, f->src, f->dport, f->sport, f->ack, f->seq + f->plen);
+	send_frame(d->back, rst, sizeof(rst));
+	d->resets++;
+}
+
 static int64_t frame_delay(struct dir *d)
 {
 	double j = d->imp.jitter_us * (2 * rng_unit(&d->rng) - 1);
@@ -320,7 +420,16 @@ static void handle_frame(struct dir *d, const uint8_t *fr, uint32_t len)
 		log_drop(d, &f, len, why);
 		return;
 	}
+	if (reset_due(d, &f)) {
+		d->dropped++;
+		log_drop(d, &f, len, "reset");
+		forge_resets(d, fr, &f);
+		return;
+	}
 	delay = frame_delay(d);
+	if (d->imp.ackdelay_us > 0 && f.l4 && f.proto == 6 && !f.plen &&
+	    (f.tflags & 0x17) == 0x10)
+		delay += (int64_t)d->imp.ackdelay_us;	/* a pure ACK: no SYN/FIN/RST */
 	if (d->imp.rpcdelay_us > 0) {
 		int64_t now = mono_us();
 		int64_t due = now + (f.plen > 0 || (f.frag && f.off) ?
@@ -432,6 +541,12 @@ static int parse_spec(char *spec, struct impair *imp)
 			imp->fragloss = v;
 		else if (!strcmp(tok, "rpcdelay"))
 			imp->rpcdelay_us = v * 1000;
+		else if (!strcmp(tok, "ackdelay"))
+			imp->ackdelay_us = v * 1000;
+		else if (!strcmp(tok, "reset"))
+			imp->reset_every = (uint64_t)v;
+		else if (!strcmp(tok, "resets"))
+			imp->resets_max = (uint64_t)v;
 		else
 			return -1;
 	}
@@ -448,7 +563,8 @@ static void usage(void)
 {
 	fputs("usage: tapfwd --ns-a PATH --dev-a NAME --ns-b PATH --dev-b NAME\n"
 	      "              [--seed N] [--ab SPEC] [--ba SPEC] --log FILE\n"
-	      "       SPEC = delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS\n", stderr);
+	      "       SPEC = delay=MS,jitter=MS,loss=P,fragloss=P,rpcdelay=MS,\n"
+	      "              ackdelay=MS,reset=N,resets=M\n", stderr);
 	exit(2);
 }
 
@@ -528,14 +644,16 @@ static void finish(struct dir *d)
 	for (int k = 0; k < 2; k++)
 		fprintf(droplog, "{\"summary\":\"%s\",\"frames\":%" PRIu64 ",\"forwarded\":%" PRIu64
 			",\"dropped\":%" PRIu64 ",\"write_errors\":%" PRIu64
-			",\"max_late_us\":%" PRId64 "}\n", d[k].name, d[k].frames, d[k].fwd,
-			d[k].dropped, d[k].write_err, d[k].max_late_us);
+			",\"max_late_us\":%" PRId64 ",\"resets\":%" PRIu64 "}\n", d[k].name,
+			d[k].frames, d[k].fwd, d[k].dropped, d[k].write_err, d[k].max_late_us,
+			d[k].resets);
 	fclose(droplog);
 }
 
 int main(int argc, char **argv)
 {
-	struct dir d[2] = { { .name = "ab" }, { .name = "ba" } };
+	struct dir d[2] = { { .name = "ab", .imp.resets_max = 1 },
+			    { .name = "ba", .imp.resets_max = 1 } };
 	struct opts o = { .seed = 1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int fd[2];
@@ -551,6 +669,8 @@ int main(int argc, char **argv)
 	}
 	d[0].in = d[1].out = fd[0];
 	d[1].in = d[0].out = fd[1];
+	d[0].back = &d[1];
+	d[1].back = &d[0];
 	droplog = fopen(o.log, "w");
 	if (!droplog) {
 		perror(o.log);

@@ -294,6 +294,43 @@ for cmd in commands:
               "%s' nor in the shared capture options" % (cmd, o, cmd))
     print("nfscope %s: %d options checked: %s" % (cmd, len(opts),
                                                   " ".join(opts)))
+    # the other way: every option the page gives the command, in --help
+    for o in sorted(own):
+        check(o in opts, "the page gives 'nfscope %s' the option %s: "
+              "`nfscope %s --help` does not list it" % (cmd, o, cmd))
+
+
+def tag_paragraphs(recs):
+    """{option: the text after its .TP tag, up to the next tag}."""
+    out, cur = {}, None
+    for rec in recs:
+        text = "".join(t for t, _ in rec["segs"])
+        if rec["tag"]:
+            cur = OPT_RE.findall(text)
+            for o in cur:
+                out.setdefault(o, "")
+            continue
+        for o in cur or []:
+            out[o] += " " + text
+    return out
+
+
+# --------------------------------------------------- budgets' defaults --
+# `report --help` prints the budgets from the one table in ui/cli.c
+# ("  --NAME ARG  what (default D, LO..HI)"), the numbers the program
+# sets; the page must give the same default.
+PARAS = tag_paragraphs(in_section("COMMANDS", anyss=True))
+h = run([NFSCOPE, "report", "--help"])
+budgets = re.findall(r"^\s+(--[a-z-]+) \S+\s.*\(default (\S+?), "
+                     r"(\S+?)\.\.(\S+?)\)$", h.stdout, re.M)
+check(len(budgets) >= 7, "report --help lists the budgets with defaults "
+      "(found %d)" % len(budgets))
+for opt, dflt, lo, hi in budgets:
+    para = " ".join(PARAS.get(opt, "").split())
+    check(re.search(r"default %s\b" % re.escape(dflt), para),
+          "%s: --help says default %s; the page says: %s" % (
+              opt, dflt, para[:160]))
+print("budgets: %d defaults checked against the page" % len(budgets))
 
 # -------------------------------------------------------------- schema --
 

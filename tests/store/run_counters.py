@@ -82,8 +82,8 @@ def both(tag, gen_args, budget=()):
     con.close()
     for (col, (obj, key)), v in zip(COLS.items(), row):
         eq(v, rf.get(obj, {}).get(key), '%s: runs.%s' % (tag, col))
-    tf = health(nfscope('report', '-r', pcap, *budget))
-    td = health(nfscope('report', db))
+    tf = health(nfscope('report', '--wide', '-r', pcap, *budget))
+    td = health(nfscope('report', '--wide', db))
     check(len(tf) == 2 and tf == td, '%s: text health lines the same:\n'
           '  %s\n  %s' % (tag, tf, td))
     return truth, rf, rd

@@ -10,7 +10,7 @@ MODE:
                `record` writes a long capture: never an error, counts only grow
   crash        kill -9 `record` at random points: integrity_check passes and
                the rows are exactly those of a committed batch (stderr log)
-  sql          the README's SQL queries against generator captures return
+  sql          doc/design.md's SQL queries against generator captures return
                the rows computed from the generator's per-operation truth
   errors       unwritable path, disk full, not an nfscope database, newer
                schema, --ops slow/none, --force, append, SIGTERM
@@ -120,8 +120,8 @@ def roundtrip_one(pcap, db, extra, name):
     # have no runs column yet (schema 2): not compared until they do
     d = [x for x in diff(ja, jb) if not x.startswith(NOT_STORED)]
     check(not d, "%s %s: JSON differs: %s" % (name, extra, d[:5]))
-    ta = run([NFSCOPE, "report", "-r", pcap] + extra).stdout
-    tb = run([NFSCOPE, "report", db] + extra).stdout
+    ta = run([NFSCOPE, "report", "--wide", "-r", pcap] + extra).stdout
+    tb = run([NFSCOPE, "report", "--wide", db] + extra).stdout
     ta, tb = (re.sub(r"(?m)^late replies: .*\n", "", t) for t in (ta, tb))
     check(ta == tb, "%s %s: text differs" % (name, extra))
     return count_leaves(ja), ja
@@ -371,8 +371,10 @@ def mode_crash():
 # ------------------------------------------------------------------- sql --
 
 def readme_queries():
-    text = open(os.path.join(SRCDIR, "README.md")).read()
-    sec = text[text.index("## The store"):text.index("## How it works")]
+    text = open(os.path.join(SRCDIR, "doc", "design.md")).read()
+    start = text.index("## The store")
+    end = text.find("\n## ", start + 1)
+    sec = text[start:end if end > 0 else len(text)]
     qs = {}
     for block in re.findall(r"```sql\n(.*?)```", sec, re.S):
         name = re.match(r"-- ([a-z0-9-]+):", block).group(1)
@@ -397,7 +399,7 @@ PROCALL = {0: "NULL", 1: "GETATTR", 2: "SETATTR", 3: "LOOKUP", 4: "ACCESS",
 
 def mode_sql():
     qs = readme_queries()
-    check(len(qs) >= 5, "README has %d queries" % len(qs))
+    check(len(qs) >= 5, "doc/design.md has %d queries" % len(qs))
     db = os.path.join(TMP, "sql.db")
 
     # 1. slowest ops on a file (writes scenario with jitter)
@@ -497,7 +499,7 @@ def mode_sql():
               sum(x[4] for x in got if x[0] == m) == per[m]["answered"] for m in minutes),
           "p99-per-minute: %d minutes, %d cells checked, report --interval 60's rows"
           % (len(minutes), nchecked))
-    print("sql: %d README queries checked" % len(qs))
+    print("sql: %d doc/design.md queries checked" % len(qs))
 
 
 # ---------------------------------------------------------------- errors --
@@ -544,7 +546,7 @@ def mode_errors():
     n = sql(db, "SELECT count(*), sum(ops_stored) FROM runs")[0]
     check(n == (2, 128), "append: runs/ops %s" % (n,))
     if REPORT_DB:
-        r = run([NFSCOPE, "report", db, "--runs"])
+        r = run([NFSCOPE, "report", db, "--runs", "--wide"])
         check(r.returncode == 0 and len(r.stdout.splitlines()) == 3 and
               "nfsv3-udp-sample.pcap" in r.stdout, "--runs: %r" % r.stdout)
     record(pcap, db, "--force", "--quiet")
@@ -566,7 +568,7 @@ def mode_errors():
     if REPORT_DB:
         # issue 19: the text report of the aggregates, PARTIAL first;
         # --json says the same; what needs every operation is refused
-        r = run([NFSCOPE, "report", db])
+        r = run([NFSCOPE, "report", "--wide", db])
         check(r.returncode == 0 and r.stdout.splitlines()[2].startswith(
             "PARTIAL: run 1 was recorded with --ops slow:10") and
               " %d operations (" % len(ops) in r.stdout.splitlines()[1],

@@ -501,7 +501,7 @@ def check_layout():
                 if x >= 200:
                     ok(len(titles) == (8 if first == 'SERVER' else 9),
                        '%s: every column: %s' % (what, titles))
-                ok(len(rows) == min(len(want), y - 5), '%s: rows %d' %
+                ok(len(rows) == min(len(want), y - 6), '%s: rows %d' %
                    (what, len(rows)))
                 seen = set()
                 for shown, v in rows:

@@ -118,7 +118,7 @@ def one(name, path, ref):
     if not lossy and not rpcerr:
         check(name, 'latency sum', abs(lat / 1e9 - ref['srt_sum']) <=
               1e-6 * max(ans, 1), lat / 1e9, ref['srt_sum'])
-    text = subprocess.run([nfscope, 'report', '-r', path],
+    text = subprocess.run([nfscope, 'report', '--wide', '-r', path],
                           capture_output=True, text=True).stdout
     check(name, 'no "NOT ANALYSED" NFSv4', 'NOT ANALYSED' not in text or
           'NFSv4' not in text.split('NOT ANALYSED')[1][:80], '', '')

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""gen_verdict.py NFSGEN NFSCOPE - issue 30: the verdict block and the
+findings it ranks, on generator captures (tests/gen, independent of
+nfscope), each fault tested both ways: it fires where it was put in and is
+silent where it was not.
+
+- sizes: a server maximum of 32k or 1M used as negotiated is a verdict
+  line (state as_negotiated), never a size_capped finding; 8k is one
+  (small_maximum, its cost said);
+- where the time goes: the scripted slow server (cheap ops answered after
+  11 ms over a quick link) is slow_server, never slow_path; the same
+  traffic with every server->client frame delayed 12 ms (the capture
+  rewritten here: a link delay seen at the client) is slow_path, never
+  slow_server; the path in the verdict's time line is that delay;
+- one vantage point per capture, the right end at either end, never the
+  wrong one;
+- the hidden-call estimate of a header-only capture is never below the ops
+  recovered from their replies, and within 10% of the generator's count;
+- no TCP finding (tcp_loss, tcp_reset, tcp_stall) where no TCP trouble was
+  made; every verdict line fits 80 columns; healthy said as healthy.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import atexit
+
+NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="nfscope-verdict-")
+atexit.register(shutil.rmtree, TMP, True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
+TCP_FINDINGS = {'tcp_loss', 'tcp_reset', 'tcp_stall'}
+
+
+def gen(name, args, truth=False):
+    pcap = os.path.join(TMP, name + '.pcap')
+    extra = ['-t', os.path.join(TMP, name + '.json')] if truth else []
+    subprocess.run([NFSGEN, '-o', pcap] + extra + args, check=True,
+                   stderr=subprocess.DEVNULL)
+    return pcap
+
+
+def report(pcap, *args):
+    out = subprocess.run([NFSCOPE, 'report', '-r', pcap, '--json'] + list(args),
+                         check=True, stdout=subprocess.PIPE).stdout
+    return json.loads(out)
+
+
+def text(pcap):
+    return subprocess.run([NFSCOPE, 'report', '-r', pcap], check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
+
+
+def kinds(rep):
+    return [f['kind'] for f in rep['findings']]
+
+
+def check_block(name, pcap, rep):
+    """The verdict's shape, its lines within 80 columns, first in the text
+    report, findings ranked by impact."""
+    v = rep['verdict']
+    for k in ('healthy', 'complete', 'vantage', 'vantage_why', 'problems', 'sizes',
+              'time', 'loss', 'lines', 'hidden_calls', 'clients_wait_ms'):
+        check(k in v, '%s: verdict has %s' % (name, k))
+    t = text(pcap).splitlines()
+    i = t.index('== Verdict ==') if '== Verdict ==' in t else -1
+    check(0 <= i <= 6, '%s: the verdict comes first (line %d)' % (name, i))
+    block = t[i + 1:i + 1 + len(v['lines'])]
+    check(all(len(l) < 80 for l in block), '%s: verdict lines under 80 columns: %s'
+          % (name, [l for l in block if len(l) >= 80]))
+    check(len(block) <= 16, '%s: at most 16 verdict lines' % name)
+    imp = [f['impact_pct'] for f in rep['findings']]
+    check(imp == sorted(imp, reverse=True), '%s: findings by impact %s' % (name, imp))
+    check([p['kind'] for p in v['problems']] == kinds(rep)[:3],
+          '%s: problems are the first findings' % name)
+    check(v['healthy'] == (not rep['findings'] and rep['complete']),
+          '%s: healthy iff no finding and complete' % name)
+    if v['healthy']:
+        check(v['lines'][0]['text'].startswith('healthy'), '%s: healthy said' % name)
+
+
+def t_sizes():
+    for cap, small in ((8192, True), (32768, False), (1048576, False)):
+        name = 'sizes-%d' % cap
+        pcap = gen(name, ['--scenario', 'sizes', '--count', '400', '--clients', '2',
+                          '--servers', '1', '--size', str(min(cap, 32768)),
+                          '--transport', 'tcp', '--server-rtmax', str(cap),
+                          '--server-wtmax', str(cap), '--seed', '5'])
+        rep = report(pcap)
+        check_block(name, pcap, rep)
+        nf = kinds(rep).count('size_capped')
+        states = {(s['client'], s['op']): s['state'] for s in rep['verdict']['sizes']}
+        if cap <= 32768 and small:
+            check(nf > 0, '%s: size_capped fires for a small maximum' % name)
+            f = [f for f in rep['findings'] if f['kind'] == 'size_capped']
+            check(all('a MiB takes 128' in x['evidence'] for x in f),
+                  '%s: the cost is said' % name)
+            check('small_maximum' in states.values(), '%s: states %s' % (name, states))
+        else:
+            check(nf == 0, '%s: no size_capped at a %d maximum (%d)' % (name, cap, nf))
+            check('small_maximum' not in states.values(), '%s: states %s' % (name, states))
+        if cap == 32768:
+            check('as_negotiated' in states.values(), '%s: as negotiated %s' % (name, states))
+        check(not TCP_FINDINGS & set(kinds(rep)), '%s: no TCP finding %s' % (name, kinds(rep)))
+
+
+# ----------------------------------------------------- pcap rewriting --
+def read_pcap(path):
+    d = open(path, 'rb').read()
+    hdr, off, pk = d[:24], 24, []
+    while off + 16 <= len(d):
+        sec, frac, incl, orig = struct.unpack('<IIII', d[off:off + 16])
+        pk.append([sec * 10**9 + frac, d[off + 16:off + 16 + incl], orig])
+        off += 16 + incl
+    return hdr, pk
+
+
+def write_pcap(path, hdr, pk):
+    with open(path, 'wb') as f:
+        f.write(hdr)
+        for ns, data, orig in pk:
+            f.write(struct.pack('<IIII', ns // 10**9, ns % 10**9, len(data), orig))
+            f.write(data)
+
+
+def delay_from(pcap, out, server_prefix, delay_ns):
+    """A link that delays the server's frames delay_ns, seen at the client:
+    every IPv4 frame (Ethernet) from an address starting with
+    server_prefix later by delay_ns, and so the client's pure ACKs (no
+    payload, no SYN), which answer them; the client's calls keep their
+    time.  The file is sorted by time again."""
+    hdr, pk = read_pcap(pcap)
+    check(struct.unpack('<I', hdr[:4])[0] == 0xa1b23c4d, 'nanosecond pcap')
+    pre = bytes(int(x) for x in server_prefix.strip('.').split('.'))
+    for p in pk:
+        ip = p[1][14:]
+        if len(ip) < 40 or p[1][12:14] != b'\x08\x00':
+            continue
+        ihl = (ip[0] & 15) * 4
+        tcp = ip[ihl:]
+        pure = (ip[9] == 6 and len(tcp) >= 20 and
+                struct.unpack('>H', ip[2:4])[0] == ihl + (tcp[12] >> 4) * 4 and
+                not tcp[13] & 0x02)
+        if ip[12:12 + len(pre)] == pre or pure:
+            p[0] += delay_ns
+    pk.sort(key=lambda p: p[0])
+    write_pcap(out, hdr, pk)
+    return out
+
+
+def tcp_parts(frame):
+    """(src, dst, payload length, flags) of an IPv4/Ethernet TCP frame, or
+    None."""
+    ip = frame[14:]
+    if len(ip) < 40 or frame[12:14] != b'\x08\x00' or ip[9] != 6:
+        return None
+    ihl = (ip[0] & 15) * 4
+    tcp = ip[ihl:]
+    n = struct.unpack('>H', ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
+    return ip[12:16], ip[16:20], n, tcp[13]
+
+
+def stall_calls(pcap, out, client_prefix, hold_ns):
+    """A client with Nagle on behind a link that holds pure ACKs: the last
+    segment of each call sent in several segments leaves hold_ns after
+    the others (and everything after it later by as much).  Returns the
+    number of calls so held."""
+    hdr, pk = read_pcap(pcap)
+    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
+    shift, held, run = 0, 0, []
+    for i, p in enumerate(pk):
+        t = tcp_parts(p[1])
+        data_c2s = t is not None and t[0].startswith(pre) and t[2] > 0
+        if data_c2s:
+            run.append(i)
+        if (not data_c2s or i == len(pk) - 1) and run:
+            if len(run) >= 2:
+                shift += hold_ns
+                held += 1
+                for j in range(run[-1], len(pk)):
+                    pk[j][0] += hold_ns
+            run = []
+    write_pcap(out, hdr, pk)
+    return held
+
+
+def t_stall():
+    args = ['--scenario', 'writes', '--transport', 'tcp', '--count', '60', '--rate', '20',
+            '--clients', '1', '--servers', '1', '--seed', '4']
+    plain = gen('writes', args)
+    rep = report(plain)
+    check('tcp_stall' not in kinds(rep), 'no stall made, none found: %s' % kinds(rep))
+    held = stall_calls(plain, os.path.join(TMP, 'stall.pcap'), '10.0.', 40 * 10**6)
+    check(held >= 20, 'calls held: %d' % held)
+    rep = report(os.path.join(TMP, 'stall.pcap'))
+    check_block('stall', os.path.join(TMP, 'stall.pcap'), rep)
+    f = [x for x in rep['findings'] if x['kind'] == 'tcp_stall']
+    check(len(f) == 1, 'tcp_stall fires once: %s' % kinds(rep))
+    if f:
+        check('%d messages spread' % held in f[0]['evidence'],
+              'every held call counted (%d): %s' % (held, f[0]['evidence']))
+        check(f[0]['impact_of'] == 'wait', 'its cost is wait')
+    check('slow_server' not in kinds(rep), 'the server is not blamed: %s' % kinds(rep))
+    check(rep['verdict']['loss']['tcp_stalls'] >= held, 'the verdict counts the stalls')
+
+
+def t_time():
+    # the server slow on a quick link
+    slow = gen('slow', ['--scenario', 'slow-server', '--count', '40', '--delay-us', '11000',
+                        '--clients', '2', '--servers', '1', '--transport', 'tcp',
+                        '--seed', '3'])
+    rep = report(slow)
+    check_block('slow', slow, rep)
+    k = kinds(rep)
+    check('slow_server' in k and 'slow_path' not in k, 'slow server: %s' % k)
+    check(k[:1] == ['slow_server'], 'slow server first: %s' % k)
+    t = rep['verdict']['time']
+    check(t and t[0]['where'] == 'server', 'slow server: the time is the server\'s %s' % t)
+    # the quick server behind a link that delays its frames 20 ms
+    quick = gen('quick', ['--scenario', 'slow-server', '--count', '40', '--delay-us', '300',
+                          '--clients', '2', '--servers', '1', '--transport', 'tcp',
+                          '--seed', '3'])
+    rep = report(quick)
+    k = kinds(rep)
+    check('slow_server' not in k and 'slow_path' not in k, 'quick server, quick link: %s' % k)
+    far = delay_from(quick, os.path.join(TMP, 'far.pcap'), '10.1.', 12 * 10**6)
+    rep = report(far)
+    check_block('far', far, rep)
+    k = kinds(rep)
+    check('slow_path' in k and 'slow_server' not in k, 'link delay: %s' % k)
+    t = rep['verdict']['time']
+    check(t and t[0]['where'] == 'path' and 11.5 <= t[0]['path_ms'] <= 12.5,
+          'link delay: the path takes the time, ~12 ms: %s' % t)
+    check(not TCP_FINDINGS & set(k), 'link delay: no TCP finding %s' % k)
+
+
+def t_vantage():
+    for end, want in (('client', 'client side'), ('server', 'server side')):
+        pcap = gen('vantage-' + end, ['--scenario', 'vantage', '--end', end, '--repeat', '3'])
+        rep = report(pcap)
+        check_block('vantage-' + end, pcap, rep)
+        v = rep['verdict']['vantage']
+        check(v in (want, 'unknown'), 'vantage at the %s end: %s' % (end, v))
+        check(v == want, 'vantage at the %s end decided: %s (%s)'
+              % (end, v, rep['verdict']['vantage_why']))
+        pts = {p['vantage']['point'] for p in rep['pairs'] if p.get('vantage')}
+        check(len(pts - {'unknown'}) <= 1, 'one vantage point per capture: %s' % pts)
+        for p in rep['pairs']:
+            ev = (p.get('vantage') or {}).get('evidence', '')
+            if p.get('vantage', {}).get('by', '').startswith('tcp'):
+                check('(UDP:' not in ev, 'a TCP pair is not judged by UDP words: %s' % ev)
+
+
+def t_hidden():
+    truthf = os.path.join(TMP, 'pipe.json')
+    pcap = gen('pipe', ['--scenario', 'pipeline', '--count', '600', '--size', '32768',
+                        '--snaplen', '256', '--seed', '9'], truth=True)
+    hidden = 0
+    for line in open(truthf):
+        m = json.loads(line)
+        if m.get('hidden') and m.get('type') == 'call':
+            hidden += 1
+    rep = report(pcap)
+    v = rep['verdict']
+    rec = rep['engine']['from_replies']
+    check(v['hidden_calls'] >= rec, 'hidden calls %d >= recovered %d' % (v['hidden_calls'], rec))
+    hid = rep['incomplete'].get('hidden') or {}
+    check(hid.get('calls') == v['hidden_calls'],
+          'the INCOMPLETE figure is the verdict\'s')
+    check(abs(v['hidden_calls'] - hidden) <= max(1, hidden // 10),
+          'hidden calls %d within 10%% of the generator\'s %d' % (v['hidden_calls'], hidden))
+    check(not v['complete'] and any(l['key'] == 'capture' and 'INCOMPLETE' in l['text']
+                                    for l in v['lines']), 'incomplete said')
+
+
+def main():
+    t_sizes()
+    t_time()
+    t_vantage()
+    t_hidden()
+    t_stall()
+    return tally.summary('gen_verdict')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
