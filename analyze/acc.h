@@ -70,9 +70,8 @@ static inline bool an_op_is_error(const struct an_op *op)
  * errors, unanswered ops and every other procedure). */
 static inline uint64_t an_op_data_bytes(const struct an_op *op)
 {
-	bool nfs = op->prog == PROG_NFS;
-	bool rd = nfs && op->proc == NFS3_READ;	/* 6 in v2 and v3 */
-	bool wr = nfs && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE);
+	uint32_t p = an_nfs_v3proc(op->prog, op->vers, op->proc);
+	bool rd = p == NFS3_READ, wr = p == NFS3_WRITE;
 
 	if (!(op->flags & AN_OP_ANSWERED) || an_op_is_error(op))
 		return 0;

@@ -692,12 +692,13 @@ static struct an_pair *pair_of(struct an_figs *f, const struct an_op *op)
 static void pair_add(struct an_figs *f, const struct an_op *op)
 {
 	bool ok = (op->flags & AN_OP_ANSWERED) && !an_op_is_error(op);
+	uint32_t v3 = an_nfs_v3proc(op->prog, op->vers, op->proc);
 	struct an_pair *p;
 	uint32_t granted;
 
 	if ((p = pair_of(f, op)) == NULL)
 		return;
-	if (op->proc == NFS3_READ) {	/* 6 in v2 and v3 */
+	if (v3 == NFS3_READ) {
 		p->reads++;
 		if (op->have & AN_HAVE_COUNT)
 			an_sizes_add(&p->read, op->count);
@@ -708,11 +709,11 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 			if ((op->have & AN_HAVE_EOF) && op->eof)
 				p->read_eof++;
 			else if ((op->have & AN_HAVE_COUNT) && op->rcount < op->count &&
-				 op->vers == 3)
+				 op->vers >= 3)
 				pair_short(&p->short_reads, &p->short_read_asked_max,
 					   op->count);
 		}
-	} else if (op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE)) {
+	} else if (v3 == NFS3_WRITE) {
 		p->writes++;
 		if (op->have & AN_HAVE_COUNT)
 			an_sizes_add(&p->write, op->count);
@@ -726,14 +727,14 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 				pair_short(&p->short_writes,
 					   &p->short_write_asked_max, op->count);
 		}
-		if (op->vers == 3 && (op->have & AN_HAVE_STABLE) && op->stable < 3) {
+		if (op->vers >= 3 && (op->have & AN_HAVE_STABLE) && op->stable < 3) {
 			granted = (ok && (op->have & AN_HAVE_COMMITTED) &&
 				   op->committed < 3) ? op->committed : 3;
 			p->stable[op->stable][granted]++;
 			if (op->stable == NFS3_UNSTABLE && op->count < 32768)
 				p->writes_unstable_small++;
 		}
-	} else if (op->vers == 3 && op->proc == NFS3_COMMIT) {
+	} else if (v3 == NFS3_COMMIT) {
 		p->commits++;
 	}
 }
@@ -880,6 +881,7 @@ static void from_reply_add(struct an_figs *f, const struct an_op *op)
 	bool ok = !an_op_is_error(op) && (op->have & AN_HAVE_RCOUNT);
 	struct an_pair *p;
 	struct row_key k;
+	uint32_t v3;
 	struct an_row *r;
 
 	f->tot.from_replies++;
@@ -891,13 +893,14 @@ static void from_reply_add(struct an_figs *f, const struct an_op *op)
 	k.export_id = -1;
 	if ((r = row_get(f, &k)) != NULL)
 		r->from_replies++;
-	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
+	if (op->prog != PROG_NFS || op->vers < 2 || op->vers > 4)
 		return;
 	if ((p = pair_of(f, op)) == NULL)
 		return;
-	if (ok && op->proc == NFS3_READ)	/* 6 in v2 and v3 */
+	v3 = an_nfs_v3proc(op->prog, op->vers, op->proc);
+	if (ok && v3 == NFS3_READ)
 		an_sizes_add(&p->read_rep, op->rcount);
-	else if (ok && op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE))
+	else if (ok && v3 == NFS3_WRITE)
 		an_sizes_add(&p->write_rep, op->rcount);
 }
 
@@ -931,7 +934,7 @@ static void figs_add(struct an_figs *f, const struct an_op *op, uint64_t ch,
 	t->dup_replies += op->dup_replies;
 	rows_add(f, op, db, ch, rh);
 	interval_add(f, op);
-	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3)) {
+	if (op->prog == PROG_NFS && op->vers >= 2 && op->vers <= 4) {
 		pair_add(f, op);
 		server_add(f, op);
 	}
@@ -1196,33 +1199,4 @@ const struct an_figs_totals *an_figs_totals(const struct an_figs *f)
 {
 	figs_sync((struct an_figs *)f);
 	return &f->tot;
-}
-
-#define NFS4_COMPOUND 1u	/* RFC 7530 section 16.2 */
-
-void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
-		  uint64_t *clients, uint64_t *servers)
-{
-	uint32_t k, n;
-	int g;
-
-	*calls = *clients = *servers = 0;
-	for (g = AN_BY_OP; g <= AN_BY_SERVER; g++) {
-		n = an_figs_nrows(f, (enum an_group)g);
-		for (k = 0; k < n; k++) {
-			const struct an_row *w = an_figs_row(f, (enum an_group)g, k);
-
-			/* COMPOUND only: a client's NULL row is the same
-			   client again */
-			if (w->prog != PROG_NFS || w->vers != 4 ||
-			    w->proc != NFS4_COMPOUND)
-				continue;
-			if (g == AN_BY_OP)
-				*calls += w->calls;
-			else if (g == AN_BY_CLIENT)
-				(*clients)++;
-			else
-				(*servers)++;
-		}
-	}
 }

@@ -189,9 +189,5 @@ struct an_figs_totals {
 };
 const struct an_figs_totals *an_figs_totals(const struct an_figs *f);
 
-/* NFSv4 seen (recognised, not analysed): COMPOUND calls and the distinct
- * clients and servers that exchanged them. */
-void an_figs_nfs4(const struct an_figs *f, uint64_t *calls,
-		  uint64_t *clients, uint64_t *servers);
 
 #endif

@@ -311,7 +311,7 @@ static bool each_proc_name(bool (*fn)(const char *name, void *u), void *u)
 
 	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		for (vers = 1; vers <= 4; vers++)
-			for (proc = 0; proc < 64; proc++)
+			for (proc = 0; proc <= NFS4_OP_LAST; proc++)
 				if ((p = dec_proc_name(progs[i], vers, proc)) &&
 				    fn(p, u))
 					return true;

@@ -360,11 +360,13 @@ static int32_t retrans_add(struct an_find *f, struct subj *s,
 /* The storm count of an NFS op (C_*), or -1. */
 static int storm_kind(const struct an_op *op)
 {
-	uint32_t p = op->proc;
+	/* NFSv4: its main op as v3's (ops.h) */
+	uint32_t p = op->vers == 4 ? an_nfs_v3proc(op->prog, 4, op->proc) :
+		     op->proc;
 
 	if (op->prog != PROG_NFS)
 		return -1;
-	if (op->vers == 3)
+	if (op->vers == 3 || op->vers == 4)
 		return p == NFS3_GETATTR ? C_GETATTR : p == NFS3_ACCESS ? C_ACCESS :
 		       p == NFS3_LOOKUP ? C_LOOKUP : p == NFS3_COMMIT ? C_COMMIT :
 		       p == NFS3_WRITE ? C_WRITE : -1;

@@ -503,8 +503,6 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 	m->complete = c->ps_drop == 0 && c->ps_ifdrop == 0 &&
 		      in->evictions == 0 && c->tcp_hidden_spans == 0 &&
 		      !in->cut;
-	an_figs_nfs4(in->figs, &m->nfs4_calls, &m->nfs4_clients,
-		     &m->nfs4_servers);
 	for (g = 0; g < AN_BY_N; g++)
 		if ((in->want & AN_MODEL_ROWS(g)) &&
 		    build_rows(m, (enum an_group)g) < 0)

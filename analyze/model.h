@@ -162,7 +162,6 @@ struct an_model {
 	double ops_per_s;		/* totals->ops */
 	bool complete;			/* no drops, evictions, hidden TCP
 					   records, and the input whole */
-	uint64_t nfs4_calls, nfs4_clients, nfs4_servers; /* not analysed */
 	/* rows per group in the writers' order: a group key's rows together
 	   (its AN_PROC_ALL total first), then by program, version,
 	   procedure; files by calls, at most `top` of them */

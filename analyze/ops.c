@@ -54,7 +54,43 @@ struct an_engine {
 	struct an_op out;	/* the op being delivered: core + path */
 	struct hid_pair *hid;	/* AN_HID_PAIRS: reply directions that lost
 				   records to the snaplen, latest time */
+	struct slot4 *slots;	/* AN_SLOT_TAB: the last call per session
+				   slot (NFSv4.1+) */
 };
+
+/* ---------------------------------------------------- session slots -- */
+
+#define AN_SLOT_TAB 1024u
+
+struct slot4 {
+	struct cap_addr client, server;
+	uint32_t sess_hash, slot, seq, xid;
+	bool used;
+};
+
+/*
+ * A call with a SEQUENCE: does it repeat the last call on its slot (the
+ * same sequence id, another XID)?  The slot then holds this call.
+ */
+static bool slot_replay(struct an_engine *e, const struct an_msg *am)
+{
+	uint32_t h = (am->sess_hash ^ am->slot4 * 2654435761u) &
+		     (AN_SLOT_TAB - 1);
+	struct slot4 *s = &e->slots[h];
+	bool same = s->used && s->sess_hash == am->sess_hash &&
+		    s->slot == am->slot4 && cap_addr_eq(&s->client, &am->src) &&
+		    cap_addr_eq(&s->server, &am->dst);
+	bool replay = same && s->seq == am->seq4 && s->xid != am->xid;
+
+	s->used = true;
+	s->client = am->src;
+	s->server = am->dst;
+	s->sess_hash = am->sess_hash;
+	s->slot = am->slot4;
+	s->seq = am->seq4;
+	s->xid = am->xid;
+	return replay;
+}
 
 /* ------------------------------------------------ hidden replies -- */
 
@@ -262,6 +298,39 @@ void an_op_copy(struct an_op *dst, const struct an_op *src)
 	str_copy(dst->path, src->path, sizeof(dst->path));
 }
 
+uint32_t an_nfs_v3proc(uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	if (prog != PROG_NFS)
+		return NFS3_NPROC;
+	if (vers == 3)
+		return proc < NFS3_NPROC ? proc : NFS3_NPROC;
+	if (vers == 2) {
+		switch (proc) {
+		case NFS2_GETATTR: return NFS3_GETATTR;
+		case NFS2_SETATTR: return NFS3_SETATTR;
+		case NFS2_LOOKUP: return NFS3_LOOKUP;
+		case NFS2_READ: return NFS3_READ;
+		case NFS2_WRITE: return NFS3_WRITE;
+		default: return NFS3_NPROC;
+		}
+	}
+	if (vers != 4)
+		return NFS3_NPROC;
+	switch (proc) {
+	case NFS4_OP_GETATTR: return NFS3_GETATTR;
+	case NFS4_OP_SETATTR: return NFS3_SETATTR;
+	case NFS4_OP_LOOKUP: return NFS3_LOOKUP;
+	case NFS4_OP_ACCESS: return NFS3_ACCESS;
+	case NFS4_OP_READ: return NFS3_READ;
+	case NFS4_OP_WRITE: return NFS3_WRITE;
+	case NFS4_OP_COMMIT: return NFS3_COMMIT;
+	case NFS4_OP_REMOVE: return NFS3_REMOVE;
+	case NFS4_OP_RENAME: return NFS3_RENAME;
+	case NFS4_OP_READDIR: return NFS3_READDIR;
+	default: return NFS3_NPROC;
+	}
+}
+
 /* An empty op: every field 0 / "" (only the used bytes are cleared). */
 static void an_core_clear(struct an_op_core *o)
 {
@@ -387,8 +456,9 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->names = an_names_new(e->cfg.names_max);
 	e->msg = malloc(AN_MSG_MAX);
 	e->hid = calloc(AN_HID_PAIRS, sizeof(*e->hid));
+	e->slots = calloc(AN_SLOT_TAB, sizeof(*e->slots));
 	if (e->ent == NULL || e->ref == NULL || e->names == NULL ||
-	    e->msg == NULL || e->hid == NULL) {
+	    e->msg == NULL || e->hid == NULL || e->slots == NULL) {
 		an_free(e);
 		return NULL;
 	}
@@ -404,6 +474,7 @@ void an_free(struct an_engine *e)
 	an_names_free(e->names);
 	free(e->msg);
 	free(e->hid);
+	free(e->slots);
 	free(e->ref);
 	free(e->ent);
 	free(e);
@@ -454,6 +525,56 @@ static void tail_name(struct an_msg *am, const char *s, uint32_t len,
 	tail_put(am, s, len);
 }
 
+/*
+ * An NFSv4 COMPOUND call as one operation: its main op's arguments, and
+ * the handle it works on (the last PUTFH before it; the recalled file of
+ * a CB_RECALL).
+ */
+static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
+{
+	const struct nfs4_op *o, *fh = NULL;
+	int m = nfs4_main_op(cp), i;
+
+	if (m < 0)
+		return;
+	if (cp->ops[0].op == NFS4_OP_SEQUENCE && (cp->ops[0].have & N4_SEQ)) {
+		const struct nfs4_op *q = &cp->ops[0];
+		uint32_t h = 2166136261u;
+
+		for (i = 0; i < NFS4_SESSIONID_SIZE; i++)
+			h = (h ^ q->sessionid[i]) * 16777619u;
+		am->has_seq = 1;
+		am->sess_hash = h;
+		am->slot4 = q->slot;
+		am->seq4 = q->seqid;
+	}
+	for (i = 0; i <= m; i++)
+		if (cp->ops[i].have & N4_FH)
+			fh = &cp->ops[i];
+	o = &cp->ops[m];
+	if (fh != NULL) {
+		am->have |= AN_HAVE_FH;
+		am->fh_nfs = 1;
+		tail_fh(am, &fh->fh, &am->fh_len);
+	}
+	if (o->have & N4_NAME) {
+		am->have |= AN_HAVE_NAME;
+		tail_name(am, o->name.s, o->name.len, &am->name_len);
+	}
+	if (o->have & N4_OFFSET) {
+		am->offset = o->offset;
+		am->have |= AN_HAVE_OFFSET;
+	}
+	if (o->have & N4_COUNT) {
+		am->count = o->count;
+		am->have |= AN_HAVE_COUNT;
+	}
+	if (o->have & N4_STABLE) {
+		am->stable = o->stable;
+		am->have |= AN_HAVE_STABLE;
+	}
+}
+
 static void build_call(struct an_msg *am, const struct dec_msg *d)
 {
 	const struct rpc_cred *cr = &d->rpc.cred;
@@ -490,12 +611,86 @@ static void build_call(struct an_msg *am, const struct dec_msg *d)
 			am->stable = c->stable;
 			am->have |= AN_HAVE_STABLE;
 		}
+	} else if (d->kind == DEC_BODY_NFS4) {
+		build_call4(am, &d->u.nfs4);
 	} else if (d->kind == DEC_BODY_MNT && (d->u.mnt.have & MNT_PATH)) {
 		am->have |= AN_HAVE_NAME;
 		tail_name(am, d->u.mnt.path.s, d->u.mnt.path.len, &am->name_len);
 	} else if (d->kind == DEC_BODY_NLM && (d->u.nlm.have & NLM_LOCKV)) {
 		am->have |= AN_HAVE_FH;
 		tail_fh(am, &d->u.nlm.lock.fh, &am->fh_len);
+	}
+}
+
+/* A result of the main op's into am, as the NFSR_* bits of a v3 reply. */
+static void reply4_op(struct an_msg *am, const struct nfs4_op *o)
+{
+	if (o->have & N4_COUNT) {
+		am->rcount = o->count;
+		am->rhave |= NFSR_COUNT;
+	}
+	if (o->have & N4_EOF) {
+		am->eof = o->eof;
+		am->rhave |= NFSR_EOF;
+	}
+	if (o->have & N4_STABLE) {
+		am->committed = o->stable;
+		am->rhave |= NFSR_COMMITTED;
+	}
+	if (o->have & N4_VERF) {
+		memcpy(am->verf, o->verf, NFS_VERF_SIZE);
+		am->rhave |= NFSR_VERF;
+	}
+}
+
+/*
+ * An NFSv4 COMPOUND reply as one operation's: the COMPOUND's status, the
+ * main op's (proc) result, the handle a GETFH after it returned, and the
+ * server's maxread/maxwrite from a GETATTR as v3's FSINFO rtmax/wtmax
+ * (NFSv4 has no preferred sizes: rtpref/wtpref take the same values).
+ */
+static void build_reply4(struct an_msg *am, const struct nfs4_compound *cp,
+			 uint32_t proc)
+{
+	bool after = false;
+	uint32_t i;
+
+	if (cp->nstored >= 2 && cp->ops[0].op == NFS4_OP_SEQUENCE)
+		i = 1;
+	else
+		i = 0;
+	/* the pseudo-fs root: the base of the paths LOOKUP and OPEN learn */
+	if (i + 1 < cp->nstored && cp->ops[i].op == NFS4_OP_PUTROOTFH &&
+	    cp->ops[i + 1].op == NFS4_OP_GETFH &&
+	    (cp->ops[i + 1].have & N4_FH) && proc != NFS4_OP_LOOKUP) {
+		tail_fh(am, &cp->ops[i + 1].fh, &am->rfh_len);
+		am->rhave |= NFSR_FH;
+		am->root4 = 1;
+	}
+	if (cp->have & N4C_STATUS) {
+		am->status = cp->status;
+		am->rhave |= NFSR_STATUS;
+	}
+	for (i = 0; i < cp->nstored; i++) {
+		const struct nfs4_op *o = &cp->ops[i];
+
+		if (o->op == proc && !after) {
+			after = true;
+			reply4_op(am, o);
+		} else if (after && o->op == NFS4_OP_GETFH &&
+			   (o->have & N4_FH) && !(am->rhave & NFSR_FH)) {
+			/* the looked-up, opened or created object's */
+			tail_fh(am, &o->fh, &am->rfh_len);
+			am->rhave |= NFSR_FH;
+		}
+		if ((o->attr_have & (N4A_MAXREAD | N4A_MAXWRITE)) ==
+		    (N4A_MAXREAD | N4A_MAXWRITE)) {
+			am->rtmax = am->rtpref = o->maxread > UINT32_MAX ?
+				UINT32_MAX : (uint32_t)o->maxread;
+			am->wtmax = am->wtpref = o->maxwrite > UINT32_MAX ?
+				UINT32_MAX : (uint32_t)o->maxwrite;
+			am->rhave |= NFSR_FSINFO;
+		}
 	}
 }
 
@@ -550,6 +745,10 @@ static void build_reply(struct an_msg *am, const struct dec_msg *d)
 			tail_put(am, en->name.s, hl[1]);
 			am->nentries++;
 		}
+	} else if (d->kind == DEC_BODY_NFS4) {
+		build_reply4(am, &d->u.nfs4, d->proc);
+		if (d->proc == NFS4_PROC_COMPOUND)
+			am->proc4 = nfs4_proc(&d->u.nfs4);
 	} else if (d->kind == DEC_BODY_MNT) {
 		const struct mnt_msg *mm = &d->u.mnt;
 
@@ -818,6 +1017,10 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	o->server = am->dst;
 	o->xid = am->xid;
 	call_fill(o, am, &t);
+	if (am->has_seq && slot_replay(e, am)) {
+		o->flags |= AN_OP_SLOT_REPLAY;
+		e->st.slot_replays++;
+	}
 	x->slot = am->slot;
 	x->gen = am->gen;
 	x->state = ST_PENDING;
@@ -829,6 +1032,9 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 
 static bool creates_name(uint32_t vers, uint32_t proc)
 {
+	if (vers == 4)
+		return proc == NFS4_OP_LOOKUP || proc == NFS4_OP_OPEN ||
+		       proc == NFS4_OP_CREATE;
 	if (vers == 3)
 		return proc == NFS3_LOOKUP || proc == NFS3_CREATE ||
 		       proc == NFS3_MKDIR || proc == NFS3_SYMLINK ||
@@ -852,6 +1058,8 @@ static void reply_nfs(struct an_engine *e, struct an_op_core *o,
 	if (am->rhave & NFSR_FH) {
 		tail_fh_copy(&o->rfh, t->rfh, am->rfh_len);
 		o->have |= AN_HAVE_RFH;
+		if (am->root4)
+			an_names_export(e->names, &o->server, &o->rfh, "/");
 		if ((o->have & (AN_HAVE_FH | AN_HAVE_NAME)) ==
 		    (AN_HAVE_FH | AN_HAVE_NAME) && creates_name(o->vers, o->proc))
 			an_names_child(e->names, &o->server, &o->fh, o->name,
@@ -918,7 +1126,7 @@ static void reply_fill(struct an_engine *e, struct an_op_core *o,
 		o->flags |= AN_OP_REPLY_TRUNC;
 	else if (am->dstatus == 2)
 		o->flags |= AN_OP_REPLY_BAD;
-	if (am->kind == DEC_BODY_NFS_REPLY) {
+	if (am->kind == DEC_BODY_NFS_REPLY || am->kind == DEC_BODY_NFS4) {
 		reply_nfs(e, o, am, t);
 	} else if (am->kind == DEC_BODY_MNT) {
 		if (am->rhave & MNT_STATUS) {
@@ -959,6 +1167,11 @@ static void on_reply(struct an_engine *e, const struct an_msg *am)
 		e->st.dup_replies++;
 		return;
 	}
+	/* a header-only capture cut the COMPOUND call before its main op:
+	   the reply's ops say it (the statuses of the ops run; one that
+	   failed early leaves a setup op, which nfs4_proc does not name) */
+	if (am->proc4 > NFS4_PROC_COMPOUND)
+		x->op.proc = am->proc4;
 	tail_get(am, &t);
 	reply_fill(e, &x->op, am, &t);
 	x->state = ST_ANSWERED;

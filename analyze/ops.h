@@ -52,6 +52,13 @@
  *     not in the capture) is delivered at once as an op flagged
  *     AN_OP_CALL_NOT_SEEN, with the reply's fields and no latency.
  *
+ * Sessions (NFSv4.1+): a call whose SEQUENCE has the session, slot and
+ * sequence id of the previous call on that slot under another XID is a
+ * retransmission the XID does not show (a client that re-sent under a new
+ * XID): flagged AN_OP_SLOT_REPLAY and counted in slot_replays.  The last
+ * call per (client, server, session, slot) is kept in a fixed table of
+ * AN_SLOT_TAB entries (a collision replaces the entry).
+ *
  * Paths: MOUNT MNT, LOOKUP/CREATE/MKDIR/SYMLINK/MKNOD replies and
  * READDIRPLUS entries feed an internal names table (names.h); an op's path
  * and export are resolved when it is delivered.
@@ -98,6 +105,11 @@
 					   hid (the reply direction lost the
 					   stream after the call): "reply not
 					   seen", not counted unanswered */
+#define AN_OP_SLOT_REPLAY 0x10000u	/* NFSv4.1+: its SEQUENCE repeats the
+					   session, slot and sequence id of
+					   an earlier call under another XID:
+					   a retransmission the XID does not
+					   show (RFC 8881 2.10.6.1) */
 #define AN_OP_CALL_NOT_SEEN 0x8000u	/* from a reply alone, its procedure
 					   from its shape (decode/shape.c):
 					   no call fields, no latency (-1);
@@ -174,6 +186,14 @@ struct an_op {
 	char path[AN_PATH_MAX];			/* learned path of fh */
 };
 
+/*
+ * The NFSv3 procedure an NFS operation is (NFS3_READ, NFS3_WRITE,
+ * NFS3_COMMIT, NFS3_GETATTR ...): v3's as is, v2's and v4's main
+ * operations (decode.h) mapped onto it, so READ/WRITE/COMMIT figures are
+ * one code for every version; NFS3_NPROC when none.
+ */
+uint32_t an_nfs_v3proc(uint32_t prog, uint32_t vers, uint32_t proc);
+
 /* dst = src, copying of the handles and strings only their used bytes
  * (a few hundred bytes instead of 1.2 KB). */
 void an_op_copy(struct an_op *dst, const struct an_op *src);
@@ -210,6 +230,7 @@ struct an_stats {
 					   ops, not in answered/unanswered */
 	uint64_t misfit_replies;	/* reply did not fit the held call */
 	uint64_t xid_reused;
+	uint64_t slot_replays;		/* ops AN_OP_SLOT_REPLAY */
 	uint64_t retired_early;		/* answered, delivered before the
 					   window: its slot handed on */
 	uint64_t names_evicted;
@@ -260,6 +281,15 @@ struct an_msg {
 	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref, tsize;
 	uint16_t machine_len, name_len;
 	uint8_t fh_len, rfh_len;
+	uint8_t root4;			/* NFSv4 reply: rfh is the server's
+					   root (PUTROOTFH then GETFH) */
+	/* NFSv4.1+ call: its SEQUENCE (has_seq): a hash of the session
+	   id, the slot and the sequence id */
+	uint8_t has_seq;
+	uint32_t sess_hash, slot4, seq4;
+	uint32_t proc4;			/* NFSv4 reply to a COMPOUND whose
+					   main op was not known (its call
+					   cut): the reply's main op */
 };
 
 #define AN_MSG_MAX (sizeof(struct an_msg) + AN_MACHINE_MAX + AN_NAME_MAX + \

@@ -26,7 +26,7 @@ struct an_win_rec an_win_rec_of(const struct an_op *op, uint32_t client,
 				uint8_t cause)
 {
 	struct an_win_rec r;
-	bool nfs = op->prog == PROG_NFS;
+	uint32_t v3 = an_nfs_v3proc(op->prog, op->vers, op->proc);
 
 	assert(!(op->flags & AN_OP_CALL_NOT_SEEN));
 	memset(&r, 0, sizeof(r));
@@ -45,13 +45,11 @@ struct an_win_rec an_win_rec_of(const struct an_op *op, uint32_t client,
 		r.flags |= AN_WR_ERR;
 	if (op->flags & (AN_OP_CALL_TRUNC | AN_OP_REPLY_TRUNC))
 		r.flags |= AN_WR_TRUNC;
-	if (nfs && ((op->vers == 3 && op->proc == NFS3_READ) ||
-		    (op->vers == 2 && op->proc == NFS2_READ)))
+	if (v3 == NFS3_READ)
 		r.flags |= AN_WR_READ;
-	if (nfs && ((op->vers == 3 && op->proc == NFS3_WRITE) ||
-		    (op->vers == 2 && op->proc == NFS2_WRITE)))
+	if (v3 == NFS3_WRITE)
 		r.flags |= AN_WR_WRITE;
-	if (nfs && op->vers == 3 && op->proc == NFS3_COMMIT)
+	if (v3 == NFS3_COMMIT)
 		r.flags |= AN_WR_COMMIT;
 	if ((r.flags & (AN_WR_READ | AN_WR_WRITE)) && (op->have & AN_HAVE_COUNT))
 		r.size = op->count;

@@ -353,6 +353,217 @@ bool nfs3_decode_reply(struct xdr *c, uint32_t proc, struct nfs_reply *out);
 bool nfs2_decode_call(struct xdr *c, uint32_t proc, struct nfs_call *out);
 bool nfs2_decode_reply(struct xdr *c, uint32_t proc, struct nfs_reply *out);
 
+/* ------------------------------------------------------------ NFSv4 -- */
+
+/*
+ * NFSv4 COMPOUND (RFC 7530/7531 minor 0, RFC 8881/5662 minor 1, RFC
+ * 7862/7863 minor 2, RFC 8276 xattrs) and CB_COMPOUND on the back channel.
+ * Every operation of those RFCs is recognised and stepped over exactly;
+ * the first NFS4_OPS_MAX are stored with the fields below (have bits).
+ * An operation that cannot be stepped over (an opcode no RFC defines, a
+ * minor version past 2) stops the decode there: `stopped` says where, the
+ * ops before it stay valid, and it is neither truncated nor malformed.
+ *
+ * The procedure of an NFSv4 operation record (dec_msg.proc, an_op.proc,
+ * rows, the store) is the COMPOUND's main operation's opcode: 0 NULL, 1 a
+ * COMPOUND whose main op is not known (cut before it), else the nfs_opnum4
+ * of the main op (3..75), as nfsiostat and mountstats give a COMPOUND's
+ * time to the one operation it was sent for (nfs4_main_op says which).
+ * dec_proc_name(PROG_NFS, 4, p) names all three kinds.
+ */
+enum { NFS4_PROC_NULL = 0, NFS4_PROC_COMPOUND = 1 };
+
+/* nfs_opnum4 */
+enum {
+	NFS4_OP_ACCESS = 3, NFS4_OP_CLOSE = 4, NFS4_OP_COMMIT = 5,
+	NFS4_OP_CREATE = 6, NFS4_OP_DELEGPURGE = 7, NFS4_OP_DELEGRETURN = 8,
+	NFS4_OP_GETATTR = 9, NFS4_OP_GETFH = 10, NFS4_OP_LINK = 11,
+	NFS4_OP_LOCK = 12, NFS4_OP_LOCKT = 13, NFS4_OP_LOCKU = 14,
+	NFS4_OP_LOOKUP = 15, NFS4_OP_LOOKUPP = 16, NFS4_OP_NVERIFY = 17,
+	NFS4_OP_OPEN = 18, NFS4_OP_OPENATTR = 19, NFS4_OP_OPEN_CONFIRM = 20,
+	NFS4_OP_OPEN_DOWNGRADE = 21, NFS4_OP_PUTFH = 22,
+	NFS4_OP_PUTPUBFH = 23, NFS4_OP_PUTROOTFH = 24, NFS4_OP_READ = 25,
+	NFS4_OP_READDIR = 26, NFS4_OP_READLINK = 27, NFS4_OP_REMOVE = 28,
+	NFS4_OP_RENAME = 29, NFS4_OP_RENEW = 30, NFS4_OP_RESTOREFH = 31,
+	NFS4_OP_SAVEFH = 32, NFS4_OP_SECINFO = 33, NFS4_OP_SETATTR = 34,
+	NFS4_OP_SETCLIENTID = 35, NFS4_OP_SETCLIENTID_CONFIRM = 36,
+	NFS4_OP_VERIFY = 37, NFS4_OP_WRITE = 38,
+	NFS4_OP_RELEASE_LOCKOWNER = 39,
+	/* minor 1 */
+	NFS4_OP_BACKCHANNEL_CTL = 40, NFS4_OP_BIND_CONN_TO_SESSION = 41,
+	NFS4_OP_EXCHANGE_ID = 42, NFS4_OP_CREATE_SESSION = 43,
+	NFS4_OP_DESTROY_SESSION = 44, NFS4_OP_FREE_STATEID = 45,
+	NFS4_OP_GET_DIR_DELEGATION = 46, NFS4_OP_GETDEVICEINFO = 47,
+	NFS4_OP_GETDEVICELIST = 48, NFS4_OP_LAYOUTCOMMIT = 49,
+	NFS4_OP_LAYOUTGET = 50, NFS4_OP_LAYOUTRETURN = 51,
+	NFS4_OP_SECINFO_NO_NAME = 52, NFS4_OP_SEQUENCE = 53,
+	NFS4_OP_SET_SSV = 54, NFS4_OP_TEST_STATEID = 55,
+	NFS4_OP_WANT_DELEGATION = 56, NFS4_OP_DESTROY_CLIENTID = 57,
+	NFS4_OP_RECLAIM_COMPLETE = 58,
+	/* minor 2 */
+	NFS4_OP_ALLOCATE = 59, NFS4_OP_COPY = 60, NFS4_OP_COPY_NOTIFY = 61,
+	NFS4_OP_DEALLOCATE = 62, NFS4_OP_IO_ADVISE = 63,
+	NFS4_OP_LAYOUTERROR = 64, NFS4_OP_LAYOUTSTATS = 65,
+	NFS4_OP_OFFLOAD_CANCEL = 66, NFS4_OP_OFFLOAD_STATUS = 67,
+	NFS4_OP_READ_PLUS = 68, NFS4_OP_SEEK = 69, NFS4_OP_WRITE_SAME = 70,
+	NFS4_OP_CLONE = 71,
+	/* RFC 8276 */
+	NFS4_OP_GETXATTR = 72, NFS4_OP_SETXATTR = 73,
+	NFS4_OP_LISTXATTRS = 74, NFS4_OP_REMOVEXATTR = 75,
+	NFS4_OP_LAST = 75,
+	NFS4_OP_ILLEGAL = 10044,
+};
+
+/* nfs_cb_opnum4 */
+enum {
+	NFS4_OP_CB_GETATTR = 3, NFS4_OP_CB_RECALL = 4,
+	NFS4_OP_CB_LAYOUTRECALL = 5, NFS4_OP_CB_NOTIFY = 6,
+	NFS4_OP_CB_PUSH_DELEG = 7, NFS4_OP_CB_RECALL_ANY = 8,
+	NFS4_OP_CB_RECALLABLE_OBJ_AVAIL = 9, NFS4_OP_CB_RECALL_SLOT = 10,
+	NFS4_OP_CB_SEQUENCE = 11, NFS4_OP_CB_WANTS_CANCELLED = 12,
+	NFS4_OP_CB_NOTIFY_LOCK = 13, NFS4_OP_CB_NOTIFY_DEVICEID = 14,
+	NFS4_OP_CB_OFFLOAD = 15,
+	NFS4_OP_CB_LAST = 15,
+	NFS4_OP_CB_ILLEGAL = 10044,
+};
+
+/* nfsstat4 values the analysis names */
+enum {
+	NFS4_OK = 0, NFS4ERR_DENIED = 10010, NFS4ERR_DELAY = 10008,
+	NFS4ERR_GRACE = 10013, NFS4ERR_STALE_CLIENTID = 10022,
+	NFS4ERR_BADSESSION = 10052, NFS4ERR_SEQ_MISORDERED = 10063,
+	NFS4ERR_RETRY_UNCACHED_REP = 10068, NFS4ERR_DEADSESSION = 10078,
+};
+
+#define NFS4_OPS_MAX 24		/* ops stored per COMPOUND */
+#define NFS4_SESSIONID_SIZE 16
+
+/* struct nfs4_op.have: which fields hold a value (call: the op's
+ * arguments; reply: its result) */
+#define N4_STATUS    0x00000001u	/* reply: status */
+#define N4_FH        0x00000002u	/* call PUTFH, CB_RECALL; reply GETFH */
+#define N4_NAME      0x00000004u	/* LOOKUP, OPEN file, CREATE, REMOVE,
+					   RENAME old name, LINK, SECINFO */
+#define N4_NAME2     0x00000008u	/* RENAME new name */
+#define N4_OFFSET    0x00000010u	/* READ/WRITE/COMMIT/LOCK*: offset */
+#define N4_COUNT     0x00000020u	/* call: READ/COMMIT/READDIR count,
+					   WRITE data length; reply: READ
+					   data length, WRITE count */
+#define N4_STABLE    0x00000040u	/* call: WRITE stable; reply: WRITE
+					   committed */
+#define N4_EOF       0x00000080u	/* reply READ, READDIR */
+#define N4_VERF      0x00000100u	/* reply WRITE/COMMIT writeverf */
+#define N4_ACCESS    0x00000200u	/* ACCESS asked / (supported, granted) */
+#define N4_ATTRS     0x00000400u	/* GETATTR reply: attr_have */
+#define N4_SEQ       0x00000800u	/* SEQUENCE, CB_SEQUENCE */
+#define N4_CHAN      0x00001000u	/* CREATE_SESSION: fore channel */
+#define N4_OPEN      0x00002000u	/* OPEN call: claim, opentype,
+					   createmode, share_access */
+#define N4_LOCK      0x00004000u	/* LOCK/LOCKT/LOCKU: locktype, offset,
+					   length */
+#define N4_DENIED    0x00008000u	/* LOCK/LOCKT reply NFS4ERR_DENIED:
+					   the holder's locktype, offset,
+					   length */
+#define N4_CLIENTID  0x00010000u	/* EXCHANGE_ID/SETCLIENTID reply,
+					   CREATE_SESSION call */
+#define N4_DELEG     0x00020000u	/* OPEN reply: delegation type */
+#define N4_LENGTH    0x00040000u	/* LOCK*, LAYOUTGET, ALLOCATE ... */
+#define N4_FLAGS     0x00080000u	/* EXCHANGE_ID eia/eir_flags */
+#define N4_SESSIONID 0x00100000u	/* CREATE_SESSION reply,
+					   DESTROY_SESSION, BIND_CONN */
+#define N4_BITMAP    0x00200000u	/* GETATTR call: attr_request words */
+
+/* struct nfs4_op.attr_have: fattr4 values found (GETATTR reply) */
+#define N4A_TYPE      0x01u
+#define N4A_FH_EXPIRE 0x02u
+#define N4A_CHANGE    0x04u
+#define N4A_SIZE      0x08u
+#define N4A_MAXREAD   0x10u
+#define N4A_MAXWRITE  0x20u
+
+/* channel_attrs4 (RFC 8881 18.36) */
+struct nfs4_chan {
+	uint32_t headerpad, maxreq, maxresp, maxresp_cached, maxops, maxreqs;
+};
+
+struct nfs4_op {
+	uint32_t op;		/* nfs_opnum4 / nfs_cb_opnum4 */
+	uint32_t have;		/* N4_* */
+	uint32_t status;	/* nfsstat4 */
+	uint64_t offset, length;
+	uint32_t count;
+	uint32_t stable;	/* stable_how4 */
+	bool eof;
+	bool cachethis;		/* SEQUENCE */
+	uint8_t verf[NFS_VERF_SIZE];
+	uint32_t access, supported;
+	uint32_t claim, opentype, createmode, share_access;
+	uint32_t locktype;
+	uint32_t deleg;		/* open_delegation_type4 */
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t seqid, slot, highest_slot, target_slot, status_flags;
+	struct nfs4_chan fore;
+	uint64_t clientid;
+	uint32_t flags;
+	uint32_t nbitmap, bitmap[3];
+	uint32_t attr_have;	/* N4A_* */
+	uint32_t type, fh_expire_type;
+	uint64_t change, size, maxread, maxwrite;
+	struct nfs_fh fh;	/* first NFS_FHSIZE_MAX bytes of an nfs_fh4
+				   (<= 128 bytes on the wire) */
+	struct nfs_name name, name2;	/* a longer component4 is stepped
+					   over, its bit not set */
+};
+
+/* struct nfs4_compound.have */
+#define N4C_TAG    0x1u		/* tag_len */
+#define N4C_MINOR  0x2u		/* call: minorversion */
+#define N4C_STATUS 0x4u		/* reply: status */
+#define N4C_NOPS   0x8u		/* nops_wire */
+
+struct nfs4_compound {
+	uint32_t have;
+	bool cb;		/* CB_COMPOUND (back channel) */
+	uint32_t tag_len;
+	uint32_t minor;		/* call */
+	uint32_t cb_ident;	/* CB_COMPOUND call: callback_ident */
+	uint32_t status;	/* reply: the COMPOUND's status */
+	uint32_t nops_wire;	/* argarray / resarray length on the wire */
+	uint32_t nops;		/* ops decoded (stepped over), <= nops_wire */
+	uint32_t nstored;	/* ops stored in ops[]: min(nops, OPS_MAX) */
+	bool stopped;		/* an op could not be stepped over: ops[nops]
+				   is not known (its opcode in stop_op) */
+	uint32_t stop_op;
+	struct nfs4_op ops[NFS4_OPS_MAX];
+};
+
+/*
+ * c at the COMPOUND4args / CB_COMPOUND4args (cb) or COMPOUND4res /
+ * CB_COMPOUND4res.  True: decoded to the end, or stopped (out->stopped).
+ * False: c->err says truncated or malformed; what came before stays.
+ */
+bool nfs4_decode_call(struct xdr *c, bool cb, struct nfs4_compound *out);
+bool nfs4_decode_reply(struct xdr *c, bool cb, struct nfs4_compound *out);
+/*
+ * The index in out->ops of the COMPOUND's main operation: the first one
+ * that is not SEQUENCE, PUTFH, PUTROOTFH, PUTPUBFH, SAVEFH, RESTOREFH,
+ * GETFH or GETATTR; else its GETATTR; else its last op.  -1: no op
+ * stored.
+ */
+int nfs4_main_op(const struct nfs4_compound *cp);
+/* The record procedure of a COMPOUND (see above): its main op's opcode,
+ * NFS4_PROC_COMPOUND when there is none. */
+uint32_t nfs4_proc(const struct nfs4_compound *cp);
+/* Can this opcode be stepped over (a call's or a reply's)? */
+bool nfs4_op_known(uint32_t op, bool cb);
+/* "READ", "CB_RECALL" ...; NULL if unknown */
+const char *nfs4_op_name(uint32_t op, bool cb);
+/* A record procedure (above): "NULL", "COMPOUND" or the main op's name;
+ * cb: the back channel's ("CB_NULL", "CB_COMPOUND", "CB_RECALL" ...) */
+const char *nfs4_proc_name(uint32_t proc, bool cb);
+/* "NFS4ERR_DELAY" ...; NULL if no RFC names it */
+const char *nfs4_stat_name(uint32_t status);
+
 /* ------------------------------------------------------------ MOUNT -- */
 
 enum {
@@ -656,14 +867,16 @@ enum dec_status {
 				   far are valid (their have bits set) */
 	DEC_MALFORMED = 2,	/* a length or enum lies: fields decoded before
 				   the error are kept */
-	DEC_BODY_SKIPPED = 3,	/* valid RPC, program not decoded (NFSv4,
-				   NFS_ACL, NSM, unknown), or a reply whose
+	DEC_BODY_SKIPPED = 3,	/* valid RPC, program not decoded (NFS_ACL,
+				   NSM, unknown), or a reply whose
 				   call was not seen, or not accepted */
 };
 
 enum dec_body_kind {
 	DEC_BODY_NONE = 0, DEC_BODY_NFS_CALL, DEC_BODY_NFS_REPLY,
 	DEC_BODY_MNT, DEC_BODY_PMAP, DEC_BODY_NLM,
+	DEC_BODY_NFS4,		/* NFSv4 COMPOUND / CB_COMPOUND, call or
+				   reply (u.nfs4) */
 };
 
 struct dec_msg {
@@ -688,6 +901,7 @@ struct dec_msg {
 		struct mnt_msg mnt;
 		struct pmap_msg pmap;
 		struct nlm_msg nlm;
+		struct nfs4_compound nfs4;
 	} u;
 };
 
@@ -714,6 +928,10 @@ struct dec_stats {
 	uint64_t late_expired;		/* waited too long: orphan path */
 	uint64_t late_over_budget;	/* not held, the budget full: orphan
 					   path at once */
+	uint64_t nfs4_stopped;		/* NFSv4 COMPOUNDs with an op that
+					   could not be stepped over (an
+					   unknown opcode or minor version):
+					   decoded up to it */
 	uint64_t skew_tolerated;	/* replies stamped before their call,
 					   by no more than the skew tolerance,
 					   accepted as its answer */

@@ -103,6 +103,33 @@ dec_get_stats(const struct dec *d)
 }
 
 /*
+ * An NFSv4 COMPOUND or CB_COMPOUND (cb).  A call's procedure becomes its
+ * main op (decode.h), so the call table and every record carry it.
+ */
+static bool
+dec_nfs4(struct xdr *c, struct dec_msg *out, bool call, bool cb)
+{
+	struct nfs4_compound *cp = &out->u.nfs4;
+	bool ok;
+
+	if (out->proc == NFS4_PROC_NULL)
+		return true;	/* void */
+	out->kind = DEC_BODY_NFS4;
+	cp->have = 0;
+	cp->nops = cp->nstored = cp->nops_wire = 0;
+	cp->stopped = false;
+	cp->stop_op = 0;
+	cp->status = cp->minor = 0;
+	if (!call)
+		return nfs4_decode_reply(c, cb, cp);
+	if (out->proc != NFS4_PROC_COMPOUND)
+		return xdr_fail(c, XDR_MALFORMED);	/* no such procedure */
+	ok = nfs4_decode_call(c, cb, cp);
+	out->proc = nfs4_proc(cp);
+	return ok;
+}
+
+/*
  * Decode the body of (prog, vers, proc) at c.  Returns false with *skipped
  * set if the program/version is not decoded here; otherwise the body
  * decoder's result.
@@ -114,7 +141,13 @@ dec_body(struct xdr *c, struct dec_msg *out, bool call, bool *skipped)
 
 	*skipped = false;
 	switch (out->prog) {
+	case PROG_NFS4_CB:
+		if (vers != 1)
+			break;
+		return dec_nfs4(c, out, call, true);
 	case PROG_NFS:
+		if (vers == 4)
+			return dec_nfs4(c, out, call, false);
 		if (vers != 2 && vers != 3)
 			break;
 		if (call) {
@@ -204,6 +237,8 @@ dec_finish(struct dec *d, struct dec_msg *out, const struct xdr *c, bool ok,
 		out->kind = DEC_BODY_NONE;
 		return;
 	}
+	if (out->kind == DEC_BODY_NFS4 && out->u.nfs4.stopped)
+		d->st.nfs4_stopped++;
 	if (ok) {
 		out->status = DEC_OK;
 		return;
@@ -240,7 +275,7 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	 struct dec_msg *out)
 {
 	struct dec_xid_call xc;
-	bool ok, skipped = false;
+	bool ok, body = false, skipped = false;
 
 	/* decoded first: a header decoded whole with known flavours passes
 	   the strict probe without its reading the header again */
@@ -276,6 +311,15 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 	xc.frame = m->frame;
 	xc.reply_len = 0;
 	dec_call_gss(&out->rpc, &xc);
+	if (ok && !dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
+		skipped = c->err == XDR_OK;
+		body = false;
+	} else if (ok) {
+		body = dec_body(c, out, true, &skipped);
+		/* NFSv4: the COMPOUND's main op (dec_nfs4) */
+		if (xc.proc != DEC_PROC_UNKNOWN)
+			xc.proc = out->proc;
+	}
 	{
 		struct dec_xid_key k = {
 			.client = m->src, .server = m->dst,
@@ -287,17 +331,7 @@ dec_call(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		dec_late_take(d->late, &k, xc.ts_ns, d->skew_ns);
 	}
 	d->st.xid_evictions = dec_xidmap_evictions(d->xm);
-	if (!ok) {
-		dec_finish(d, out, c, false, false);
-		return true;
-	}
-	if (!dec_gss_unwrap(c, xc.gss_proc, xc.gss_svc)) {
-		skipped = c->err == XDR_OK;
-		dec_finish(d, out, c, false, skipped);
-		return true;
-	}
-	ok = dec_body(c, out, true, &skipped);
-	dec_finish(d, out, c, ok, skipped);
+	dec_finish(d, out, c, ok && body, skipped);
 	return true;
 }
 
@@ -464,7 +498,8 @@ dec_reply(struct dec *d, const struct cap_msg *m, struct xdr *c,
 		return true;
 	}
 	ok = dec_body(c, out, false, &skipped);
-	if (ok && !skipped && xc.gss_proc == 0 && xdr_wire_left(c) >= 4) {
+	if (ok && !skipped && xc.gss_proc == 0 && xdr_wire_left(c) >= 4 &&
+	    !(out->kind == DEC_BODY_NFS4 && out->u.nfs4.stopped)) {
 		if (dec_status_unknown(out)) {
 			/* a status no RFC defines took the failure arm: the
 			 * reply lies, it is not another call's */

@@ -59,8 +59,6 @@ static const char *const nfs3_procs[] = {
 	"PATHCONF", "COMMIT",
 };
 
-static const char *const nfs4_procs[] = { "NULL", "COMPOUND" };
-
 /* MOUNT v1 (RFC 1094), v2 adds PATHCONF (7), v3 stops at EXPORT (5) */
 static const char *const mnt_procs[] = {
 	"NULL", "MNT", "DUMP", "UMNT", "UMNTALL", "EXPORT", "EXPORTALL",
@@ -102,8 +100,6 @@ static const char *const nfsacl3_procs[] = {
 	"NULL", "GETACL", "SETACL", "GETXATTRDIR",
 };
 
-static const char *const nfs4cb_procs[] = { "CB_NULL", "CB_COMPOUND" };
-
 const char *
 dec_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 {
@@ -114,7 +110,7 @@ dec_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 		if (vers == 3)
 			return name_at(nfs3_procs, COUNT(nfs3_procs), proc);
 		if (vers == 4)
-			return name_at(nfs4_procs, COUNT(nfs4_procs), proc);
+			return nfs4_proc_name(proc, false);
 		return NULL;
 	case PROG_MOUNT:
 		if (vers == 1)
@@ -151,7 +147,7 @@ dec_proc_name(uint32_t prog, uint32_t vers, uint32_t proc)
 				       proc);
 		return NULL;
 	case PROG_NFS4_CB:
-		return name_at(nfs4cb_procs, COUNT(nfs4cb_procs), proc);
+		return nfs4_proc_name(proc, true);
 	default:
 		return NULL;
 	}
@@ -229,6 +225,8 @@ nfs_stat_name(uint32_t vers, uint32_t status)
 		return nfs2_stat_name(status);
 	if (vers == 3)
 		return nfs3_stat_name(status);
+	if (vers == 4)
+		return nfs4_stat_name(status);
 	return NULL;
 }
 

@@ -1,5 +1,6 @@
 /* dump_json.c - `nfscope dump --json`: every decoded field (doc/dump-json.md). */
 #include "ui/dump.h"
+#include "ui/dump_nfs4.h"
 #include "ui/json.h"
 
 #include <inttypes.h>
@@ -635,6 +636,9 @@ body:
 		break;
 	case DEC_BODY_NLM:
 		j_nlm(&w, call, d->vers, &d->u.nlm);
+		break;
+	case DEC_BODY_NFS4:
+		dump_nfs4_json(&w, &d->u.nfs4, call);
 		break;
 	case DEC_BODY_NONE:
 		break;

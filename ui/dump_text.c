@@ -1,6 +1,7 @@
 /* dump_text.c - `nfscope dump` text lines, in the manner of tcpdump -vv. */
 #include "ui/esc.h"
 #include "ui/dump.h"
+#include "ui/dump_nfs4.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -343,6 +344,9 @@ void dump_text_marked(FILE *f, const struct cap_msg *m,
 	case DEC_BODY_NLM:
 		t_nlm(f, d->vers, &d->u.nlm);
 		break;
+	case DEC_BODY_NFS4:
+		dump_nfs4_head(f, &d->u.nfs4, call);
+		break;
 	case DEC_BODY_NONE:
 		break;
 	}
@@ -359,4 +363,6 @@ void dump_text_marked(FILE *f, const struct cap_msg *m,
 	if (mk)
 		t_mark(f, mk);
 	putc('\n', f);
+	if (d->kind == DEC_BODY_NFS4)
+		dump_nfs4_ops(f, &d->u.nfs4);
 }

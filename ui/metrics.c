@@ -282,9 +282,10 @@ static void count_status(struct mx_counts *s, uint32_t code)
 
 static bool is_transfer(const struct an_op *op)
 {
-	return op->prog == PROG_NFS && (op->have & AN_HAVE_COUNT) &&
-	       (op->proc == NFS3_READ ||
-		op->proc == (op->vers == 2 ? NFS2_WRITE : NFS3_WRITE));
+	uint32_t v3 = an_nfs_v3proc(op->prog, op->vers, op->proc);
+
+	return (op->have & AN_HAVE_COUNT) &&
+	       (v3 == NFS3_READ || v3 == NFS3_WRITE);
 }
 
 /* Is ns exactly a finite bucket's bound 2^(UI_MX_LAT_LO_EXP + *i)?  The

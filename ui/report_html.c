@@ -67,7 +67,7 @@ static void head(FILE *f, const struct rep *r, const struct an_model *m)
 static int health(FILE *f, const struct rep *r, const struct an_model *m)
 {
 	fputs("<section id=\"health\"><h2>Capture health</h2>\n", f);
-	if (m->complete && m->nfs4_calls == 0)
+	if (m->complete)
 		fputs("<p class=\"ok\">complete: no packet dropped, nothing "
 		      "evicted, no TCP record hidden by the snaplen, the "
 		      "input read to its end</p>\n", f);

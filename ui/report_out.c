@@ -363,6 +363,7 @@ static void j_health(struct jw *w, const struct an_model *m)
 	jw_u64(w, "replies_unmatched", e->replies_unmatched);
 	jw_u64(w, "misfit_replies", e->misfit_replies);
 	jw_u64(w, "xid_reused", e->xid_reused);
+	jw_u64(w, "slot_replays", e->slot_replays);
 	jw_u64(w, "retired_early", e->retired_early);
 	jw_u64(w, "names_evicted", e->names_evicted);
 	jw_u64(w, "xid_peak", e->pending_peak);
@@ -408,20 +409,6 @@ static void j_hidden(struct jw *w, const struct an_model *m)
 	jw_end_obj(w);
 }
 
-/* NFSv4 seen and not analysed: null if none. */
-static void j_nfs4(struct jw *w, const struct an_model *m)
-{
-	if (m->nfs4_calls == 0) {
-		jw_null(w, "nfs4_not_analysed");
-		return;
-	}
-	jw_obj(w, "nfs4_not_analysed");
-	jw_u64(w, "compounds", m->nfs4_calls);
-	jw_u64(w, "clients", m->nfs4_clients);
-	jw_u64(w, "servers", m->nfs4_servers);
-	jw_end_obj(w);
-}
-
 /* Whether the figures are whole, and if not why and for which time. */
 static void j_incomplete(struct jw *w, const struct rep *r,
 			 const struct an_model *m)
@@ -435,7 +422,6 @@ static void j_incomplete(struct jw *w, const struct rep *r,
 	jw_u64(w, "evictions", m->in.evictions);
 	jw_read_error(w, "read_error", r->cut ? &r->cut_at : NULL);
 	j_hidden(w, m);
-	j_nfs4(w, m);
 	jw_arr(w, "drop_spans");
 	for (k = 0; k < m->in.ndrops; k++) {
 		const struct cap_drop_span *sp = &m->in.drops[k];

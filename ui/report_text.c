@@ -414,6 +414,10 @@ static void text_retrans(const struct rep *r, const struct an_model *m)
 		", replies without a call %" PRIu64 "\n",
 		es->retrans, es->late_retrans, es->dup_replies, es->unanswered,
 		ds->orphan_replies + es->replies_unmatched);
+	if (es->slot_replays)	/* NFSv4.1+ sessions */
+		fprintf(r->out, "NFSv4 session slot replays %" PRIu64
+			" (a call on a slot with its last sequence id under "
+			"another XID: a retransmission)\n", es->slot_replays);
 	fprintf(r->out, "IP fragment trains incomplete %" PRIu64 ", TCP "
 		"segments retransmitted %" PRIu64 ", TCP gaps %" PRIu64 " (%"
 		PRIu64 " bytes)\n", cs->ipfrag_incomplete, cs->tcp_retrans,
@@ -599,18 +603,6 @@ static void text_hidden(FILE *f, const struct an_model *m)
 		c->tcp_seg_max);
 }
 
-/* NFSv4 is recognised, not analysed: say so before the empty sections. */
-static void text_nfs4(FILE *f, const struct an_model *m)
-{
-	if (m->nfs4_calls == 0)
-		return;
-	fprintf(f, "NOT ANALYSED: %" PRIu64 " NFSv4 COMPOUND calls "
-		"between %" PRIu64 " clients and %" PRIu64 " servers: nfscope "
-		"analyses NFSv2 and NFSv3 only; the sections below leave "
-		"NFSv4 out (no sizes, writes, findings for it)\n", m->nfs4_calls,
-		m->nfs4_clients, m->nfs4_servers);
-}
-
 /* Said first, and plainly: which figures are incomplete and why. */
 void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 {
@@ -653,7 +645,6 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			m->in.evictions);
 	text_hidden(r->out, m);
-	text_nfs4(r->out, m);
 }
 
 static int text_report(const struct rep *r);

@@ -189,7 +189,6 @@ struct tm_view {
 	struct cap_stats cs;
 	struct dec_stats ds;
 	struct an_stats es;
-	uint64_t nfs4_calls, nfs4_clients, nfs4_servers;	/* not analysed */
 	uint64_t keys_dropped, history, history_n;
 	enum tm_mode mode;
 	char source[256];

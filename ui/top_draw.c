@@ -1082,11 +1082,6 @@ void tm_draw(struct tm_ui *u, const struct tm_view *v)
 		line_at(y0++, pair(u, v->nfindings ? PAIR_WARN : PAIR_GOOD,
 				   A_BOLD), " %s", vl);
 	}
-	if (v->nfs4_calls)
-		line_at(y0++, pair(u, PAIR_WARN, A_BOLD), " NOT ANALYSED: %"
-			PRIu64 " NFSv4 COMPOUNDs, %" PRIu64 " clients, %" PRIu64
-			" servers (NFSv2/v3 only)", v->nfs4_calls,
-			v->nfs4_clients, v->nfs4_servers);
 	if (u->help)
 		draw_help(y0, y1);
 	else if (u->detail == TD_HIST)

@@ -535,8 +535,6 @@ void tm_view_build(struct tm_view *v, struct tm_model *m,
 	v->cs = m->cs;
 	v->ds = m->ds;
 	v->es = m->es;
-	an_figs_nfs4(m->figs, &v->nfs4_calls, &v->nfs4_clients,
-		     &v->nfs4_servers);
 	v->keys_dropped = m->keys_dropped;
 	v->history = m->win.cap;
 	v->history_n = m->win.n;

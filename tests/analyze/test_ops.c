@@ -143,6 +143,98 @@ static const struct an_op *by_xid(struct sink *s, uint32_t xid, uint32_t proc)
 	return NULL;
 }
 
+/* An NFSv4.1 COMPOUND SEQUENCE PUTFH READ (call) or its reply. */
+static void feed4(struct an_engine *e, int call, uint32_t xid, uint32_t seq,
+		  int64_t t, uint64_t frame)
+{
+	struct nfs4_compound *cp = &dm.u.nfs4;
+	struct cap_msg m;
+
+	memset(&m, 0, sizeof(m));
+	memset(&dm, 0, sizeof(dm));
+	m.frame = m.first_frame = frame;
+	m.ts_ns = m.first_ts_ns = t;
+	m.transport = CAP_TCP;
+	m.len = m.caplen = 200;
+	m.src = call ? A(2) : A(1);
+	m.dst = call ? A(1) : A(2);
+	m.sport = call ? 800 : 2049;
+	m.dport = call ? 2049 : 800;
+	dm.rpc.xid = xid;
+	dm.rpc.msg_type = call ? RPC_CALL : RPC_REPLY;
+	dm.rpc.body_off = 40;
+	dm.prog = PROG_NFS;
+	dm.vers = 4;
+	dm.proc = NFS4_OP_READ;
+	dm.call_seen = !call;
+	dm.kind = DEC_BODY_NFS4;
+	cp->nops = cp->nstored = cp->nops_wire = 3;
+	cp->ops[0].op = NFS4_OP_SEQUENCE;
+	cp->ops[0].have = N4_SEQ | (call ? 0 : N4_STATUS);
+	memset(cp->ops[0].sessionid, 0x5e, NFS4_SESSIONID_SIZE);
+	cp->ops[0].slot = 2;
+	cp->ops[0].seqid = seq;
+	cp->ops[1].op = NFS4_OP_PUTFH;
+	cp->ops[1].have = call ? N4_FH : N4_STATUS;
+	cp->ops[1].fh.len = 8;
+	cp->ops[1].fh.data[0] = 9;
+	cp->ops[2].op = NFS4_OP_READ;
+	if (call) {
+		dm.rpc.prog = PROG_NFS;
+		dm.rpc.vers = 4;
+		dm.rpc.proc = NFS4_PROC_COMPOUND;
+		cp->have = N4C_MINOR | N4C_NOPS;
+		cp->minor = 1;
+		cp->ops[2].have = N4_OFFSET | N4_COUNT;
+		cp->ops[2].offset = 4096;
+		cp->ops[2].count = 65536;
+	} else {
+		cp->have = N4C_STATUS | N4C_NOPS;
+		cp->ops[2].have = N4_STATUS | N4_COUNT | N4_EOF;
+		cp->ops[2].count = 1000;
+		cp->ops[2].eof = true;
+	}
+	identify(&m, call);
+	an_feed(e, &m, &dm);
+}
+
+/* NFSv4.1: a COMPOUND is one READ op with its main op's fields; the same
+ * slot and sequence id again under a new XID is a slot replay, a new
+ * sequence id is not. */
+static void test_nfs4(void)
+{
+	struct sink s;
+	struct an_engine *e;
+	const struct an_op *o;
+
+	memset(&s, 0, sizeof(s));
+	s.figs = an_figs_new(NULL);
+	xm = dec_xidmap_new(64, 120000 * MS);
+	e = an_new(NULL, on_op, &s);
+	feed4(e, 1, 100, 7, 1 * MS, 1);
+	feed4(e, 0, 100, 7, 3 * MS, 2);
+	feed4(e, 1, 101, 7, 10 * MS, 3);	/* replayed slot: new XID */
+	feed4(e, 0, 101, 7, 11 * MS, 4);
+	feed4(e, 1, 102, 8, 20 * MS, 5);	/* the next sequence id */
+	feed4(e, 0, 102, 8, 21 * MS, 6);
+	an_flush(e);
+	CHECK(s.n == 3);
+	o = by_xid(&s, 100, NFS4_OP_READ);
+	CHECK(o && o->vers == 4 && o->lat_first_ns == 2 * MS &&
+	      o->offset == 4096 && o->count == 65536 && o->rcount == 1000 &&
+	      o->eof && (o->have & AN_HAVE_FH) && o->fh.data[0] == 9 &&
+	      !(o->flags & AN_OP_SLOT_REPLAY));
+	o = by_xid(&s, 101, NFS4_OP_READ);
+	CHECK(o && (o->flags & AN_OP_SLOT_REPLAY));
+	o = by_xid(&s, 102, NFS4_OP_READ);
+	CHECK(o && !(o->flags & AN_OP_SLOT_REPLAY));
+	CHECK(an_get_stats(e)->slot_replays == 1);
+	CHECK(an_op_data_bytes(&s.ops[0]) == 1000);
+	an_free(e);
+	an_figs_free(s.figs);
+	dec_xidmap_free(xm);
+}
+
 static void test_scenario(void)
 {
 	struct an_config cfg = { .unanswered_ns = 10000 * MS,
@@ -654,6 +746,49 @@ static void find_many_clients(uint32_t storm_clients)
 	an_figs_free(figs);
 }
 
+/* NFSv4: 600 COMPOUNDs/s for 4 s from one client.  Main op GETATTR: one
+ * GETATTR storm finding; main op READ at the same rate: none. */
+static int nfs4_storms(uint32_t proc)
+{
+	struct an_figs *figs = an_figs_new(NULL);
+	struct an_find_config cfg;
+	struct an_find *f;
+	struct an_op op;
+	size_t k, n;
+	int t, storms = 0;
+
+	an_find_config_default(&cfg);
+	f = an_find_new(&cfg);
+	memset(&op, 0, sizeof(op));
+	op.prog = PROG_NFS;
+	op.vers = 4;
+	op.proc = proc;
+	op.flags = AN_OP_ANSWERED;
+	op.have = AN_HAVE_STATUS;
+	op.server = A(1);
+	op.client = A(2);
+	for (t = 0; t < 600 * 4; t++) {
+		op.first_call_ns = op.last_call_ns =
+			1000000000LL + (int64_t)t * 1000000000 / 600;
+		op.reply_ns = op.first_call_ns + 100000;
+		op.lat_first_ns = op.lat_last_ns = 100000;
+		an_find_add(f, &op);
+	}
+	an_find_finish(f, figs, 0);
+	n = an_find_count(f);
+	for (k = 0; k < n; k++)
+		storms += an_find_get(f, k)->kind == AN_F_GETATTR_STORM;
+	an_find_free(f);
+	an_figs_free(figs);
+	return storms;
+}
+
+static void test_nfs4_storm(void)
+{
+	CHECK(nfs4_storms(NFS4_OP_GETATTR) == 1);
+	CHECK(nfs4_storms(NFS4_OP_READ) == 0);
+}
+
 /* ... with storm_clients raised to all of them, and with the default
  * (AN_FIND_STORMS: the first 64 seen get storms, the rest are counted). */
 static void test_find_many_clients(void)
@@ -733,10 +868,12 @@ int main(void)
 {
 	test_scenario();
 	test_slot_reuse();
+	test_nfs4();
 	test_hist();
 	test_hist_merges();
 	test_hist_small();
 	test_find_many_clients();
+	test_nfs4_storm();
 	test_find_storm_late();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);

@@ -130,6 +130,11 @@ def nfscope_set(nfscope, capture):
         prog = str(m['prog']) if 'prog' in m else '?'
         vers = str(m['vers']) if 'vers' in m else '?'
         proc = str(m['proc']) if 'proc' in m else '?'
+        # NFSv4 / its callbacks: nfscope names a COMPOUND by its main
+        # operation (doc/nfs4.md), tshark's procedure is COMPOUND (1)
+        if (m.get('prog'), m.get('vers')) in ((100003, 4), (0x40000000, 1)) \
+                and proc not in ('0', '?'):
+            proc = '1'
         out.add((m['frame'], m['xid'], m['type'], prog, vers, proc,
                  m['sport'], m['dport']))
     return out

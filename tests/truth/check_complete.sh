@@ -2,7 +2,7 @@
 # Every full-size capture (bundled, golden, public) must come out of
 # `report --json` with no hidden-record warning and the same `complete` as
 # before.  usage: check_complete.sh NFSCOPE SRCDIR
-# Prints one line per capture: complete, hidden spans, NFSv4 compounds.
+# Prints one line per capture: complete, hidden spans.
 nfscope=$1
 src=$2
 tmp=$(mktemp -d)
@@ -23,9 +23,8 @@ try:
 except Exception:
     print("unreadable"); sys.exit()
 h = d["incomplete"].get("hidden")
-v = d["incomplete"].get("nfs4_not_analysed")
-print("complete=%s hidden=%s nfs4=%s" % (d["complete"],
-      h["records_known"] if h else 0, v["compounds"] if v else 0))
+print("complete=%s hidden=%s" % (d["complete"],
+      h["records_known"] if h else 0))
 ' "$tmp/r.json")
 	echo "$(basename "$f"): $line"
 	case $line in *hidden=0*) ;; *) fail=1 ;; esac

@@ -76,6 +76,14 @@ def keyed(msgs):
     return out
 
 
+def v4_unknown(key, want, got):
+    """NFSv4: proc is the COMPOUND's main op, 1 (COMPOUND) while it is not
+    known (the snaplen cut the call before it): no wrong value."""
+    return key == 'proc' and got.get('proc') == 1 and \
+        want.get('proc', 0) > 1 and \
+        (want.get('prog'), want.get('vers')) in ((100003, 4), (0x40000000, 1))
+
+
 def diff(path, want, got, partial, errs):
     if isinstance(want, dict):
         if not isinstance(got, dict):
@@ -137,7 +145,8 @@ def main():
             e = []
             if partial:
                 # only fields both recorded: nothing printed may be wrong
-                diff('msg%r' % (k,), {x: v for x, v in t[k].items() if x in m},
+                diff('msg%r' % (k,), {x: v for x, v in t[k].items()
+                                      if x in m and not v4_unknown(x, t[k], m)},
                      m, True, e)
             else:
                 diff('msg%r' % (k,), t[k], m, False, e)
@@ -186,6 +195,8 @@ def main():
             skip = ('frame', 'ts', 'call_frame')
             if tk is None:
                 skip += ('caplen', 'args', 'res', 'len')
+            if partial and v4_unknown('proc', a, m):
+                skip += ('proc',)
             e = []
             diff('msg%r' % (k,), {x: v for x, v in a.items() if x not in skip},
                  m, partial or tk is None, e)
