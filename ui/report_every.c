@@ -64,11 +64,14 @@ static int row_cmp(const void *x, const void *y)
 /* A row of the 80-column block. */
 static void every_row_narrow(FILE *f, const struct every_row *w, double s)
 {
-	char name[96], a[32], b[32];
+	char name[96], shown[32], a[32], b[32];
 
+	/* a name past its 19 columns ("NFSv4 RECLAIM_COMPLETE") is cut in
+	 * the middle, as the tables' long keys are */
+	rep_proc_name(w->prog, w->vers, w->proc, name, sizeof(name));
 	fprintf(f, "%-19s %7.1f %8.1f %6.1f %6" PRIu64 " %5.1f %7s %7s %5"
-		PRIu64 "\n", rep_proc_name(w->prog, w->vers, w->proc, name,
-		sizeof(name)), (double)w->calls / s,
+		PRIu64 "\n", ui_shorten_mid(shown, sizeof(shown), name, 19),
+		(double)w->calls / s,
 		(double)w->data_bytes / 1024 / s,
 		(double)w->data_bytes / 1024 / (double)w->calls, w->retrans,
 		100.0 * (double)w->retrans / (double)w->calls,
