@@ -9,11 +9,6 @@
 const char *const an_model_group_names[AN_BY_N] = {
 	"op", "client", "server", "export", "file" };
 
-double an_ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
 double an_mean_ms(double sum_ns, uint64_t n)
 {
 	return n ? sum_ns / (double)n / 1e6 : 0;
@@ -508,7 +503,6 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 		    build_rows(m, (enum an_group)g) < 0)
 			goto fail;
 	if (build_pairs_servers(m) < 0 || build_findings(m) < 0 ||
-	    an_judge(m) < 0 ||
 	    ((in->want & AN_MODEL_INTERVALS) && build_intervals(m) < 0) ||
 	    ((in->want & AN_MODEL_SERIES) && build_series(m) < 0))
 		goto fail;

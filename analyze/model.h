@@ -32,7 +32,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/hist.h"
-#include "analyze/judge.h"
+struct an_verdict;	/* analyze/judge.h */
 #include "analyze/names.h"
 #include "analyze/series.h"
 
@@ -51,7 +51,10 @@ void an_lat_of(const struct hist *h, struct an_lat *l);
 extern const char *const an_model_group_names[AN_BY_N];
 
 /* ns as ms. */
-double an_ms(uint64_t ns);
+static inline double an_ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
 /* The mean of n values summing to sum_ns, in ms; 0 if n is 0. */
 double an_mean_ms(double sum_ns, uint64_t n);
 

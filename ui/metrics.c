@@ -390,7 +390,7 @@ void ui_mx_input_cut(struct ui_mx *m)
 	pthread_mutex_unlock(&m->mu);
 }
 
-uint64_t ui_mx_generation(struct ui_mx *m)
+static uint64_t mx_gen_of(struct ui_mx *m)
 {
 	uint64_t g;
 
@@ -850,10 +850,23 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
 	return 0;
 }
 
+static size_t mx_render(void *user, char **buf, size_t *cap)
+{
+	return ui_mx_render(user, buf, cap);
+}
+
+static uint64_t mx_generation(void *user)
+{
+	return mx_gen_of(user);
+}
+
 int ui_mx_start(struct ui_mx *m, char *err, size_t n)
 {
 	assert(m->fd >= 0 && m->http == NULL);
-	m->http = mx_http_start(m, m->fd, m->v6, err, n);
+	const struct mx_http_src src = { .user = m, .render = mx_render,
+					 .generation = mx_generation };
+
+	m->http = mx_http_start(&src, m->fd, m->v6, err, n);
 	m->fd = -1;		/* taken */
 	return m->http ? 0 : -1;
 }

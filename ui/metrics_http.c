@@ -22,7 +22,7 @@
 struct mx_text {
 	struct mx_http *h;
 	unsigned refs;
-	uint64_t gen;		/* ui_mx_generation before it was rendered */
+	uint64_t gen;		/* the generation before it was rendered */
 	size_t len;
 	char *data;		/* owned */
 };
@@ -38,7 +38,7 @@ struct mx_conn {
 };
 
 struct mx_http {
-	struct ui_mx *m;	/* borrowed */
+	struct mx_http_src src;	/* its user borrowed */
 	struct MHD_Daemon *d;
 	struct mx_text *cur;	/* the newest text (one ref), NULL */
 	size_t inflight;	/* bytes of the texts alive */
@@ -116,7 +116,7 @@ static struct mx_text *text_new(struct mx_http *h, uint64_t gen)
 	char *buf = NULL;
 	size_t cap = 0;
 
-	if (t == NULL || (t->len = ui_mx_render(h->m, &buf, &cap)) == 0) {
+	if (t == NULL || (t->len = h->src.render(h->src.user, &buf, &cap)) == 0) {
 		free(buf);
 		free(t);
 		return NULL;
@@ -134,7 +134,7 @@ static struct mx_text *text_new(struct mx_http *h, uint64_t gen)
  * else a new one; NULL: none (HEAD before any GET, out of memory). */
 static struct mx_text *text_get(struct mx_http *h, bool head)
 {
-	uint64_t gen = ui_mx_generation(h->m);
+	uint64_t gen = h->src.generation(h->src.user);
 	struct mx_text *t = h->cur;
 
 	if (t == NULL || (!head && t->gen != gen &&
@@ -344,8 +344,8 @@ static bool sync_init(struct mx_http *h)
 	return false;
 }
 
-struct mx_http *mx_http_start(struct ui_mx *m, int fd, bool v6, char *err,
-			      size_t n)
+struct mx_http *mx_http_start(const struct mx_http_src *src, int fd, bool v6,
+			      char *err, size_t n)
 {
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 			 (v6 ? MHD_USE_IPv6 : 0);
@@ -357,7 +357,7 @@ struct mx_http *mx_http_start(struct ui_mx *m, int fd, bool v6, char *err,
 		snprintf(err, n, "out of memory");
 		return NULL;
 	}
-	h->m = m;
+	h->src = *src;
 	h->log_start_ns = mono_ns();
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, h,
 		MHD_OPTION_EXTERNAL_LOGGER, mx_log, h,	/* first: all */

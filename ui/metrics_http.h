@@ -36,7 +36,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ui/metrics.h"
 
 #define MX_CONN_MAX 128u
 #define MX_CONN_PER_ADDR 8u
@@ -49,13 +48,21 @@
 
 struct mx_http;
 
-/* Serve m on the listening socket fd (taken, also on failure).  NULL with
- * a message in err. */
-struct mx_http *mx_http_start(struct ui_mx *m, int fd, bool v6, char *err,
-			      size_t n);
-void mx_http_stop(struct mx_http *h);
+/* What the endpoint serves, given by its owner (metrics.c) as calls, so
+ * that this file calls nothing of metrics.c's (no circle of files). */
+struct mx_http_src {
+	void *user;
+	/* the exposition text into *buf (grown, *cap bytes); its length,
+	 * 0 on failure */
+	size_t (*render)(void *user, char **buf, size_t *cap);
+	/* a number that changes whenever the figures do */
+	uint64_t (*generation)(void *user);
+};
 
-/* metrics.c: a number that changes whenever the figures do. */
-uint64_t ui_mx_generation(struct ui_mx *m);
+/* Serve src on the listening socket fd (taken, also on failure).  NULL
+ * with a message in err. */
+struct mx_http *mx_http_start(const struct mx_http_src *src, int fd, bool v6,
+			      char *err, size_t n);
+void mx_http_stop(struct mx_http *h);
 
 #endif

@@ -18,6 +18,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/model.h"
+#include "analyze/judge.h"
 #include "analyze/ops.h"
 #include "analyze/series.h"
 #include "analyze/feedq.h"

@@ -18,7 +18,14 @@ int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 		.want = want,
 	};
 
+	/* the verdict and the findings' order: judge.c, on the built model
+	 * (model.c calls nothing of judge.c's: no circle of files) */
 	if (an_model_build(m, &in) < 0) {
+		fprintf(stderr, "nfscope: out of memory\n");
+		return -1;
+	}
+	if (an_judge(m) < 0) {
+		an_model_fini(m);
 		fprintf(stderr, "nfscope: out of memory\n");
 		return -1;
 	}
