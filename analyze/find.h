@@ -359,4 +359,7 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		     bool write, uint32_t share_pct, char *buf, size_t n);
 
+/* v bytes as people write it: "32k", "1M", "100 bytes"; returns b. */
+const char *an_size_str(uint32_t v, char *b, size_t n);
+
 #endif

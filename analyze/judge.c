@@ -40,17 +40,6 @@ static void line(struct an_verdict *v, const char *key, const char *fmt, ...)
 	v->nlines++;
 }
 
-static const char *hsize(uint32_t v, char *b, size_t n)
-{
-	if (v >= 1048576 && v % 1048576 == 0)
-		snprintf(b, n, "%uM", v / 1048576);
-	else if (v >= 1024 && v % 1024 == 0)
-		snprintf(b, n, "%uk", v / 1024);
-	else
-		snprintf(b, n, "%u bytes", v);
-	return b;
-}
-
 /* ------------------------------------------------------------- sizes -- */
 
 static uint32_t limit_of(const struct an_server *srv, bool w)
@@ -106,8 +95,8 @@ static void size_line(struct an_verdict *v, const struct an_verdict_size *s)
 	const char *op = s->write ? "WRITE" : "READ ";
 	char a[32], b[32];
 
-	hsize(s->size, a, sizeof(a));
-	hsize(s->limit, b, sizeof(b));
+	an_size_str(s->size, a, sizeof(a));
+	an_size_str(s->limit, b, sizeof(b));
 	switch (s->state) {
 	case AN_SZ_AS_NEGOTIATED:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": as negotiated, "
@@ -120,8 +109,8 @@ static void size_line(struct an_verdict *v, const struct an_verdict_size *s)
 		break;
 	case AN_SZ_CLAMPED:
 		line(v, "sizes", "%s asks %s, gets %s: the server clamps it",
-		     op, hsize(s->asked_max, a, sizeof(a)),
-		     hsize(s->granted_max, b, sizeof(b)));
+		     op, an_size_str(s->asked_max, a, sizeof(a)),
+		     an_size_str(s->granted_max, b, sizeof(b)));
 		break;
 	case AN_SZ_BELOW_MAX:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": under the "

@@ -12,7 +12,7 @@
 
 /* ---------------------------------------------------- size verdicts -- */
 
-static const char *hsize(uint32_t v, char *b, size_t n)
+const char *an_size_str(uint32_t v, char *b, size_t n)
 {
 	if (v >= 1048576 && v % 1048576 == 0)
 		snprintf(b, n, "%uM", v / 1048576);
@@ -56,11 +56,11 @@ static bool clamp_verdict(const struct an_pair *p, bool write, uint32_t lim,
 	snprintf(buf + o, n - o, "; the client asks %s, the server grants %s: "
 		 "the server clamps %s transfer above %s (%" PRIu64 " of the %"
 		 PRIu64 " %ss above it came back short%s)%s%s%s%s",
-		 hsize(s->max, b1, sizeof(b1)), hsize(granted, b2, sizeof(b2)),
+		 an_size_str(s->max, b1, sizeof(b1)), an_size_str(granted, b2, sizeof(b2)),
 		 nshort >= above ? "every" : "some", b2, nshort, above,
 		 write ? "WRITE" : "READ", write ? "" : ", not at EOF",
 		 lim ? "; it advertises " : "", lim ? limname : "",
-		 lim ? " " : "", lim ? hsize(lim, b3, sizeof(b3)) : "");
+		 lim ? " " : "", lim ? an_size_str(lim, b3, sizeof(b3)) : "");
 	return true;
 }
 
@@ -159,16 +159,16 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		snprintf(buf + o, n - o, "; server advertises %s %u%s%s -> the "
 			 "server caps %ss at %s; a %s above %s cannot take "
 			 "effect", limname, lim, pref ? ", pref " : "",
-			 pref ? hsize(pref, b2, sizeof(b2)) : "",
-			 write ? "write" : "read", hsize(lim, b1, sizeof(b1)),
-			 knob, hsize(lim, b1, sizeof(b1)));
+			 pref ? an_size_str(pref, b2, sizeof(b2)) : "",
+			 write ? "write" : "read", an_size_str(lim, b1, sizeof(b1)),
+			 knob, an_size_str(lim, b1, sizeof(b1)));
 		capped = pct >= share_pct;
 	} else if (s->max == lim) {
 		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
 			 "largest transfers reach the server's limit but most "
 			 "are smaller (small files or small application I/O); "
 			 "a %s above %s cannot take effect", limname, lim, knob,
-			 hsize(lim, b1, sizeof(b1)));
+			 an_size_str(lim, b1, sizeof(b1)));
 	} else if (s->max < lim && !size_evidence(p, write, s)) {
 		snprintf(buf + o, n - o, "; server advertises %s %u -> the "
 			 "server allows more; not enough evidence of the "
