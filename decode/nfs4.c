@@ -722,17 +722,6 @@ dec_argop(struct xdr *c, bool cb, struct nfs4_op *op)
 	return nfs4_dec_args_v42(c, op);
 }
 
-/* The op stored at i, or the scratch op past the stored ones. */
-static struct nfs4_op *
-n4_slot(struct nfs4_compound *cp, uint32_t i, struct nfs4_op *scratch)
-{
-	struct nfs4_op *op = i < NFS4_OPS_MAX ? &cp->ops[i] : scratch;
-
-	op->have = 0;
-	op->attr_have = 0;
-	return op;
-}
-
 /*
  * struct COMPOUND4args {
  *     utf8str_cs      tag;
@@ -749,45 +738,15 @@ n4_slot(struct nfs4_compound *cp, uint32_t i, struct nfs4_op *scratch)
 bool
 nfs4_decode_call(struct xdr *c, bool cb, struct nfs4_compound *cp)
 {
-	struct nfs4_op scratch, *op;
-	uint32_t n, i, opnum;
-
 	cp->cb = cb;
-	if (!xdr_skip_opaque(c, &cp->tag_len, UINT32_MAX))
-		return false;
-	cp->have |= N4C_TAG;
-	if (!xdr_u32(c, &cp->minor))
+	if (!nfs4_dec_tag(c, cp) || !xdr_u32(c, &cp->minor))
 		return false;
 	cp->have |= N4C_MINOR;
 	if (cb && !xdr_u32(c, &cp->cb_ident))
 		return false;
-	if (!nfs4_dec_count(c, &n, 4))
-		return false;
-	cp->nops_wire = n;
-	cp->have |= N4C_NOPS;
-	if (cp->minor > NFS4_MINOR_MAX) {
-		/* arguments of a minor version not known here */
-		cp->stopped = n > 0;
-		return true;
-	}
-	for (i = 0; i < n; i++) {
-		if (!xdr_u32(c, &opnum))
-			return false;
-		if (!nfs4_op_known(opnum, cb)) {
-			cp->stopped = true;
-			cp->stop_op = opnum;
-			return true;
-		}
-		op = n4_slot(cp, i, &scratch);
-		op->op = opnum;
-		if (i < NFS4_OPS_MAX)
-			cp->nstored = i + 1;
-		cp->nops = i;
-		if (!dec_argop(c, cb, op))
-			return false;
-		cp->nops = i + 1;
-	}
-	return true;
+	/* arguments of a minor version not known here: stopped */
+	return nfs4_dec_ops(c, cb, cp, 4, cp->minor > NFS4_MINOR_MAX,
+			    dec_argop);
 }
 
 /* ------------------------------------------------------ main op -- */

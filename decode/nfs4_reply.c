@@ -627,37 +627,10 @@ dec_resop(struct xdr *c, bool cb, struct nfs4_op *op)
 bool
 nfs4_decode_reply(struct xdr *c, bool cb, struct nfs4_compound *cp)
 {
-	struct nfs4_op scratch, *op;
-	uint32_t n, i, opnum;
-
 	cp->cb = cb;
 	if (!xdr_u32(c, &cp->status))
 		return false;
 	cp->have |= N4C_STATUS;
-	if (!xdr_skip_opaque(c, &cp->tag_len, UINT32_MAX))
-		return false;
-	cp->have |= N4C_TAG;
-	if (!nfs4_dec_count(c, &n, 8))
-		return false;
-	cp->nops_wire = n;
-	cp->have |= N4C_NOPS;
-	for (i = 0; i < n; i++) {
-		if (!xdr_u32(c, &opnum))
-			return false;
-		if (!nfs4_op_known(opnum, cb)) {
-			cp->stopped = true;
-			cp->stop_op = opnum;
-			return true;
-		}
-		op = i < NFS4_OPS_MAX ? &cp->ops[i] : &scratch;
-		op->have = 0;
-		op->attr_have = 0;
-		op->op = opnum;
-		if (i < NFS4_OPS_MAX)
-			cp->nstored = i + 1;
-		if (!dec_resop(c, cb, op))
-			return false;
-		cp->nops = i + 1;
-	}
-	return true;
+	return nfs4_dec_tag(c, cp) && nfs4_dec_ops(c, cb, cp, 8, false,
+						    dec_resop);
 }

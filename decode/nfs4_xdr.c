@@ -39,6 +39,51 @@ nfs4_skip_opaque(struct xdr *c)
 }
 
 bool
+nfs4_dec_tag(struct xdr *c, struct nfs4_compound *cp)
+{
+	if (!xdr_skip_opaque(c, &cp->tag_len, UINT32_MAX))
+		return false;
+	cp->have |= N4C_TAG;
+	return true;
+}
+
+bool
+nfs4_dec_ops(struct xdr *c, bool cb, struct nfs4_compound *cp,
+	     uint32_t min_bytes, bool unknown, nfs4_op_dec dec)
+{
+	struct nfs4_op scratch, *op;
+	uint32_t n, i, opnum;
+
+	if (!nfs4_dec_count(c, &n, min_bytes))
+		return false;
+	cp->nops_wire = n;
+	cp->have |= N4C_NOPS;
+	if (unknown) {
+		cp->stopped = n > 0;
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		if (!xdr_u32(c, &opnum))
+			return false;
+		if (!nfs4_op_known(opnum, cb)) {
+			cp->stopped = true;
+			cp->stop_op = opnum;
+			return true;
+		}
+		op = i < NFS4_OPS_MAX ? &cp->ops[i] : &scratch;
+		op->have = 0;
+		op->attr_have = 0;
+		op->op = opnum;
+		if (i < NFS4_OPS_MAX)
+			cp->nstored = i + 1;
+		if (!dec(c, cb, op))
+			return false;
+		cp->nops = i + 1;
+	}
+	return true;
+}
+
+bool
 nfs4_dec_count(struct xdr *c, uint32_t *n, uint32_t min_bytes)
 {
 	if (!xdr_u32(c, n))

@@ -83,4 +83,16 @@ bool nfs4_skip_typed_body(struct xdr *c);
 /* a GETATTR reply's fattr4: the values the analysis uses into op */
 bool nfs4_dec_fattr_used(struct xdr *c, struct nfs4_op *op);
 
+/* A COMPOUND's tag (utf8str_cs), stepped over: cp->tag_len. */
+bool nfs4_dec_tag(struct xdr *c, struct nfs4_compound *cp);
+/* A COMPOUND's argarray or resarray (cb: a CB_COMPOUND's): its count
+ * (cp->nops_wire; each op min_bytes at least), then each op's opcode and
+ * what dec decodes of it; the first NFS4_OPS_MAX are stored
+ * (cp->nstored), cp->nops counts those decoded whole.  An opcode that
+ * cannot be stepped over, or ops of a minor version not known (unknown),
+ * stop it (cp->stopped, true). */
+typedef bool (*nfs4_op_dec)(struct xdr *c, bool cb, struct nfs4_op *op);
+bool nfs4_dec_ops(struct xdr *c, bool cb, struct nfs4_compound *cp,
+		  uint32_t min_bytes, bool unknown, nfs4_op_dec dec);
+
 #endif

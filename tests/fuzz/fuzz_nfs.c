@@ -19,21 +19,9 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void
-fuzz_check(bool cond)
-{
-	if (!cond)
-		abort();
-}
-
-static void
-fuzz_check_name(const struct nfs_name *n)
-{
-	fuzz_check(n->len <= NFS_NAME_MAX && n->s[n->len] == '\0');
-}
 
 static void
 fuzz_check_reply(const struct nfs_reply *r)
@@ -78,7 +66,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct xdr c;
-	uint32_t proc, cap, len, k;
+	uint32_t proc;
 	bool v2, reply, ok;
 
 	if (size < 2 || size - 2 > UINT32_MAX / 2)
@@ -88,12 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	proc = data[1];
 	if (!(data[0] & 4))
 		proc %= v2 ? NFS2_NPROC : NFS3_NPROC;
-	k = data[0] >> 3;
-	cap = (uint32_t)(size - 2);
-	len = cap + (k ? 1u << (k - 1) : 0);
-	if (len < cap)
-		len = UINT32_MAX;
-	xdr_init(&c, data + 2, cap, len);
+	fuzz_xdr(&c, data, size, 2, data[0] >> 3);
 
 	if (reply) {
 		struct nfs_reply *r = malloc(sizeof *r);

@@ -18,15 +18,9 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void
-fuzz_check(bool cond)
-{
-	if (!cond)
-		abort();
-}
 
 static void
 fuzz_check_op(const struct nfs4_op *o)
@@ -34,11 +28,9 @@ fuzz_check_op(const struct nfs4_op *o)
 	if (o->have & N4_FH)
 		fuzz_check(o->fh.len <= NFS_FHSIZE_MAX);
 	if (o->have & N4_NAME)
-		fuzz_check(o->name.len <= NFS_NAME_MAX &&
-			   o->name.s[o->name.len] == '\0');
+		fuzz_check_name(&o->name);
 	if (o->have & N4_NAME2)
-		fuzz_check(o->name2.len <= NFS_NAME_MAX &&
-			   o->name2.s[o->name2.len] == '\0');
+		fuzz_check_name(&o->name2);
 	if (o->have & N4_STABLE)
 		fuzz_check(o->op != NFS4_OP_WRITE || o->stable <= 2 ||
 			   (o->have & N4_STATUS));
@@ -51,7 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nfs4_compound *cp;
 	struct xdr c;
-	uint32_t cap, len, k, i;
+	uint32_t i;
 	bool reply, cb, ok;
 	int m;
 
@@ -59,12 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	reply = data[0] & 1;
 	cb = data[0] & 2;
-	k = data[0] >> 2;
-	cap = (uint32_t)(size - 1);
-	len = cap + (k ? 1u << ((k - 1) & 31) : 0);
-	if (len < cap)
-		len = UINT32_MAX;
-	xdr_init(&c, data + 1, cap, len);
+	fuzz_xdr(&c, data, size, 1, data[0] >> 2);
 	cp = malloc(sizeof *cp);
 	if (cp == NULL)
 		return 0;
