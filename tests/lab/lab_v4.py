@@ -54,14 +54,16 @@ class LabV4(labnet.Lab):
         return 'nfs://%s/lab/%s?version=4' % (labnet.SERVER_IP, path)
 
 
-def ops_in_calls(nfscope, pcap):
+def ops_in_calls(nfscope, pcap, kind='call'):
+    """Per op name the ops nfscope finds inside the COMPOUND calls (kind
+    'reply': the replies, the ops the server ran)."""
     out = subprocess.run([nfscope, 'dump', '--json', '-r', pcap],
                          capture_output=True, text=True, check=True).stdout
     ops = collections.Counter()
     for line in out.splitlines():
         m = json.loads(line)
         if m.get('prog') == 100003 and m.get('vers') == 4 and \
-                m['type'] == 'call' and 'nfs4' in m:
+                m['type'] == kind and 'nfs4' in m:
             ops.update(o['op'] for o in m['nfs4']['ops'])
     return ops
 
