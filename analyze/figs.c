@@ -698,6 +698,11 @@ static void pair_add(struct an_figs *f, const struct an_op *op)
 
 	if ((p = pair_of(f, op)) == NULL)
 		return;
+	if (ok && (op->have & AN_HAVE_SESSION)) {
+		p->have_session = true;
+		p->sess_maxreq = op->wtmax;
+		p->sess_maxresp = op->rtmax;
+	}
 	if (v3 == NFS3_READ) {
 		p->reads++;
 		if (op->have & AN_HAVE_COUNT)
@@ -743,7 +748,8 @@ static void server_add(struct an_figs *f, const struct an_op *op)
 {
 	uint64_t h = addr_hash(11, &op->server);
 	struct an_server *s;
-	bool fresh;
+	bool fresh, other, *have;
+	uint8_t *verf;
 
 	if (!(op->have & (AN_HAVE_FSINFO | AN_HAVE_STATFS | AN_HAVE_VERF)) &&
 	    server_lookup(f, &op->server) != NULL)
@@ -769,22 +775,28 @@ static void server_add(struct an_figs *f, const struct an_op *op)
 	}
 	if (!(op->have & AN_HAVE_VERF))
 		return;
-	if (!s->have_verf) {
-		s->have_verf = true;
-		memcpy(s->verf, op->verf, NFS_VERF_SIZE);
-		s->verf_first_ns = op->reply_ns;
-	} else if (memcmp(s->verf, op->verf, NFS_VERF_SIZE) != 0) {
+	if (!s->have_verf)
+		s->verf_vers = (uint8_t)op->vers;
+	other = op->vers != s->verf_vers;
+	have = other ? &s->have_verf_other : &s->have_verf;
+	verf = other ? s->verf_other : s->verf;
+	if (!*have) {
+		*have = true;
+		memcpy(verf, op->verf, NFS_VERF_SIZE);
+		if (!s->verf_first_ns)
+			s->verf_first_ns = op->reply_ns;
+	} else if (memcmp(verf, op->verf, NFS_VERF_SIZE) != 0) {
 		if (s->nverf_changes < AN_VERF_CHANGES_MAX) {
 			struct an_verf_change *c =
 				&s->verf_changes[s->nverf_changes];
 
 			c->ts_ns = op->reply_ns;
 			c->frame = op->reply_frame;
-			memcpy(c->old_verf, s->verf, NFS_VERF_SIZE);
+			memcpy(c->old_verf, verf, NFS_VERF_SIZE);
 			memcpy(c->new_verf, op->verf, NFS_VERF_SIZE);
 		}
 		s->nverf_changes++;
-		memcpy(s->verf, op->verf, NFS_VERF_SIZE);
+		memcpy(verf, op->verf, NFS_VERF_SIZE);
 	}
 	s->verf_last_ns = op->reply_ns;
 }

@@ -114,6 +114,10 @@ struct an_pair {
 	uint32_t write_granted_max;	/* largest WRITE reply count */
 	uint32_t short_read_asked_max;	/* largest count of a short READ */
 	uint32_t short_write_asked_max;	/* largest count of a short WRITE */
+	/* NFSv4.1+: the fore channel of the pair's last CREATE_SESSION
+	   reply (AN_HAVE_SESSION): ca_maxrequestsize, ca_maxresponsesize */
+	bool have_session;
+	uint32_t sess_maxreq, sess_maxresp;
 };
 
 struct an_verf_change {
@@ -128,6 +132,12 @@ struct an_server {
 	uint32_t rtmax, rtpref, wtmax, wtpref, dtpref;
 	uint32_t tsize;
 	uint8_t verf[NFS_VERF_SIZE];
+	/* verf is of the NFS version first seen (verf_vers); another
+	   version's is kept apart: a server may encode its v3 and v4
+	   verifiers differently (Linux nfsd), which is no restart */
+	uint8_t verf_vers;
+	bool have_verf_other;
+	uint8_t verf_other[NFS_VERF_SIZE];
 	int64_t verf_first_ns, verf_last_ns;
 	uint32_t nverf_changes;		/* total (stored: <= AN_VERF_CHANGES_MAX) */
 	struct an_verf_change verf_changes[AN_VERF_CHANGES_MAX];

@@ -30,6 +30,14 @@ static const char *const kind_names[AN_F_NKINDS] = {
 	[AN_F_TCP_LOSS] = "tcp_loss",
 	[AN_F_TCP_RESET] = "tcp_reset",
 	[AN_F_TCP_STALL] = "tcp_stall",
+	[AN_F_NFS4_DELAY] = "nfs4_delay",
+	[AN_F_NFS4_GRACE] = "nfs4_grace",
+	[AN_F_SESSION_LOST] = "session_lost",
+	[AN_F_SEQ_MISORDERED] = "seq_misordered",
+	[AN_F_STALE_CLIENTID] = "stale_clientid",
+	[AN_F_SESSION_REPLAY] = "session_replay",
+	[AN_F_DELEG_RECALL] = "deleg_recall",
+	[AN_F_LOCK_CONTENTION] = "lock_contention",
 };
 
 const char *an_find_kind_name(enum an_find_kind k)
@@ -75,6 +83,10 @@ void an_find_config_default(struct an_find_config *c)
 	c->shift_min_ops = 20;
 	c->retrans_min = 10;
 	c->retrans_share = 0.01;
+	c->nfs4_delay_min = 5;
+	c->nfs4_state_min = 1;
+	c->recall_min = 5;
+	c->lock_denied_min = 5;
 	c->storm_clients = AN_FIND_STORMS;
 }
 
@@ -113,6 +125,7 @@ void an_find_free(struct an_find *f)
 		an_slow_free(&f->subj[k]);
 		an_usual_free(&f->subj[k]);
 	}
+	an_nfs4_free(f);
 	free(f->vp);
 	free(f->reval);
 	free(f->noent);
@@ -137,19 +150,8 @@ const struct an_finding *an_find_get(const struct an_find *f, size_t k)
 	return k < f->nout ? &f->out[k] : NULL;
 }
 
-static uint64_t fh_hash(const struct nfs_fh *fh, uint64_t h)
-{
-	uint32_t i;
-
-	for (i = 0; i < fh->len && i < NFS_FHSIZE_MAX; i++)
-		h = (h ^ fh->data[i]) * 1099511628211ull;
-	return h;
-}
-
-static bool fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
-{
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
-}
+#define fh_hash an_find_fh_hash
+#define fh_eq an_find_fh_eq
 
 /* ----------------------------------------------------- rate detectors -- */
 
@@ -383,7 +385,7 @@ static void answered_add(struct an_find *f, struct subj *c,
 {
 	struct subj *s;
 
-	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3) ||
+	if (op->prog != PROG_NFS || op->vers < 2 || op->vers > 4 ||
 	    !(op->flags & AN_OP_ANSWERED))
 		return;
 	/* an op known from its reply alone has no latency (decode/shape.c) */
@@ -397,7 +399,9 @@ static void answered_add(struct an_find *f, struct subj *c,
 	if (d == C_LOOKUP && op->status == NFS3ERR_NOENT &&
 	    (op->have & (AN_HAVE_FH | AN_HAVE_NAME)) == (AN_HAVE_FH | AN_HAVE_NAME))
 		noent_add(f, op);
-	d = op->status == NFS3ERR_JUKEBOX ? D_JUKEBOX :
+	/* NFSv4's DELAY (JUKEBOX's number) is nfs4_delay's (find_nfs4.c);
+	   its STALE, ACCESS and NOSPC have v3's numbers */
+	d = op->status == NFS3ERR_JUKEBOX ? (op->vers == 4 ? -1 : D_JUKEBOX) :
 	    op->status == NFS3ERR_STALE ? D_STALE :
 	    op->status == NFS3ERR_ACCES ? D_ACCES :
 	    op->status == NFS3ERR_NOSPC ? D_NOSPC : -1;
@@ -422,6 +426,9 @@ int32_t an_find_add(struct an_find *f, const struct an_op *op)
 		reval_add(f, op);
 	answered_add(f, c, op, d);
 	an_tcp_stall_add(f, op);
+	if ((op->prog == PROG_NFS && op->vers == 4) ||
+	    op->prog == PROG_NFS4_CB)
+		an_nfs4_add(f, op);
 	return rx;
 }
 
@@ -439,5 +446,6 @@ void an_find_finish(struct an_find *f, const struct an_figs *figs,
 	}
 	an_slow_finish(f, figs);
 	an_find_verdicts(f, figs, ipfrag_incomplete);
+	an_nfs4_finish(f);
 	f->finished = true;
 }

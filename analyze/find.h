@@ -72,7 +72,12 @@ enum an_find_kind {
 	AN_F_SYNC_EXPORT, AN_F_SERVER_RESTART, AN_F_ERROR_BURST,
 	AN_F_RETRANSMITS, AN_F_SHORT_IO, AN_F_SLOW_SERVER, AN_F_LATENCY_SHIFT,
 	AN_F_SYNC_CLIENT, AN_F_SLOW_PATH, AN_F_TCP_LOSS, AN_F_TCP_RESET,
-	AN_F_TCP_STALL, AN_F_NKINDS
+	AN_F_TCP_STALL,
+	/* NFSv4 (analyze/find_nfs4.c) */
+	AN_F_NFS4_DELAY, AN_F_NFS4_GRACE, AN_F_SESSION_LOST,
+	AN_F_SEQ_MISORDERED, AN_F_STALE_CLIENTID, AN_F_SESSION_REPLAY,
+	AN_F_DELEG_RECALL, AN_F_LOCK_CONTENTION,
+	AN_F_NKINDS
 };
 
 struct an_finding {
@@ -142,6 +147,13 @@ struct an_find_config {
 	uint32_t shift_min_ops;	/* intervals with this many ops: 20 */
 	uint32_t retrans_min;	/* retransmitted ops per client: 10 */
 	double retrans_share;	/* or this share of its ops: 0.01 */
+	uint32_t nfs4_delay_min;	/* NFS4ERR_DELAY replies per pair: 5 */
+	uint32_t nfs4_state_min;	/* GRACE, BADSESSION/DEADSESSION,
+				   SEQ_MISORDERED, STALE_CLIENTID replies
+				   per pair and kind: 1 */
+	uint32_t recall_min;	/* CB_RECALLs per pair: 5 */
+	uint32_t lock_denied_min;	/* LOCK/LOCKT NFS4ERR_DENIED per
+				   pair: 5 */
 	uint32_t storm_clients;	/* clients given storm rings (~21 KB each;
 				   later clients' ops are not examined for
 				   storms, counted): AN_FIND_STORMS */
@@ -358,6 +370,29 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
  */
 bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 		     bool write, uint32_t share_pct, char *buf, size_t n);
+
+/*
+ * The largest READ (write false) or WRITE payload pair p may use, and
+ * its name in the verdict's words into name (n bytes): the server's
+ * advertised maximum (FSINFO rtmax/wtmax; NFSv4: GETATTR maxread/
+ * maxwrite; v2: STATFS tsize), or, when lower, the room an NFSv4.1+
+ * session's fore channel leaves (ca_maxresponsesize for READ,
+ * ca_maxrequestsize for WRITE, less AN_SESSION_OVERHEAD for the RPC and
+ * COMPOUND headers around the data, rounded down to 4 KiB as Linux's
+ * client does).  0: neither seen.  srv may be NULL.
+ */
+#define AN_SESSION_OVERHEAD 1024
+uint32_t an_size_limit(const struct an_pair *p, const struct an_server *srv,
+		       bool write, char *name, size_t n);
+
+/*
+ * The NFSv4 finding an op is evidence of (analyze/find_nfs4.c): a reply
+ * NFS4ERR_DELAY, GRACE, BADSESSION/DEADSESSION, SEQ_MISORDERED,
+ * STALE_CLIENTID; a session slot replay; a CB_RECALL or DELEGRETURN; a
+ * LOCK/LOCKT denied.  AN_F_NKINDS: none.  A CB_RECALL's client is the
+ * server (the back channel's caller): its finding's pair is the reverse.
+ */
+enum an_find_kind an_nfs4_evidence_kind(const struct an_op *op);
 
 /* v bytes as people write it: "32k", "1M", "100 bytes"; returns b. */
 const char *an_size_str(uint32_t v, char *b, size_t n);

@@ -96,6 +96,59 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"pieces waits for the ACK of the first piece), 200 ms the "
 		"minimum retransmission timeout; set TCP_NODELAY in the "
 		"sender or write each message in one piece.",
+	[AN_F_NFS4_DELAY] = "The server answers NFS4ERR_DELAY: it cannot "
+		"serve the request now (a delegation being recalled, a file "
+		"offline, a busy or recovering server) and the client waits "
+		"and sends it again, from 100 ms to 15 s each time; the "
+		"evidence names the operations and the wait; look for "
+		"conflicting opens of delegated files (deleg_recall) and the "
+		"server's load.",
+	[AN_F_NFS4_GRACE] = "The server is in its grace period after a "
+		"restart: it refuses new OPENs and LOCKs (NFS4ERR_GRACE) "
+		"while clients reclaim their state, 90 s by default; "
+		"shorten the grace period (nfsd grace time, ganesha "
+		"Grace_Period) if clients wait long, and find why the server "
+		"restarted.",
+	[AN_F_SESSION_LOST] = "The server no longer knows the client's "
+		"session (NFS4ERR_BADSESSION, DEADSESSION): it restarted, "
+		"expired the lease or destroyed the session; every call "
+		"fails until the client makes a new session (CREATE_SESSION) "
+		"and reclaims its state; check the server's restarts and the "
+		"client's lease renewal.",
+	[AN_F_SEQ_MISORDERED] = "Calls on a session slot carry a sequence "
+		"id the server does not expect (NFS4ERR_SEQ_MISORDERED): the "
+		"client and server lost step on the slot (a retransmission "
+		"after the server dropped the slot's reply, or a client bug); "
+		"the calls fail and the client must reset the session; "
+		"update the client or server.",
+	[AN_F_STALE_CLIENTID] = "The server does not know the client id "
+		"(NFS4ERR_STALE_CLIENTID): it restarted and lost its state, "
+		"or expired the client's lease; the client must establish "
+		"itself again (EXCHANGE_ID or SETCLIENTID) and reclaim its "
+		"opens and locks; find why the server restarted or the lease "
+		"lapsed.",
+	[AN_F_SESSION_REPLAY] = "The client sent calls again on the same "
+		"session slot and sequence id under a new XID: after a new "
+		"connection (the old one broke: RFC 8881 requires the "
+		"resend there) or on the same connection (the client's "
+		"timer: NFSv4.1 over TCP should not); the server answers "
+		"from its reply cache.  See the evidence for which and check "
+		"the connection's health (tcp_reset, tcp_loss).",
+	[AN_F_DELEG_RECALL] = "The server recalls delegations (CB_RECALL on "
+		"the back channel) because another client or process opens "
+		"the file in a conflicting way; the opener waits (its OPEN "
+		"gets NFS4ERR_DELAY) until the holder returns it "
+		"(DELEGRETURN).  Files shared for writing between clients "
+		"should not be delegated: disable delegations for them "
+		"(nfsd leases, ganesha Delegations) or keep the writers on "
+		"one client.",
+	[AN_F_LOCK_CONTENTION] = "Clients ask for locks another owner holds "
+		"(LOCK/LOCKT answered NFS4ERR_DENIED) and poll until it is "
+		"released: NFSv4 has no lock callback before 4.1's "
+		"CB_NOTIFY_LOCK, so each waiter retries at intervals; the "
+		"evidence names the file and how long they waited; check "
+		"the application's locking (lock held too long, many "
+		"workers on one lock file).",
 };
 
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k)
@@ -120,6 +173,20 @@ uint64_t an_find_addr_hash(const struct cap_addr *a, uint64_t h)
 	for (i = 0; i < 16; i++)
 		h = (h ^ a->a[i]) * 1099511628211ull;
 	return h ^ a->family;
+}
+
+uint64_t an_find_fh_hash(const struct nfs_fh *fh, uint64_t h)
+{
+	uint32_t i;
+
+	for (i = 0; i < fh->len && i < NFS_FHSIZE_MAX; i++)
+		h = (h ^ fh->data[i]) * 1099511628211ull;
+	return h;
+}
+
+bool an_find_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
 const char *an_find_astr(const struct cap_addr *a, char *b)

@@ -241,6 +241,8 @@ struct an_find {
 	uint64_t storms_lost;		/* ops not followed: no storm or
 					   latency memory */
 	bool finished;			/* an_find_finish was called */
+	struct an_v4find *v4;		/* NFSv4 detectors (find_nfs4.c),
+					   owned, made at the first v4 op */
 };
 
 /* find_base.c, what find.c and the detectors share (it calls neither).
@@ -248,6 +250,9 @@ struct an_find {
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k);
 /* FNV-1a of an address onto h (subjects, re-validation and ENOENT slots). */
 uint64_t an_find_addr_hash(const struct cap_addr *a, uint64_t h);
+/* FNV-1a of a handle's bytes onto h; are two handles the same? */
+uint64_t an_find_fh_hash(const struct nfs_fh *fh, uint64_t h);
+bool an_find_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b);
 /* The static meaning of kind k. */
 const char *an_find_meaning(enum an_find_kind k);
 /* Append to o->evidence (n bytes used) the handle client re-validated
@@ -291,6 +296,12 @@ void an_tcp_stall_add(struct an_find *f, const struct an_op *op);
 void an_tcp_health_findings(struct an_find *f);
 bool an_tcp_stall_explains(const struct an_find *f,
 			   const struct cap_addr *server);
+/* find_nfs4.c: an NFSv4 op (a COMPOUND's or a CB_COMPOUND's) into the
+ * session, delegation and lock detectors; at end of input their
+ * findings; free their memory. */
+void an_nfs4_add(struct an_find *f, const struct an_op *op);
+void an_nfs4_finish(struct an_find *f);
+void an_nfs4_free(struct an_find *f);
 /* End of input, after the rate runs are closed: NOENT repeats, retransmit
  * causes, size caps, sync exports, COMMIT ratio, verifier changes. */
 void an_find_verdicts(struct an_find *f, const struct an_figs *figs,

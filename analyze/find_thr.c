@@ -31,6 +31,8 @@ static const struct {
 	U(shift_interval_s, 1, 86400), D(shift_factor, 1, 1e6),
 	U(shift_min_ms, 0, 3600000), U(shift_min_ops, 1, 1e9),
 	U(retrans_min, 1, 1e9), D(retrans_share, 0, 1),
+	U(nfs4_delay_min, 1, 1e9), U(nfs4_state_min, 1, 1e9),
+	U(recall_min, 1, 1e9), U(lock_denied_min, 1, 1e9),
 	U(storm_clients, 1, AN_FIND_SUBJECTS),
 #undef U
 #undef D

@@ -42,11 +42,12 @@ static void line(struct an_verdict *v, const char *key, const char *fmt, ...)
 
 /* ------------------------------------------------------------- sizes -- */
 
-static uint32_t limit_of(const struct an_server *srv, bool w)
+static uint32_t limit_of(const struct an_pair *p, const struct an_server *srv,
+			 bool w)
 {
-	if (srv && srv->have_fsinfo)
-		return w ? srv->wtmax : srv->rtmax;
-	return srv && srv->have_statfs ? srv->tsize : 0;
+	char name[64];
+
+	return an_size_limit(p, srv, w, name, sizeof(name));
 }
 
 static bool size_of(const struct an_model *m, const struct an_model_pair *q,
@@ -69,7 +70,7 @@ static bool size_of(const struct an_model *m, const struct an_model_pair *q,
 	o->pct = (uint32_t)(dn * 100 / (s->total ? s->total : r->total));
 	o->asked_max = s->max > r->max ? s->max : r->max;
 	o->granted_max = w ? p->write_granted_max : p->read_granted_max;
-	o->limit = limit_of(q->server, w);
+	o->limit = limit_of(p, q->server, w);
 	if (m->in.find)
 		small = an_find_size_small(m->in.find);
 	if (nshort > 0 && o->granted_max < s->max)

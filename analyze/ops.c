@@ -17,6 +17,9 @@
 #include <string.h>
 
 #define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
+/* an_msg.rhave of an NFSv4 reply: a CREATE_SESSION's fore channel limits
+ * in rtmax (response) and wtmax (request); above every NFSR_* bit */
+#define AN_RH_SESSION 0x80000000u
 
 enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
 enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
@@ -65,14 +68,18 @@ struct an_engine {
 struct slot4 {
 	struct cap_addr client, server;
 	uint32_t sess_hash, slot, seq, xid;
+	uint16_t sport;
 	bool used;
 };
 
 /*
  * A call with a SEQUENCE: does it repeat the last call on its slot (the
  * same sequence id, another XID)?  The slot then holds this call.
+ * *port_changed: the repeat left from another client port (a new
+ * connection).
  */
-static bool slot_replay(struct an_engine *e, const struct an_msg *am)
+static bool slot_replay(struct an_engine *e, const struct an_msg *am,
+			bool *port_changed)
 {
 	uint32_t h = (am->sess_hash ^ am->slot4 * 2654435761u) &
 		     (AN_SLOT_TAB - 1);
@@ -82,6 +89,8 @@ static bool slot_replay(struct an_engine *e, const struct an_msg *am)
 		    cap_addr_eq(&s->server, &am->dst);
 	bool replay = same && s->seq == am->seq4 && s->xid != am->xid;
 
+	*port_changed = replay && s->sport != am->sport;
+	s->sport = am->sport;
 	s->used = true;
 	s->client = am->src;
 	s->server = am->dst;
@@ -317,6 +326,7 @@ uint32_t an_nfs_v3proc(uint32_t prog, uint32_t vers, uint32_t proc)
 	if (vers != 4)
 		return NFS3_NPROC;
 	switch (proc) {
+	case NFS4_PROC_NULL: return NFS3_NULL;
 	case NFS4_OP_GETATTR: return NFS3_GETATTR;
 	case NFS4_OP_SETATTR: return NFS3_SETATTR;
 	case NFS4_OP_LOOKUP: return NFS3_LOOKUP;
@@ -683,6 +693,12 @@ static void build_reply4(struct an_msg *am, const struct nfs4_compound *cp,
 			tail_fh(am, &o->fh, &am->rfh_len);
 			am->rhave |= NFSR_FH;
 		}
+		if (o->op == NFS4_OP_CREATE_SESSION && (o->have & N4_CHAN) &&
+		    !(am->rhave & NFSR_FSINFO)) {
+			am->rtmax = o->fore.maxresp;
+			am->wtmax = o->fore.maxreq;
+			am->rhave |= AN_RH_SESSION;
+		}
 		if ((o->attr_have & (N4A_MAXREAD | N4A_MAXWRITE)) ==
 		    (N4A_MAXREAD | N4A_MAXWRITE)) {
 			am->rtmax = am->rtpref = o->maxread > UINT32_MAX ?
@@ -971,6 +987,7 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	struct xent *x;
 	struct an_op_core *o;
 	int64_t ivl;
+	bool moved = false;
 
 	e->st.calls++;
 	tail_get(am, &t);
@@ -1017,8 +1034,8 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	o->server = am->dst;
 	o->xid = am->xid;
 	call_fill(o, am, &t);
-	if (am->has_seq && slot_replay(e, am)) {
-		o->flags |= AN_OP_SLOT_REPLAY;
+	if (am->has_seq && slot_replay(e, am, &moved)) {
+		o->flags |= AN_OP_SLOT_REPLAY | (moved ? AN_OP_PORT_CHANGED : 0);
 		e->st.slot_replays++;
 	}
 	x->slot = am->slot;
@@ -1088,6 +1105,11 @@ static void reply_nfs(struct an_engine *e, struct an_op_core *o,
 		o->wtpref = am->wtpref;
 		o->dtpref = am->dtpref;
 		o->have |= AN_HAVE_FSINFO;
+	}
+	if (am->rhave & AN_RH_SESSION) {
+		o->rtmax = am->rtmax;
+		o->wtmax = am->wtmax;
+		o->have |= AN_HAVE_SESSION;
 	}
 	if (am->rhave & NFSR_STATFS) {
 		o->tsize = am->tsize;

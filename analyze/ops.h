@@ -109,7 +109,10 @@
 					   session, slot and sequence id of
 					   an earlier call under another XID:
 					   a retransmission the XID does not
-					   show (RFC 8881 2.10.6.1) */
+					   show (RFC 8881 2.10.6.1); with
+					   AN_OP_PORT_CHANGED: from another
+					   client port than that call (a new
+					   connection) */
 #define AN_OP_CALL_NOT_SEEN 0x8000u	/* from a reply alone, its procedure
 					   from its shape (decode/shape.c):
 					   no call fields, no latency (-1);
@@ -132,6 +135,11 @@
 #define AN_HAVE_STATFS    0x2000u
 #define AN_HAVE_EXPORT    0x4000u	/* export_id valid */
 #define AN_HAVE_RFH       0x8000u	/* reply handle (LOOKUP, CREATE, MNT) */
+#define AN_HAVE_SESSION  0x10000u	/* NFSv4.1+ CREATE_SESSION reply: its
+					   fore channel's ca_maxrequestsize in
+					   wtmax, ca_maxresponsesize in rtmax
+					   (no FSINFO bit: not the server's
+					   advertised sizes) */
 
 /*
  * The fields of an operation but its path, as a list so that struct

@@ -12,13 +12,19 @@
  * of a cheap procedure, or -1. */
 static int cheap_index(const struct an_op *op)
 {
-	if (op->proc == NFS3_NULL)
+	uint32_t vers = op->vers, proc = op->proc;
+
+	if (vers == 4) {	/* its main op as v3's (ops.h) */
+		proc = an_nfs_v3proc(op->prog, 4, proc);
+		vers = 3;
+	}
+	if (proc == NFS3_NULL)
 		return 0;
-	if (op->proc == NFS3_GETATTR)		/* 1 in v2 and v3 */
+	if (proc == NFS3_GETATTR)		/* 1 in v2 and v3 */
 		return 1;
-	if (op->vers == 3 && op->proc == NFS3_ACCESS)
+	if (vers == 3 && proc == NFS3_ACCESS)
 		return 2;
-	if (op->vers == 3 && op->proc == NFS3_FSINFO)
+	if (vers == 3 && proc == NFS3_FSINFO)
 		return 3;
 	return -1;
 }
@@ -108,6 +114,7 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 	int c = cheap_index(op);
 	struct lat_ivl *h;
 	uint64_t us;
+	uint32_t p3;
 
 	if (l == NULL) {
 		if ((l = s->lat = calloc(1, sizeof(*l))) == NULL) {
@@ -138,9 +145,10 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 	h = l->ivl_k == l->cur.k && l->started ? &l->cur : ivl_of(f, l, l->ivl_k);
 	hist_add(&h->lat, (uint64_t)op->lat_last_ns);
 	us = (uint64_t)op->lat_last_ns / 1000;
-	if (op->vers == 3 && op->proc < LAT_PROCS &&
-	    us > h->max_us[op->proc])
-		h->max_us[op->proc] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	p3 = op->vers == 4 ? an_nfs_v3proc(op->prog, 4, op->proc) : op->proc;
+	if ((op->vers == 3 || op->vers == 4) && p3 < LAT_PROCS &&
+	    us > h->max_us[p3])
+		h->max_us[p3] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
 void an_slow_free(struct subj *s)
@@ -188,13 +196,19 @@ struct split {
 /* 0: no; 1: cheap (needs no disk); 2: READ, WRITE or COMMIT. */
 static int split_kind(const struct an_row *w)
 {
-	if (w->prog != PROG_NFS || w->proc == AN_PROC_ALL)
+	uint32_t vers = w->vers, proc = w->proc;
+
+	if (w->prog != PROG_NFS || proc == AN_PROC_ALL)
 		return 0;
-	if (w->proc == NFS3_NULL || w->proc == NFS3_GETATTR ||
-	    (w->vers == 3 && (w->proc == NFS3_ACCESS || w->proc == NFS3_FSINFO)))
+	if (vers == 4) {	/* its main op as v3's (ops.h) */
+		proc = an_nfs_v3proc(w->prog, 4, proc);
+		vers = 3;
+	}
+	if (proc == NFS3_NULL || proc == NFS3_GETATTR ||
+	    (vers == 3 && (proc == NFS3_ACCESS || proc == NFS3_FSINFO)))
 		return 1;
-	if (w->proc == NFS3_READ || (w->vers == 3 && (w->proc == NFS3_WRITE ||
-	    w->proc == NFS3_COMMIT)) || (w->vers == 2 && w->proc == NFS2_WRITE))
+	if (proc == NFS3_READ || (vers == 3 && (proc == NFS3_WRITE ||
+	    proc == NFS3_COMMIT)) || (vers == 2 && proc == NFS2_WRITE))
 		return 2;
 	return 0;
 }

@@ -49,6 +49,8 @@ static int usual_row(const struct an_op *op)
 		return -1;
 	if (op->vers == 3 && op->proc < 22)
 		return (int)op->proc;
+	if (op->vers == 4 && an_nfs_v3proc(op->prog, 4, op->proc) < 22)
+		return (int)an_nfs_v3proc(op->prog, 4, op->proc);	/* v3's row */
 	if (op->vers == 2 && op->proc < 18)
 		return 22 + (int)op->proc;
 	return -1;

@@ -23,6 +23,39 @@ const char *an_size_str(uint32_t v, char *b, size_t n)
 	return b;
 }
 
+/* The payload room of a session's fore channel size (see find.h). */
+static uint32_t session_room(uint32_t size)
+{
+	if (size <= AN_SESSION_OVERHEAD)
+		return 0;
+	size -= AN_SESSION_OVERHEAD;
+	return size >= 4096 ? size & ~4095u : size;
+}
+
+uint32_t an_size_limit(const struct an_pair *p, const struct an_server *srv,
+		       bool write, char *name, size_t n)
+{
+	uint32_t lim = 0, room = 0, sz = 0;
+
+	if (srv && srv->have_fsinfo) {
+		lim = write ? srv->wtmax : srv->rtmax;
+		snprintf(name, n, "%s", write ? "wtmax" : "rtmax");
+	} else if (srv && srv->have_statfs) {
+		lim = srv->tsize;
+		snprintf(name, n, "tsize (STATFS)");
+	}
+	if (p && p->have_session) {
+		sz = write ? p->sess_maxreq : p->sess_maxresp;
+		room = session_room(sz);
+	}
+	if (room > 0 && (lim == 0 || room < lim)) {
+		snprintf(name, n, "%s %u of its session, room for",
+			 write ? "maxreq" : "maxresp", sz);
+		return room;
+	}
+	return lim;
+}
+
 /* Calls of s asking more than v bytes. */
 static uint64_t sizes_above(const struct an_sizes *s, uint32_t v)
 {
@@ -118,7 +151,7 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 	uint32_t dom = 0, lim = 0, pref = 0;
 	uint64_t dn = 0, pct;
 	const char *limname = NULL;
-	char b1[32], b2[32];
+	char b1[32], b2[32], limbuf[64];
 	size_t o;
 	bool capped = false;
 
@@ -138,21 +171,19 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
 				      "the reply)", rep->total);
 	if (o >= n)
 		return false;
-	if (srv && srv->have_fsinfo) {
-		lim = write ? srv->wtmax : srv->rtmax;
+	lim = an_size_limit(p, srv, write, limbuf, sizeof(limbuf));
+	limname = limbuf;
+	if (srv && srv->have_fsinfo && lim == (write ? srv->wtmax : srv->rtmax))
 		pref = write ? srv->wtpref : srv->rtpref;
-		limname = write ? "wtmax" : "rtmax";
-	} else if (srv && srv->have_statfs) {
-		lim = srv->tsize;
-		limname = "tsize (STATFS)";
-	}
 	if (clamp_verdict(p, write, lim, limname, buf, o, n))
 		return false;	/* a clamp: the short_io finding */
 	if (lim == 0) {
 		snprintf(buf + o, n - o, "; the server's limit is unknown (no "
-			 "FSINFO/STATFS reply in the capture: it is sent at "
+			 "%s reply in the capture: it is sent at "
 			 "mount time); the client's %s is not sent on the wire, "
-			 "%u is the largest it used", knob, s->max);
+			 "%u is the largest it used", (p->vers_seen & 0x10) ?
+			 "GETATTR maxread/maxwrite or CREATE_SESSION" :
+			 "FSINFO/STATFS", knob, s->max);
 		return false;
 	}
 	if (s->max == lim && dom == lim) {
@@ -230,9 +261,13 @@ static void find_short_io(struct an_find *f, const struct an_pair *p,
 	if (n < sizeof(o->evidence) && o->evidence[n - 1] == ';')
 		o->evidence[--n] = '\0';
 	if (srv && srv->have_fsinfo && n < sizeof(o->evidence))
-		snprintf(o->evidence + n, sizeof(o->evidence) - n,
+		n += (size_t)snprintf(o->evidence + n, sizeof(o->evidence) - n,
 			 "; the server advertises rtmax %u wtmax %u",
 			 srv->rtmax, srv->wtmax);
+	if (p->have_session && n < sizeof(o->evidence))
+		snprintf(o->evidence + n, sizeof(o->evidence) - n,
+			 "; its session's fore channel: maxreq %u maxresp %u",
+			 p->sess_maxreq, p->sess_maxresp);
 }
 
 /* WRITEs of a pair asked with stable_how `asked` (0 UNSTABLE, 1 DATA_SYNC,
@@ -286,12 +321,13 @@ static void find_sync(struct an_find *f, const struct an_pair *p)
 		 asked_as(p, 0), p->commits);
 }
 
-/* The server's advertised maximum for READ (w 0) or WRITE; 0: unknown. */
-static uint32_t size_limit(const struct an_server *srv, int w)
+/* The pair's maximum for READ (w 0) or WRITE; 0: unknown. */
+static uint32_t size_limit(const struct an_pair *p,
+			   const struct an_server *srv, int w)
 {
-	if (srv && srv->have_fsinfo)
-		return w ? srv->wtmax : srv->rtmax;
-	return srv && srv->have_statfs ? srv->tsize : 0;
+	char name[64];
+
+	return an_size_limit(p, srv, w != 0, name, sizeof(name));
 }
 
 /* A small server maximum's cost: RPCs per MiB at it against 64 KiB
@@ -330,7 +366,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 				continue;
 			if (!an_size_verdict(p, srv, w, f->cfg.size_share, v,
 					     sizeof(v)) ||
-			    size_limit(srv, w) > f->cfg.size_small)
+			    size_limit(p, srv, w) > f->cfg.size_small)
 				continue;	/* as negotiated: a verdict */
 			if ((o = emit(f, AN_F_SIZE_CAPPED)) == NULL)
 				return;
@@ -340,7 +376,7 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 			o->server = p->server;
 			o->count = w ? p->write.total + p->write_rep.total :
 				       p->read.total + p->read_rep.total;
-			size_cost(o, size_limit(srv, w), v);
+			size_cost(o, size_limit(p, srv, w), v);
 		}
 		find_short_io(f, p, srv);
 		find_sync(f, p);

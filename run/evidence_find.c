@@ -32,17 +32,21 @@ uint32_t ev_name_hash(const char *name, size_t n)
 
 static enum ev_class op_class(const struct an_op *op)
 {
-	uint32_t p = op->proc;
+	uint32_t p = op->proc, vers = op->vers;
 
-	if (op->prog != PROG_NFS || (op->vers != 2 && op->vers != 3))
+	if (vers == 4) {	/* its main op as v3's (ops.h) */
+		p = an_nfs_v3proc(op->prog, 4, p);
+		vers = 3;
+	}
+	if (op->prog != PROG_NFS || (vers != 2 && vers != 3))
 		return EV_C_OTHER;
-	if (p == NFS3_NULL || (op->vers == 3 && p == NFS3_FSINFO))
+	if (p == NFS3_NULL || (vers == 3 && p == NFS3_FSINFO))
 		return EV_C_CHEAP;
 	if (p == NFS3_GETATTR)			/* 1 in v2 and v3 */
 		return EV_C_GETATTR;
 	if (p == NFS3_READ)			/* 6 in v2 and v3 */
 		return EV_C_READ;
-	if (op->vers == 2)
+	if (vers == 2)
 		return p == NFS2_LOOKUP ? EV_C_LOOKUP :
 		       p == NFS2_WRITE ? EV_C_WRITE : EV_C_OTHER;
 	return p == NFS3_ACCESS ? EV_C_ACCESS : p == NFS3_LOOKUP ? EV_C_LOOKUP :
@@ -52,8 +56,8 @@ static enum ev_class op_class(const struct an_op *op)
 
 bool ev_op_candidate(const struct an_op *op)
 {
-	return op->retrans ||
-	       (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3));
+	return op->retrans || op->prog == PROG_NFS4_CB ||
+	       (op->prog == PROG_NFS && op->vers >= 2 && op->vers <= 4);
 }
 
 /* The NFS error and short-transfer bits of an answered op (as the
@@ -92,8 +96,9 @@ void ev_op_facts(struct ev_op *o, const struct an_op *op)
 	o->bits = 0;
 	if (op->retrans)
 		o->bits |= EV_B_RETRANS;
-	if (op->prog == PROG_NFS && (op->vers == 2 || op->vers == 3))
+	if (op->prog == PROG_NFS && op->vers >= 2 && op->vers <= 4)
 		o->bits |= EV_B_NFS;
+	o->v4kind = (uint8_t)an_nfs4_evidence_kind(op);
 	if (op->flags & AN_OP_ANSWERED)
 		o->bits |= reply_bits(op, c);
 	if (!(op->flags & AN_OP_CALL_NOT_SEEN))
@@ -171,17 +176,22 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 	case AN_F_LATENCY_SHIFT:
 		return (b & EV_B_NFS) && (b & EV_B_ANSWERED) &&
 		       (b & EV_B_LAT);
-	default:
-		return false;
+	default:	/* NFSv4's (find_nfs4.c) */
+		return o->v4kind == (unsigned)f->kind;
 	}
 }
 
 bool ev_op_covered(const struct ev_op *o, const struct an_finding *f,
 		   int64_t slow_ns)
 {
-	if (f->have_client && !cap_addr_eq(&o->client, &f->client))
+	/* the back channel's caller is the server */
+	bool cb = o->prog == PROG_NFS4_CB;
+
+	if (f->have_client && !cap_addr_eq(cb ? &o->server : &o->client,
+					   &f->client))
 		return false;
-	if (f->have_server && !cap_addr_eq(&o->server, &f->server))
+	if (f->have_server && !cap_addr_eq(cb ? &o->client : &o->server,
+					   &f->server))
 		return false;
 	if (f->kind != AN_F_SERVER_RESTART && !in_span(f, o->from_ns))
 		return false;

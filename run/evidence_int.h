@@ -29,7 +29,7 @@ enum ev_class {
 #define EV_B_SYNC_ASKED	0x040u	/* WRITE asked FILE_SYNC or DATA_SYNC */
 #define EV_B_SYNC_GOT	0x080u	/* WRITE asked UNSTABLE, got FILE_SYNC */
 #define EV_B_LAT	0x100u	/* has latencies (its call was seen) */
-#define EV_B_NFS	0x200u	/* an NFSv2 or v3 operation */
+#define EV_B_NFS	0x200u	/* an NFSv2, v3 or v4 operation */
 
 /* A kept operation: its messages are those of its client, server, program
  * and XID between from_ns and to_ns. */
@@ -43,6 +43,9 @@ struct ev_op {
 	uint32_t name_hash;	/* of its name's first 63 bytes (0: none) */
 	uint16_t bits;
 	uint8_t cls;		/* enum ev_class */
+	uint8_t v4kind;		/* the NFSv4 finding it is evidence of
+				   (an_nfs4_evidence_kind; AN_F_NKINDS:
+				   none) */
 };
 
 /* The facts of op (cls, bits, fh_hash, latencies) into o. */

@@ -207,7 +207,13 @@ const char store_tcp_health_sql[] =
 /* The view ops with the xid as dump and tshark print it (0x%08x), first.
  * In a printf format (schema_sql goes through sqlite3_mprintf). */
 #define OPS_HEX_SQL "CREATE VIEW IF NOT EXISTS ops_hex AS SELECT " \
-	"printf('0x%%08x', xid) AS xid_hex, * FROM ops;\n"
+	"printf('0x%%08x', xid) AS xid_hex, * FROM ops;\n" SESSIONS_SQL
+
+/* NFSv4.1+ sessions: each CREATE_SESSION answered (AN_HAVE_SESSION in
+ * ops.have; its fore channel's sizes are in the row's wtmax and rtmax). */
+#define SESSIONS_SQL "CREATE VIEW IF NOT EXISTS sessions AS SELECT run, " \
+	"client, server, reply_ns, wtmax AS maxreq, rtmax AS maxresp FROM " \
+	"ops WHERE prog = 100003 AND vers = 4 AND (have & 65536) <> 0;\n"
 
 #define OPS_SQL OP_ROWS_SQL "CREATE VIEW ops AS SELECT " OPS_VIEW_COLS ";\n" \
 	OPS_HEX_SQL

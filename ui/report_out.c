@@ -191,6 +191,12 @@ static void j_pairs(struct jw *w, const struct an_model *m)
 		jw_u64(w, "short_writes", p->short_writes);
 		jw_u64(w, "read_granted_max", p->read_granted_max);
 		jw_u64(w, "write_granted_max", p->write_granted_max);
+		if (p->have_session) {
+			jw_obj(w, "session");
+			jw_u64(w, "maxreq", p->sess_maxreq);
+			jw_u64(w, "maxresp", p->sess_maxresp);
+			jw_end_obj(w);
+		}
 		j_sizes(w, "read_sizes", &p->read);
 		j_sizes(w, "write_sizes", &p->write);
 		j_sizes(w, "read_sizes_from_replies", &p->read_rep);

@@ -299,6 +299,16 @@ static void text_sizes(FILE *f, const struct an_model *m)
 				cap_addr_str(&s->addr, a, sizeof(a)), s->tsize);
 	}
 	for (k = 0; k < m->npairs; k++) {
+		const struct an_pair *p = m->pairs[k].pair;
+
+		if (p->have_session)
+			fprintf(f, "session %s -> %s: maxreq %u maxresp %u "
+				"(CREATE_SESSION)\n",
+				cap_addr_str(&p->client, a, sizeof(a)),
+				cap_addr_str(&p->server, b, sizeof(b)),
+				p->sess_maxreq, p->sess_maxresp);
+	}
+	for (k = 0; k < m->npairs; k++) {
 		const struct an_model_pair *q = &m->pairs[k];
 		const struct an_pair *p = q->pair;
 

@@ -255,7 +255,7 @@ static void test_thresholds(void)
 
 	an_find_config_default(&d);
 	c = d;
-	CHECK(an_find_threshold_count() == 36);
+	CHECK(an_find_threshold_count() == 40);
 	an_find_threshold_get(0, &t);
 	CHECK(!strcmp(t.name, "getattr_rate") && !t.dbl);
 	NEAR(t.def, d.getattr_rate);

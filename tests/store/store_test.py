@@ -821,7 +821,8 @@ def make_v4(db):
     for (t,) in con.execute("SELECT name FROM sqlite_schema WHERE type = "
                             "'table' AND name LIKE 'op\\_%' ESCAPE '\\'").fetchall():
         con.execute("DROP TABLE %s" % t)
-    con.executescript("DROP VIEW IF EXISTS ops_hex; DROP VIEW ops; "
+    con.executescript("DROP VIEW IF EXISTS ops_hex; "
+                      "DROP VIEW IF EXISTS sessions; DROP VIEW ops; "
                       "ALTER TABLE ops4 RENAME TO ops; "
                       "DELETE FROM schema_version; INSERT INTO schema_version "
                       "VALUES(4, 'nfscope'); PRAGMA user_version = 4;")

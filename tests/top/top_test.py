@@ -1002,6 +1002,34 @@ def check_other():
     wait_for(lambda s: 'CLIENT' in s and 'filter:' not in s, 'back')
 
 
+def check_nfs4():
+    """NFSv4: a COMPOUND is a row of its main op (NFSv4 READ ...), counts,
+    errors and latency as tests/gen/nfs4gen.py put them in (READs
+    answered NFS4ERR_DELAY, a session lost, OPENs in grace)."""
+    gen4 = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        'gen', 'nfs4gen.py')
+    pcap = os.path.join(WORK, 'nfs4.pcap')
+    subprocess.run([sys.executable, gen4, pcap, pcap + '.json', 'errors'],
+                   check=True)
+    with open(pcap + '.json') as f:
+        ops = json.load(f)['ops']
+    for o in ops:
+        o.update(answered=True, retrans=0)
+    s = replay_all(pcap)
+    want = truth_rows(ops, lambda o: 'NFSv4 ' + o['op'])
+    rows = dict(table(s, 'PROCEDURE'))
+    for name in ('NFSv4 READ', 'NFSv4 WRITE', 'NFSv4 OPEN'):
+        w, c = want[name], rows.get(name)
+        ok(c is not None, '%s on screen: %s' % (name, sorted(rows)))
+        ok(int(c[0]) == w['n'], '%s count %s != %d' % (name, c[0], w['n']))
+        ok(int(c[7]) == w['err'], '%s errors %s != %d' % (name, c[7],
+                                                          w['err']))
+        close(float(c[4]), percentile(w['lat'], 50), name + ' p50')
+        close(float(c[6]), max(w['lat']), name + ' max')
+    ok(total_on(s) == len(ops), 'ops on screen %d, put in %d' % (
+        total_on(s), len(ops)))
+
+
 def main():
     if shutil.which('tmux') is None:
         print('tmux is not installed (scripts/dev.sh deps installs it)')
