@@ -1,5 +1,5 @@
 /* top_model.c - the dashboard's history of operations; see top.h. */
-#include "ui/top.h"
+#include "ui/top/top.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* html.c - the frame of the HTML pages and their escaping; see html.h. */
-#include "ui/html.h"
+#include "ui/report/html.h"
 #include "ui/esc.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* top_view.c - aggregate the dashboard's time window; see top.h. */
-#include "ui/top.h"
+#include "ui/top/top.h"
 
 #include <ctype.h>
 #include <stdio.h>

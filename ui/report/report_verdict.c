@@ -6,9 +6,9 @@
  * See doc/report.md ("The verdict").
  */
 #include "ui/esc.h"
-#include "ui/html.h"
+#include "ui/report/html.h"
 #include "ui/json.h"
-#include "ui/report.h"
+#include "ui/report/report.h"
 
 #include <inttypes.h>
 #include <string.h>

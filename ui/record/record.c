@@ -1,8 +1,8 @@
 /* record.c - `nfscope record` and `nfscope serve`; see record.h and
  * doc/store.md. */
-#include "ui/record.h"
+#include "ui/record/record.h"
 #include "ui/cli.h"
-#include "ui/metrics.h"
+#include "ui/serve/metrics.h"
 
 #include <getopt.h>
 #include <inttypes.h>

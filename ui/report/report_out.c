@@ -3,7 +3,7 @@
  * report.h and doc/report.md for the schema. */
 #include "ui/esc.h"
 #include "ui/json.h"
-#include "ui/report.h"
+#include "ui/report/report.h"
 
 #include <assert.h>
 #include <inttypes.h>

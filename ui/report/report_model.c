@@ -1,7 +1,7 @@
 /* report_model.c - the report's state (struct rep) as the report model's
  * input (analyze/model.h): the one place the writers get their figures
  * from.  See report.h. */
-#include "ui/report.h"
+#include "ui/report/report.h"
 
 int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 {

@@ -1,8 +1,8 @@
 /* dump.c - the `nfscope dump` subcommand: capture -> decode -> print. */
-#include "ui/dump.h"
+#include "ui/dump/dump.h"
 #include "ui/cli.h"
 #include "ui/json.h"
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>

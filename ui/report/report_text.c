@@ -2,7 +2,7 @@
  * (analyze/model.h), which holds every figure; see report.h and
  * doc/report.md. */
 #include "ui/esc.h"
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/wrap.h"
 
 #include <inttypes.h>

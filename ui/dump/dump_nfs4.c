@@ -4,7 +4,7 @@
  * per operation, indented; in JSON an "nfs4" object with an "ops" array.
  * Keys in doc/dump-json.md.
  */
-#include "ui/dump_nfs4.h"
+#include "ui/dump/dump_nfs4.h"
 
 #include <inttypes.h>
 

@@ -1,5 +1,5 @@
 /* metrics_http.c - the metrics endpoint's HTTP side; see metrics_http.h. */
-#include "ui/metrics_http.h"
+#include "ui/serve/metrics_http.h"
 #include "ui/esc.h"
 
 #include <inttypes.h>

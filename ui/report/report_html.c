@@ -15,9 +15,9 @@
  * counts from, so a test reads the page back and compares it with
  * --json.  Allocation: a few arrays per page, after the capture.
  */
-#include "ui/report.h"
-#include "ui/html.h"
-#include "ui/svg.h"
+#include "ui/report/report.h"
+#include "ui/report/html.h"
+#include "ui/report/svg.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -12,7 +12,7 @@
  * of windows without operations is one line.  Runs on the thread that adds
  * up the operations (on_op_sums), or on the main thread at the end.
  */
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/wrap.h"
 #include "analyze/acc.h"
 

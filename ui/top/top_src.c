@@ -2,9 +2,9 @@
  * top_src.c - the dashboard's worker thread: packets (live or replayed) or
  * a database's rows in, struct tm_model out; see top.h.
  */
-#include "ui/top.h"
+#include "ui/top/top.h"
 #include "ui/cli.h"
-#include "ui/metrics.h"
+#include "ui/serve/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
 #include "ui/esc.h"
 #include "ui/times.h"
 #include "analyze/judge.h"
-#include "ui/top.h"
+#include "ui/top/top.h"
 
 #include <curses.h>
 #include <inttypes.h>

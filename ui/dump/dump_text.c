@@ -1,7 +1,7 @@
 /* dump_text.c - `nfscope dump` text lines, in the manner of tcpdump -vv. */
 #include "ui/esc.h"
-#include "ui/dump.h"
-#include "ui/dump_nfs4.h"
+#include "ui/dump/dump.h"
+#include "ui/dump/dump_nfs4.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* metrics.c - the Prometheus endpoint; see metrics.h. */
-#include "ui/metrics.h"
-#include "ui/metrics_http.h"
+#include "ui/serve/metrics.h"
+#include "ui/serve/metrics_http.h"
 #include "analyze/acc.h"
 #include "analyze/figs.h"
 #include "ui/cli.h"
-#include "ui/report.h"
+#include "analyze/model.h"
 
 #include <arpa/inet.h>
 #include <assert.h>
@@ -490,7 +490,7 @@ static void series_labels(const struct mx_row *s, char *out, size_t n)
 			 "proc=\"other\",client=\"other\",server=\"other\"");
 		return;
 	}
-	ui_mx_label(rep_proc_name(k->prog, k->vers, k->proc, p, sizeof(p)),
+	ui_mx_label(an_model_proc_name(k->prog, k->vers, k->proc, p, sizeof(p)),
 		    ep, sizeof(ep));
 	ui_mx_label(cap_addr_str(&k->client, c, sizeof(c)), ec, sizeof(ec));
 	ui_mx_label(cap_addr_str(&k->server, v, sizeof(v)), ev, sizeof(ev));

@@ -1,6 +1,6 @@
 /* report.c - `nfscope report`: the driver; the writers are report_text.c
  * and report_out.c; see report.h. */
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/cli.h"
 #include "ui/esc.h"
 #include "ui/times.h"

@@ -8,7 +8,7 @@
  * Threads: ui_mx_op and ui_mx_findings run on the thread that adds up
  * operations (record's op queue consumer, top's worker), ui_mx_health on
  * the capture thread; each holds the mutex for one update.  A scrape (the
- * HTTP server's thread, ui/metrics_http.h: its bounds on connections,
+ * HTTP server's thread, ui/serve/metrics_http.h: its bounds on connections,
  * time and memory) holds it only to copy the table, then writes the text
  * outside it: a slow or stuck HTTP client never holds up the capture.
  *

@@ -1,10 +1,10 @@
 /* svg.c - the HTML report's charts (svg.h). */
-#include "ui/svg.h"
+#include "ui/report/svg.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "ui/html.h"
+#include "ui/report/html.h"
 
 #define ML 64			/* margins: left, right, top, bottom */
 #define MR 16

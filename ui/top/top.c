@@ -2,9 +2,9 @@
  * top.c - `nfscope top`: options, the UI thread's loop and its keys; see
  * top.h for the threads, top_draw.c for the screen.
  */
-#include "ui/top.h"
+#include "ui/top/top.h"
 #include "ui/cli.h"
-#include "ui/metrics.h"
+#include "ui/serve/metrics.h"
 
 #include <curses.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* dump_json.c - `nfscope dump --json`: every decoded field (doc/dump-json.md). */
-#include "ui/dump.h"
-#include "ui/dump_nfs4.h"
+#include "ui/dump/dump.h"
+#include "ui/dump/dump_nfs4.h"
 #include "ui/json.h"
 
 #include <inttypes.h>

@@ -2,9 +2,9 @@
  * CSS and SVG, no script): the verdict, the procedures' table and the
  * READ/WRITE sizes of both sides as bars (svg.h), in the pages' one frame
  * (html.h).  Only formats what analyze/diff.c computed.  See diff.h. */
-#include "ui/diff.h"
-#include "ui/html.h"
-#include "ui/svg.h"
+#include "ui/report/diff.h"
+#include "ui/report/html.h"
+#include "ui/report/svg.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -2,11 +2,11 @@
  * (report.c's hooks, report_db.c for a database or a run), both report
  * models compared by analyze/diff.c; text and --json here, --html in
  * diff_html.c.  See diff.h. */
-#include "ui/diff.h"
+#include "ui/report/diff.h"
 #include "ui/esc.h"
 #include "ui/json.h"
 #include "ui/outfile.h"
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>

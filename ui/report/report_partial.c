@@ -11,7 +11,7 @@
  * figure is the same, "partial" saying what is whole and what needs
  * --ops all) or --csv ops (its from_replies field empty: unknown).
  */
-#include "ui/report.h"
+#include "ui/report/report.h"
 #include "ui/wrap.h"
 #include "ui/esc.h"
 #include "ui/json.h"
