@@ -1,5 +1,5 @@
-/* names.c - filehandle -> path table; see names.h. */
-#include "analyze/names.h"
+/* paths.c - filehandle -> path table; see paths.h. */
+#include "analyze/paths.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * names.h - filehandle -> path and export, learned from the wire.
+ * paths.h - filehandle -> path and export, learned from the wire.
  *
  * Purpose: remember what each filehandle is called.  MOUNT MNT replies give
  * export roots (dirpath -> handle); LOOKUP, CREATE, MKDIR, SYMLINK, MKNOD
