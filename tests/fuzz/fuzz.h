@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 /* A broken contract: abort (libFuzzer and the replay see a crash). */
 static inline void fuzz_check(bool cond)
