@@ -1,5 +1,6 @@
 /* model.c - the report model: every figure once; see model.h. */
 #include "analyze/model.h"
+#include "base/hash.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -90,7 +91,7 @@ const char *an_model_row_key(const struct an_model *m,
 {
 	char a[64];
 	const struct an_export *e;
-	uint32_t h = 2166136261u, i;
+	uint32_t h = BASE_FNV32_INIT, i;
 
 	switch (row->group) {
 	case AN_BY_CLIENT:
@@ -103,7 +104,7 @@ const char *an_model_row_key(const struct an_model *m,
 		return buf;
 	case AN_BY_FILE:
 		for (i = 0; i < row->fh.len; i++)
-			h = (h ^ row->fh.data[i]) * 16777619u;
+			h = (h ^ row->fh.data[i]) * BASE_FNV32_PRIME;
 		snprintf(buf, n, "%s:%s%sfh=%08x",
 			 cap_addr_str(&row->addr, a, sizeof(a)), row->path,
 			 row->path[0] ? " " : "", h);

@@ -1,6 +1,7 @@
 /* report.c - `nfscope report`: the driver; the writers are report_text.c
  * and report_out.c; see report.h. */
 #include "ui/report/report.h"
+#include "base/units.h"
 #include "ui/cli.h"
 #include "ui/esc.h"
 #include "ui/times.h"
@@ -366,7 +367,7 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 				      "other: give one", csv ? "csv" : o->json ?
 				      "json" : "every");
 	if (o->html && r->interval_ns == 0)
-		r->interval_ns = 1000000000;	/* the page's time series */
+		r->interval_ns = NSEC_PER_SEC;	/* the page's time series */
 	r->series_cols = o->html ? 600 : 0;	/* points per line */
 	return -1;
 }
@@ -455,7 +456,7 @@ static bool rep_alloc(struct rep *r, const struct rep_opts *o)
 	struct an_figs_config fc;
 
 	memset(&fc, 0, sizeof(fc));
-	fc.interval_ns = r->interval_ns ? r->interval_ns : 1000000000;
+	fc.interval_ns = r->interval_ns ? r->interval_ns : NSEC_PER_SEC;
 	/* the totals' series is printed only with --interval, --html and
 	 * --csv (intervals): without them it is counted, not kept */
 	fc.intervals_counted = !r->interval_ns && !o->html && !o->csv;
