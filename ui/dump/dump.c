@@ -4,7 +4,7 @@
 #include "base/units.h"
 #include "ui/cli.h"
 #include "ui/json.h"
-#include "ui/report/report.h"
+#include "store/store.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>
@@ -398,7 +398,7 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
-	if (so.nfiles == 1 && rep_is_store(so.file))
+	if (so.nfiles == 1 && store_is_db(so.file))
 		return ui_usage_error("dump", "%s is a database written by "
 				      "nfscope record, not a capture: 'nfscope "
 				      "report %s' reads it (SQL: doc/store.md)",

@@ -408,14 +408,14 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 		*db = srcs[0].path;
 	} else if (optind + 1 == argc && !so->file && !so->iface) {
 		*db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(*db) && access(*db, R_OK) == 0)
+		if (!store_is_db(*db) && access(*db, R_OK) == 0)
 			return ui_usage_error("report", "%s is not a database "
 					      "written by nfscope record (a "
 					      "capture is read with -r %s)",
 					      *db, *db);
 		*nsrc = 1;	/* not there: store_open says so */
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
-	} else if (so->nfiles == 1 && rep_is_store(so->file)) {
+	} else if (so->nfiles == 1 && store_is_db(so->file)) {
 		*db = so->file;		/* report -r OUT.db */
 		*nsrc = 1;
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);

@@ -147,8 +147,6 @@ void rep_csv_ops_header(FILE *f);
 void rep_csv_ops_row(FILE *f, const char *group, const char *key,
 		     const struct an_model_row *v, bool from_replies);
 
-/* report_db.c: does path hold an sqlite database? */
-bool rep_is_store(const char *path);
 /* Load run run_id (0: the last) of the store at path into r: counters,
  * exports (*names, caller frees) and every operation replayed through fn
  * (r as user).  run is the caller's and must outlive r.  Prints errors;
