@@ -1,6 +1,13 @@
 /* report.c - `nfscope report`: the driver; the writers are report_text.c
  * and report_out.c; see report.h. */
 #include "ui/report/report.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_db.h"
+#include "ui/report/report_every.h"
+#include "ui/report/report_html.h"
+#include "ui/report/report_out.h"
+#include "ui/report/report_partial.h"
+#include "ui/report/report_text.h"
 #include "base/units.h"
 #include "ui/cli.h"
 #include "ui/esc.h"

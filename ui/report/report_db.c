@@ -3,7 +3,9 @@
  * delivered them, through the same figures and findings code as a live
  * report, and its counters replace the capture's: the report is the one
  * `report -r FILE` printed for that capture, figure for figure. */
-#include "ui/report/report.h"
+#include "ui/report/report_db.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_partial.h"
 #include "ui/wrap.h"
 
 #include <assert.h>

@@ -12,7 +12,9 @@
  * of windows without operations is one line.  Runs on the thread that adds
  * up the operations (on_op_sums), or on the main thread at the end.
  */
-#include "ui/report/report.h"
+#include "ui/report/report_every.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_text.h"
 #include "ui/wrap.h"
 #include "analyze/acc.h"
 
@@ -68,7 +70,7 @@ static void every_row_narrow(FILE *f, const struct every_row *w, double s)
 
 	/* a name past its 19 columns ("NFSv4 RECLAIM_COMPLETE") is cut in
 	 * the middle, as the tables' long keys are */
-	rep_proc_name(w->prog, w->vers, w->proc, name, sizeof(name));
+	an_model_proc_name(w->prog, w->vers, w->proc, name, sizeof(name));
 	fprintf(f, "%-19s %7.1f %8.1f %6.1f %6" PRIu64 " %5.1f %7s %7s %5"
 		PRIu64 "\n", ui_shorten_mid(shown, sizeof(shown), name, 19),
 		(double)w->calls / s,
@@ -125,7 +127,7 @@ static void print_window(struct rep *r, struct rep_every *e)
 		}
 		fprintf(r->out, "%-30s %9.1f %10.1f %8.1f %8" PRIu64 " %6.1f "
 			"%10.3f %10.3f %6" PRIu64 "\n",
-			rep_proc_name(w->prog, w->vers, w->proc, name,
+			an_model_proc_name(w->prog, w->vers, w->proc, name,
 				      sizeof(name)), (double)w->calls / s,
 			(double)w->data_bytes / 1024 / s,
 			(double)w->data_bytes / 1024 / (double)w->calls,

@@ -4,7 +4,10 @@
 #include "ui/esc.h"
 #include "base/units.h"
 #include "ui/json.h"
-#include "ui/report/report.h"
+#include "ui/report/report_out.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_model.h"
+#include "ui/report/report_verdict.h"
 
 #include <assert.h>
 #include <inttypes.h>
