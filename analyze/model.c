@@ -547,3 +547,16 @@ void an_model_fini(struct an_model *m)
 	m->npairs = m->nservers = m->nintervals = 0;
 	m->nfindings = 0;
 }
+
+void an_model_rate(const struct an_sums *s, int64_t rtt_sum_ns, double secs,
+		   struct an_model_rate *out)
+{
+	out->ops_per_s = (double)s->calls / secs;
+	out->data_kib_per_s = (double)s->data_bytes / 1024 / secs;
+	out->data_kib_per_op = (double)s->data_bytes / 1024 / (double)s->calls;
+	out->retrans_pct = 100.0 * (double)s->retrans / (double)s->calls;
+	out->rtt_avg_ms = s->answered ? (double)rtt_sum_ns / 1e6 /
+					(double)s->answered : 0.0;
+	out->exe_avg_ms = s->answered ? s->lat_sum_ns / 1e6 /
+					(double)s->answered : 0.0;
+}
