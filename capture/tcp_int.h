@@ -83,14 +83,23 @@ struct tcp_flow {
 	uint32_t ack_wait_end, rsp_n;
 	bool ack_waiting;
 	struct tcp_flow *rev;
-	/* health (struct cap_handshake segs, resent, zero_win, rsts) */
+	/* health (struct cap_handshake segs, resent, zero_win, rsts: an
+	   RST that cut a connection in use, once a connection) */
 	uint64_t h_segs, h_resent, h_zwin, h_rsts;
 	uint64_t h_dupack_loss;		/* the other direction's losses this
 					   direction signalled (3 dup ACKs) */
 	uint32_t last_ack, dup_acks;
 	uint64_t h_st40, h_st200;	/* records spread over a quantum */
-	int64_t rec_last_ns, rec_gap_max;	/* the open record's last
-						   segment, longest wait */
+	/* stalls of the open record: its last segment's time; the longest
+	   wait before a short segment (under 536 bytes or the largest this
+	   way: one a sender holds for an ACK, Nagle); a wait of 190-230 ms
+	   ended by a segment sent again or filling a hole (RTO); h_resent
+	   at its start */
+	int64_t rec_last_ns, rec_hold_max;
+	bool rec_rto;
+	uint64_t rec_resent0;
+	uint32_t seg_max;		/* largest payload (wire) this way */
+	bool seg_short;			/* the segment being applied is short */
 	int64_t h_stall_ns;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */
@@ -123,6 +132,10 @@ struct tcp_flow {
 	uint64_t rec_sum, rec_n;
 	bool hiding, hidden_any;
 	uint64_t n_calls, n_replies;
+	uint64_t n_hidden;		/* records estimated in closed spans,
+					   of the direction's kind */
+	bool peer_reset;		/* the other way sent an RST: the
+					   connection's reset is counted */
 	uint8_t *buf;			/* owned, reused between records */
 	uint32_t buf_len, buf_cap;
 	struct ooo_seg *ooo;		/* owned, sorted by seq */

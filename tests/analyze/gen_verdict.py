@@ -166,11 +166,14 @@ def tcp_parts(frame):
     return ip[12:16], ip[16:20], n, tcp[13]
 
 
-def stall_calls(pcap, out, client_prefix, hold_ns):
+def stall_calls(pcap, out, client_prefix, hold_ns, full=False):
     """A client with Nagle on behind a link that holds pure ACKs: the last
     segment of each call sent in several segments leaves hold_ns after
-    the others (and everything after it later by as much).  Returns the
-    number of calls so held."""
+    the others (and everything after it later by as much).  full: the
+    wait comes before a full-size segment instead (a call of three
+    segments or more paused by the receiver's window or by the sender's
+    application, which Nagle never holds: no stall).  Returns the number
+    of calls so held."""
     hdr, pk = read_pcap(pcap)
     pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
     shift, held, run = 0, 0, []
@@ -180,20 +183,25 @@ def stall_calls(pcap, out, client_prefix, hold_ns):
         if data_c2s:
             run.append(i)
         if (not data_c2s or i == len(pk) - 1) and run:
-            if len(run) >= 2:
+            if len(run) >= (3 if full else 2):
+                at = run[1] if full else run[-1]
                 shift += hold_ns
                 held += 1
-                for j in range(run[-1], len(pk)):
+                for j in range(at, len(pk)):
                     pk[j][0] += hold_ns
             run = []
     write_pcap(out, hdr, pk)
     return held
 
 
+def tcp_writes():
+    """One client's 60 WRITEs over TCP (the generator's), its pcap."""
+    return gen('writes', ['--scenario', 'writes', '--transport', 'tcp', '--count', '60',
+                          '--rate', '20', '--clients', '1', '--servers', '1', '--seed', '4'])
+
+
 def t_stall():
-    args = ['--scenario', 'writes', '--transport', 'tcp', '--count', '60', '--rate', '20',
-            '--clients', '1', '--servers', '1', '--seed', '4']
-    plain = gen('writes', args)
+    plain = tcp_writes()
     rep = report(plain)
     check('tcp_stall' not in kinds(rep), 'no stall made, none found: %s' % kinds(rep))
     held = stall_calls(plain, os.path.join(TMP, 'stall.pcap'), '10.0.', 40 * 10**6)
@@ -203,11 +211,19 @@ def t_stall():
     f = [x for x in rep['findings'] if x['kind'] == 'tcp_stall']
     check(len(f) == 1, 'tcp_stall fires once: %s' % kinds(rep))
     if f:
-        check('%d messages held' % held in f[0]['evidence'],
+        check('%d messages whose last short piece waited' % held in f[0]['evidence'],
               'every held call counted (%d): %s' % (held, f[0]['evidence']))
         check(f[0]['impact_of'] == 'wait', 'its cost is wait')
     check('slow_server' not in kinds(rep), 'the server is not blamed: %s' % kinds(rep))
     check(rep['verdict']['loss']['tcp_stalls'] >= held, 'the verdict counts the stalls')
+    # the other way: the same wait before a full-size segment is a window
+    # or the application, not Nagle (pipe1m and tcp-resets in the lab)
+    paused = stall_calls(plain, os.path.join(TMP, 'paused.pcap'), '10.0.', 40 * 10**6,
+                         full=True)
+    check(paused >= 5, 'calls paused before a full segment: %d' % paused)
+    rep = report(os.path.join(TMP, 'paused.pcap'))
+    check('tcp_stall' not in kinds(rep), 'a pause before a full segment is no stall: %s'
+          % kinds(rep))
 
 
 def t_time():
@@ -279,12 +295,76 @@ def t_hidden():
                                     for l in v['lines']), 'incomplete said')
 
 
+def rst_frame(frame):
+    """An RST+ACK in the direction of TCP frame frame (IPv4/Ethernet), at
+    the sequence number after its payload."""
+    ip = frame[14:]
+    ihl = (ip[0] & 15) * 4
+    tcp = ip[ihl:]
+    thl = (tcp[12] >> 4) * 4
+    n = struct.unpack('>H', ip[2:4])[0] - ihl - thl
+    seq = (struct.unpack('>I', tcp[4:8])[0] + n) & 0xffffffff
+    iph = bytearray(ip[:ihl])
+    iph[2:4] = struct.pack('>H', ihl + 20)
+    th = bytearray(tcp[:20])
+    th[4:8] = struct.pack('>I', seq)
+    th[12] = 5 << 4
+    th[13] = 0x14                       # RST, ACK
+    f = frame[:14] + bytes(iph) + bytes(th)
+    return f
+
+
+def with_rst(pcap, out, client_prefix, busy):
+    """The client's connection closed by an RST from the client: after
+    the last frame (busy False: nothing outstanding, as libnfs closes), or
+    right after its first call of 3 segments or more, its reply not yet
+    sent (busy True: a connection cut in use).  Returns the RST's time."""
+    hdr, pk = read_pcap(pcap)
+    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
+    ours = [i for i, p in enumerate(pk)
+            if (lambda t: t is not None and t[0].startswith(pre))(tcp_parts(p[1]))]
+    at = ours[-1]
+    if busy:
+        run = []
+        for i, p in enumerate(pk):
+            t = tcp_parts(p[1])
+            if t is not None and t[0].startswith(pre) and t[2] > 0:
+                run.append(i)
+                continue
+            if len(run) >= 3:
+                at = run[-1]
+                break
+            run = []
+    rst = rst_frame(pk[at][1])
+    pos = at + 1 if busy else len(pk)
+    ts = pk[pos - 1][0] + 1000
+    pk.insert(pos, [ts, rst, len(rst)])
+    write_pcap(out, hdr, pk)
+    return ts
+
+
+def t_reset():
+    plain = tcp_writes()
+    with_rst(plain, os.path.join(TMP, 'rst-idle.pcap'), '10.0.', False)
+    rep = report(os.path.join(TMP, 'rst-idle.pcap'))
+    check('tcp_reset' not in kinds(rep), 'an RST closing an idle connection is no '
+          'reset: %s' % kinds(rep))
+    check(rep['verdict']['loss'].get('tcp_resets_by_client') == 0, 'no reset counted')
+    with_rst(plain, os.path.join(TMP, 'rst-busy.pcap'), '10.0.', True)
+    rep = report(os.path.join(TMP, 'rst-busy.pcap'))
+    f = [x for x in rep['findings'] if x['kind'] == 'tcp_reset']
+    check(len(f) == 1, 'an RST cutting a call fires tcp_reset: %s' % kinds(rep))
+    check(rep['verdict']['loss'].get('tcp_resets_by_client') == 1,
+          'one connection reset: %s' % rep['verdict']['loss'])
+
+
 def main():
     t_sizes()
     t_time()
     t_vantage()
     t_hidden()
     t_stall()
+    t_reset()
     return tally.summary('gen_verdict')
 
 
