@@ -345,8 +345,7 @@ static int32_t retrans_add(struct an_find *f, struct subj *s,
 
 	/* calls sent again on a new TCP connection are tcp_reset's (cause
 	   TCP reconnect), not retransmits' */
-	if (op->transport == CAP_TCP && (op->flags & AN_OP_PORT_CHANGED) &&
-	    (op->flags & AN_OP_ANSWERED))
+	if (an_op_reconnect(op))
 		return an_vantage_retrans(f, op);
 	if (s->rx_ops == 0 || op->first_call_ns < s->rx_first)
 		s->rx_first = op->first_call_ns;

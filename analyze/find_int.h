@@ -182,6 +182,8 @@ struct vpair {
 	const char *vp_why;
 	uint64_t tcp_ops, lat_40;
 	uint64_t fact[RX_F_N][2];
+	uint64_t reconnect;		/* TCP calls sent again from another
+					   port: on a new connection */
 };
 
 struct reval {
@@ -259,6 +261,15 @@ struct an_find {
 					   latency memory */
 	bool finished;			/* an_find_finish was called */
 };
+
+/* Was op sent again over TCP from another port: on a new connection (the
+ * old one reset or dropped)?  Such calls are tcp_reset's, not
+ * retransmits'. */
+static inline bool an_op_reconnect(const struct an_op *op)
+{
+	return op->retrans && op->transport == CAP_TCP &&
+	       (op->flags & AN_OP_PORT_CHANGED);
+}
 
 /* find_base.c, what find.c and the detectors share (it calls neither).
  * A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */

@@ -138,7 +138,7 @@ static void find_loss(struct an_find *f, const struct vpair *p,
 static void find_reset(struct an_find *f, const struct vpair *p)
 {
 	uint64_t rst = p->rsts[0] + p->rsts[1];
-	uint64_t again = p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];
+	uint64_t again = p->reconnect;
 	struct an_finding *o;
 	char a[64], b[64];
 
@@ -198,7 +198,7 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 			h->stalls_dir[d] += p->stalls40[d] + p->stalls200[d];
 		}
 		h->connections += p->hs_n;
-		h->resent_calls += p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];
+		h->resent_calls += p->reconnect;
 		h->stalls += spread_n(p, 0) + spread_n(p, 1) +
 			     (lat_stalled(f, p) ? p->lat_40 : 0);
 		h->stall_ns += (double)(p->stall_seg_ns[0] +

@@ -183,7 +183,7 @@ static bool hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
 		p->st.tcp_hidden_replies += k;
 	else
 		p->st.tcp_hidden_calls += k;
-	f->n_hidden += k;
+	f->n_hidden += (uint32_t)k;
 	return replies;
 }
 
@@ -425,7 +425,7 @@ static void record_begin(struct tcp_flow *f, const struct seg_ctx *cx)
 	f->first_ts_ns = cx->ts_ns;
 	f->rec_hold_max = 0;
 	f->rec_rto = false;
-	f->rec_resent0 = f->h_resent;
+	f->rec_resent = false;
 }
 
 
@@ -523,7 +523,7 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 		if (f->seg_short && w > f->rec_hold_max)
 			f->rec_hold_max = w;
 		if (w >= 190000000 && w <= 230000000 &&
-		    (f->ooo != NULL || f->h_resent != f->rec_resent0))
+		    (f->ooo != NULL || f->rec_resent))
 			f->rec_rto = true;
 	}
 	f->rec_last_ns = cx->ts_ns;

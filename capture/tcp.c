@@ -165,10 +165,12 @@ static void seg_apply(struct cap_pipe *p, struct tcp_flow *f,
 	if (back >= len) {
 		p->st.tcp_retrans++;
 		f->h_resent++;
+		f->rec_resent = f->rec_open;
 		return;
 	}
 	if (back > 0) {		/* partly old */
 		f->h_resent++;
+		f->rec_resent = f->rec_open;
 		if (back < caplen) {
 			d += back;
 			caplen -= back;
