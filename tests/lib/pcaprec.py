@@ -1,6 +1,6 @@
 """pcaprec.py - records of a little-endian classic pcap file, counted by
 the Python tests themselves (ground truth not computed by nfscope).
-Imported like tally.py."""
+Imported like tally.py (tests/lib/)."""
 import struct
 
 
