@@ -345,6 +345,10 @@ static int32_t retrans_add(struct an_find *f, struct subj *s,
 {
 	int64_t ivl = op->retrans_ivl_first_ns;
 
+	/* calls sent again on a new TCP connection are tcp_reset's (cause
+	   TCP reconnect), not retransmits' */
+	if (an_op_reconnect(op))
+		return an_vantage_retrans(f, op);
 	if (s->rx_ops == 0 || op->first_call_ns < s->rx_first)
 		s->rx_first = op->first_call_ns;
 	if (op->last_call_ns > s->rx_last)

@@ -985,7 +985,10 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	if (i >= 0 && same_call(&e->ent[i].op, am, &t)) {
 		x = &e->ent[i];
 		o = &x->op;
-		ivl = am->ts_ns - o->last_call_ns;
+		/* a copy older than the one held (its connection cut, the
+		   cut message delivered late): the interval is the same */
+		ivl = am->ts_ns >= o->last_call_ns ?
+		      am->ts_ns - o->last_call_ns : o->last_call_ns - am->ts_ns;
 		if (o->retrans == 0)
 			o->retrans_ivl_first_ns = ivl;
 		if (ivl > o->retrans_ivl_max_ns)

@@ -404,6 +404,8 @@ int32_t an_vantage_retrans(struct an_find *f, const struct an_op *op)
 	if (p == NULL)
 		return -1;
 	p->fact[x][short_to]++;
+	if (an_op_reconnect(op))
+		p->reconnect++;
 	return (int32_t)(p - f->vp) * RX_KEYS_PER_PAIR + 2 * (int32_t)x +
 	       short_to;
 }
