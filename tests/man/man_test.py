@@ -6,6 +6,9 @@ parsing C:
 
   commands  every command `nfscope help` lists has a subsection
             (.SS "nfscope CMD") under COMMANDS and a line in SYNOPSIS
+  help      every line `nfscope help` and `nfscope CMD --help` print fits
+            80 columns, and every option of `nfscope CMD --help` begins a
+            line of its own ("  --opt ARG  what", or "  -x, --long ...")
   options   every option `nfscope CMD --help` prints (short and long forms)
             is a .TP/.TQ tag in that command's subsection or in a subsection
             of options every command shares ("Capture options", or the text
@@ -17,7 +20,8 @@ parsing C:
   keys      every key the dashboard's help lists is a .TP tag under KEY
             BINDINGS.  The help is `nfscope top --help` (a "keys:" line then
             one "  KEYS   description" line per binding, the keys separated
-            by spaces, commas, "/" or "or"); if that lists none, the `?`
+            by spaces, commas, "/" or "or", a description's continuation
+            lines indented past the keys); if that lists none, the `?`
             screen of `nfscope top` in a detached tmux.  Skipped, with the
             reason, while `nfscope help` lists no `top`.
   render    groff -man -Tutf8 -ww prints no warning
@@ -258,6 +262,30 @@ for line in r.stdout.splitlines():
 check(len(commands) >= 3, "nfscope help lists no commands: %r" % r.stdout)
 print("commands: " + " ".join(commands))
 
+COLS = 80
+
+
+def check_width(what, text):
+    """No line of a usage text wider than COLS columns."""
+    for n, line in enumerate(text.splitlines(), 1):
+        check(len(line) <= COLS, "%s, line %d: %d columns (at most %d): %r"
+              % (what, n, len(line), COLS, line))
+
+
+def check_one_per_line(cmd, text, opts):
+    """Every option of the usage begins a line of its own."""
+    heads = set()
+    for line in text.splitlines():
+        m = re.match(r"\s+((?:-[A-Za-z], )?--?[A-Za-z0-9][\w-]*)", line)
+        if m:
+            heads.update(p.strip() for p in m.group(1).split(","))
+    for o in opts:
+        check(o in heads, "nfscope %s --help: %s has no line of its own "
+              "(\"  %s ...  what it does\")" % (cmd, o, o))
+
+
+check_width("nfscope help", HELP)
+
 synopsis = text_of(in_section("SYNOPSIS"))
 cmd_ss, shared = {}, []
 for rec in in_section("COMMANDS", anyss=True):
@@ -285,6 +313,8 @@ for cmd in commands:
     check(h.returncode == 0, "nfscope %s --help: exit %d" %
           (cmd, h.returncode))
     opts = sorted(set(OPT_RE.findall(h.stdout + h.stderr)))
+    check_width("nfscope %s --help" % cmd, h.stdout + h.stderr)
+    check_one_per_line(cmd, h.stdout, opts)
     own = set()
     for t in tag_text(cmd_ss.get(cmd, [])):
         own.update(OPT_RE.findall(t))
@@ -410,10 +440,15 @@ def help_keys(text):
             start = j + 1
             break
     body = lines[start:] if start is not None else lines
-    keys = []
+    keys, key_col = [], None
     for line in body:
         if start is not None and (not line.strip() or not line[:1].isspace()):
             break
+        indent = len(line) - len(line.lstrip())
+        if key_col is None:
+            key_col = indent
+        elif indent > key_col + 1:
+            continue			# a description's continuation
         m = re.match(r"\s*(\S.*?)(?:\s{2,}|\t)\S", line)
         if m:
             keys += split_keys(m.group(1))
