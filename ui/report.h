@@ -2,7 +2,7 @@
  * report.h - `nfscope report`: capture -> decode -> analyze -> a report of
  * operations, sizes and verdicts, writes, retransmits, findings and capture
  * health, as text (default), JSON (--json) or one CSV table (--csv TABLE).
- * Output format: doc/report.md.
+ * Output format: nfscope(1), OUTPUT (doc/report.md: how it is made).
  *
  * Internal to ui/: struct rep (the run's state, owned by ui_report_main) is
  * shared by report.c (driver) and the writers, report_text.c (text) and
@@ -96,7 +96,7 @@ void rep_thresholds_list(FILE *f);
  * Returns 0, or -1 with a message on stderr. */
 int rep_partial_text(struct rep *r, const char *path,
 		     const struct store_run *run);
-/* The same as JSON (doc/report.md, "Partial report"), and the table
+/* The same as JSON (nfscope(1), report --json: partial), and the table
  * --csv ops (by procedure; from_replies empty: unknown). */
 int rep_partial_json(struct rep *r, const char *path,
 		     const struct store_run *run);
