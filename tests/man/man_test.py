@@ -362,6 +362,26 @@ for opt, dflt, lo, hi in budgets:
               opt, dflt, para[:160]))
 print("budgets: %d defaults checked against the page" % len(budgets))
 
+# Every "(default N" an option's line of any --help gives (N a number or a
+# size, as the options take it) is the default the page gives that option.
+ndef = 0
+for cmd in commands:
+    h = run([NFSCOPE, cmd, "--help"])
+    for line in h.stdout.splitlines():
+        m = re.match(r"\s+(?:-[A-Za-z], )?(--?[A-Za-z0-9][\w-]*)\b.*?"
+                     r"\(default:? ([0-9][0-9.]*[kmgKMG]?)\b", line)
+        if not m:
+            continue
+        opt, dflt = m.groups()
+        # its own subsection's text, or (serve: "as for record") any
+        para = " ".join((tag_paragraphs(cmd_ss.get(cmd, [])).get(opt, "")
+                         + " " + PARAS.get(opt, "")).split())
+        ndef += 1
+        check(re.search(r"default %s\b" % re.escape(dflt), para),
+              "nfscope %s --help: %s default %s; the page says: %s" % (
+                  cmd, opt, dflt, para[:160]))
+print("defaults: %d of the --help texts checked against the page" % ndef)
+
 # -------------------------------------------------------------- schema --
 
 db = os.path.join(TMP, "x.db")
