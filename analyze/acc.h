@@ -6,8 +6,8 @@
  * cells by the part it needs and owns them), and an_sums_add is the one
  * rule that adds an op to it.  Report's time series (figs.c), the store's
  * interval rows (store/write.c), the dashboard's window sums and rows
- * (analyze/window.c's records, an_win_opsum, added by ui/top_view.c) and
- * report's --every rows (ui/report_every.c) all add through it, so they
+ * (analyze/window.c's records, an_win_opsum, added by ui/top/top_view.c) and
+ * report's --every rows (ui/report/report_every.c) all add through it, so they
  * count alike.  The rules every reader of cells shares live here
  * too: the bucket a time falls in, the rate over the span that holds data,
  * the dominant transfer size and its verdict share, and how long the

@@ -33,7 +33,7 @@
 #include "analyze/find.h"
 #include "analyze/hist.h"
 struct an_verdict;	/* analyze/judge.h */
-#include "analyze/names.h"
+#include "analyze/paths.h"
 #include "analyze/series.h"
 
 /* One latency histogram, summarised.  Percentiles are hist.h's

@@ -79,7 +79,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analyze/names.h"
+#include "analyze/paths.h"
 #include "decode/decode.h"
 
 #define AN_MACHINE_MAX 64

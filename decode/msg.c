@@ -17,7 +17,7 @@
  * are set, and the body struct about to be filled gets have = 0 and its
  * counts zeroed.  Body decoders set have bits only for what they fill.
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <stdlib.h>
 

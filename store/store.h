@@ -51,7 +51,7 @@
 #include "analyze/filter.h"
 #include "analyze/find.h"
 #include "analyze/hist.h"
-#include "analyze/names.h"
+#include "analyze/paths.h"
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
