@@ -14,6 +14,8 @@ parsing C:
             of options every command shares ("Capture options", or the text
             before the first subsection); every option `nfscope help` prints
             is a tag somewhere under COMMANDS
+  thresholds every threshold `report --thresholds` lists is a tag under
+            OUTPUT with its default and range
   schema    every table of a database `nfscope record` writes (sqlite_master)
             has a subsection under SQLITE SCHEMA named after it, and every
             column (PRAGMA table_info) is a bold word in that subsection
@@ -382,6 +384,40 @@ for cmd in commands:
               "nfscope %s --help: %s default %s; the page says: %s" % (
                   cmd, opt, dflt, para[:160]))
 print("defaults: %d of the --help texts checked against the page" % ndef)
+
+# ---------------------------------------------------------- thresholds --
+# `report --thresholds` ("NAME  DEFAULT  LO..HI", from find_thr.c's table):
+# each is a tag under OUTPUT with that default and range.
+
+
+def man_num(v):
+    """As the page writes a bound: 1e+09 -> 10^9, 1.07374e+09 -> 2^30,
+    3.6e+06 -> 3600000; plain numbers as they are."""
+    if "e+" not in v:
+        return [v]
+    f = float(v)
+    if f == 1e9:
+        return ["10^9"]
+    for k in range(10, 64):
+        if abs(f - 2 ** k) <= 2 ** k * 1e-5:
+            return ["2^%d" % k]
+    return [str(int(f))]
+
+
+h = run([NFSCOPE, "report", "--thresholds"])
+thr = re.findall(r"^([a-z_0-9]+)\s+(\S+)\s+(\S+)\.\.(\S+)\s*$", h.stdout,
+                 re.M)
+check(len(thr) >= 20, "report --thresholds lists %d thresholds" % len(thr))
+out_tags = " ".join(tag_text(in_section("OUTPUT", anyss=True)))
+for name, dflt, lo, hi in thr:
+    want = r"\b%s \(%s; %s to %s\)" % (re.escape(name), re.escape(dflt),
+                                       re.escape(man_num(lo)[0]),
+                                       re.escape(man_num(hi)[0]))
+    check(re.search(want, out_tags), "threshold %s (default %s, %s..%s): "
+          "no tag '%s (%s; %s to %s)' under OUTPUT" % (
+              name, dflt, lo, hi, name, dflt, man_num(lo)[0],
+              man_num(hi)[0]))
+print("thresholds: %d checked against the page" % len(thr))
 
 # -------------------------------------------------------------- schema --
 
