@@ -10,7 +10,7 @@ latency min/max/sum, percentiles within the histogram's stated error
 (doc/report.md: bucket midpoint, <= 1/256 relative, plus the 1 us rounding
 of the ms figures), size histograms and verdicts, sync exports, verifier
 changes, storms and near-storms, NOENT repeats, error bursts.  Thresholds are
-the documented defaults (doc/report.md); a few runs pass --thresholds
+the documented defaults (nfscope(1), Findings); a few runs pass --thresholds
 options to check they are wired.
 """
 import json
