@@ -6,6 +6,7 @@
  * down into it; it calls none of them.
  */
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -171,7 +172,7 @@ uint64_t an_find_addr_hash(const struct cap_addr *a, uint64_t h)
 	unsigned i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 1099511628211ull;
+		h = (h ^ a->a[i]) * BASE_FNV64_PRIME;
 	return h ^ a->family;
 }
 
@@ -180,7 +181,7 @@ uint64_t an_find_fh_hash(const struct nfs_fh *fh, uint64_t h)
 	uint32_t i;
 
 	for (i = 0; i < fh->len && i < NFS_FHSIZE_MAX; i++)
-		h = (h ^ fh->data[i]) * 1099511628211ull;
+		h = (h ^ fh->data[i]) * BASE_FNV64_PRIME;
 	return h;
 }
 

@@ -10,13 +10,15 @@
  * decoder's xid map paired the messages (decode.h, struct dec_call_id).
  */
 #include "analyze/ops.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
+#define AN_UNANSWERED_DEFAULT (60 * (int64_t)NSEC_PER_SEC)
 /* an_msg.rhave of an NFSv4 reply: a CREATE_SESSION's fore channel limits
  * in rtmax (response) and wtmax (request); above every NFSR_* bit */
 #define AN_RH_SESSION 0x80000000u
@@ -112,11 +114,11 @@ struct hid_pair {
 
 static uint32_t hid_slot(const struct cap_addr *c, const struct cap_addr *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = BASE_FNV32_INIT;
 	int i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ c->a[i] ^ (uint32_t)s->a[i] << 8) * 16777619u;
+		h = (h ^ c->a[i] ^ (uint32_t)s->a[i] << 8) * BASE_FNV32_PRIME;
 	return h & (AN_HID_PAIRS - 1);
 }
 
@@ -549,10 +551,10 @@ static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 		return;
 	if (cp->ops[0].op == NFS4_OP_SEQUENCE && (cp->ops[0].have & N4_SEQ)) {
 		const struct nfs4_op *q = &cp->ops[0];
-		uint32_t h = 2166136261u;
+		uint32_t h = BASE_FNV32_INIT;
 
 		for (i = 0; i < NFS4_SESSIONID_SIZE; i++)
-			h = (h ^ q->sessionid[i]) * 16777619u;
+			h = (h ^ q->sessionid[i]) * BASE_FNV32_PRIME;
 		am->has_seq = 1;
 		am->sess_hash = h;
 		am->slot4 = q->slot;
@@ -1000,7 +1002,10 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 	if (i >= 0 && same_call(&e->ent[i].op, am, &t)) {
 		x = &e->ent[i];
 		o = &x->op;
-		ivl = am->ts_ns - o->last_call_ns;
+		/* a copy older than the one held (its connection cut, the
+		   cut message delivered late): the interval is the same */
+		ivl = am->ts_ns >= o->last_call_ns ?
+		      am->ts_ns - o->last_call_ns : o->last_call_ns - am->ts_ns;
 		if (o->retrans == 0)
 			o->retrans_ivl_first_ns = ivl;
 		if (ivl > o->retrans_ivl_max_ns)

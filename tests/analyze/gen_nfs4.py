@@ -30,7 +30,7 @@ GEN, NFSCOPE = sys.argv[1], sys.argv[2]
 REAL = sys.argv[3:]
 TMP = tempfile.mkdtemp(prefix="nfscope-nfs4-")
 atexit.register(shutil.rmtree, TMP, True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 

@@ -1,6 +1,14 @@
 /* report.c - `nfscope report`: the driver; the writers are report_text.c
  * and report_out.c; see report.h. */
 #include "ui/report/report.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_db.h"
+#include "ui/report/report_every.h"
+#include "ui/report/report_html.h"
+#include "ui/report/report_out.h"
+#include "ui/report/report_partial.h"
+#include "ui/report/report_text.h"
+#include "base/units.h"
 #include "ui/cli.h"
 #include "ui/esc.h"
 #include "ui/times.h"
@@ -98,18 +106,20 @@ static void report_usage(FILE *f)
 	      "[EXPRESSION]\n"
 	      "       nfscope report DB.db [--run N | --runs]   (a database "
 	      "written by record)\n"
+	      UI_HELP_USAGE
 	      "output (default: text within 80 columns):\n"
 	      "  --wide             text as wide as its figures (every column)\n"
 	      "  --json             one JSON document\n"
 	      "  --csv TABLE        one table: ops (the --by grouping), sizes, "
 	      "writes,\n"
-	      "                     shortio, retrans, findings, servers, "
-	      "intervals, drops\n"
+	      "                     shortio, retrans, vantage, findings, "
+	      "servers,\n"
+	      "                     intervals, drops\n"
 	      "  --html OUT.html    one page with charts ('-': stdout)\n"
 	      "  --by GROUP         op (default), client, server, export or "
 	      "file\n"
-	      "  --top N            rows of --by file and of the sizes (default "
-	      "20)\n"
+	      "  --top N            rows of --by file and of JSON's files "
+	      "(default 20)\n"
 	      "  --interval S       a time series of S-second intervals "
 	      "(0.001..86400)\n"
 	      "  --every S          a block of text every S seconds while "
@@ -122,9 +132,12 @@ static void report_usage(FILE *f)
 	      "as one)\n"
 	      "  --runs             list the database's runs\n"
 	      "operation filters (comma lists, repeatable):\n"
-	      "  --from T, --to T   a time span (time of day, date and time, "
-	      "ISO 8601, epoch)\n"
-	      "  --client ADDR, --server ADDR   ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --from T           from time T on (time of day, date and time, "
+	      "ISO 8601,\n"
+	      "                     epoch, +S after the first packet)\n"
+	      "  --to T             before time T (the same forms)\n"
+	      "  --client ADDR      ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --server ADDR      the same\n"
 	      "  --op NAME[,NAME]   procedures (READ, NFSv3 WRITE, ...)\n"
 	      "  --fh HEX           a file handle or its 8-digit hash\n"
 	      UI_PCAP_USAGE
@@ -353,7 +366,8 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 	if (csv && rep_csv(NULL, csv) < 0)
 		return ui_usage_error("report", "unknown CSV table '%s' (ops, "
 				      "sizes, writes, shortio, retrans, "
-				      "findings, servers, intervals, drops)",
+				      "vantage, findings, servers, intervals, "
+				      "drops)",
 				      csv);
 	if (o->every_ns && (csv || o->json))
 		return ui_usage_error("report", "--every prints text blocks: "
@@ -366,7 +380,7 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 				      "other: give one", csv ? "csv" : o->json ?
 				      "json" : "every");
 	if (o->html && r->interval_ns == 0)
-		r->interval_ns = 1000000000;	/* the page's time series */
+		r->interval_ns = NSEC_PER_SEC;	/* the page's time series */
 	r->series_cols = o->html ? 600 : 0;	/* points per line */
 	return -1;
 }
@@ -407,14 +421,14 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 		*db = srcs[0].path;
 	} else if (optind + 1 == argc && !so->file && !so->iface) {
 		*db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(*db) && access(*db, R_OK) == 0)
+		if (!store_is_db(*db) && access(*db, R_OK) == 0)
 			return ui_usage_error("report", "%s is not a database "
 					      "written by nfscope record (a "
 					      "capture is read with -r %s)",
 					      *db, *db);
 		*nsrc = 1;	/* not there: store_open says so */
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
-	} else if (so->nfiles == 1 && rep_is_store(so->file)) {
+	} else if (so->nfiles == 1 && store_is_db(so->file)) {
 		*db = so->file;		/* report -r OUT.db */
 		*nsrc = 1;
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
@@ -455,7 +469,7 @@ static bool rep_alloc(struct rep *r, const struct rep_opts *o)
 	struct an_figs_config fc;
 
 	memset(&fc, 0, sizeof(fc));
-	fc.interval_ns = r->interval_ns ? r->interval_ns : 1000000000;
+	fc.interval_ns = r->interval_ns ? r->interval_ns : NSEC_PER_SEC;
 	/* the totals' series is printed only with --interval, --html and
 	 * --csv (intervals): without them it is counted, not kept */
 	fc.intervals_counted = !r->interval_ns && !o->html && !o->csv;
