@@ -25,7 +25,9 @@
 # BENCH_FILES (names from the list above, default all): only those files
 # are made and measured (BENCH_FILES="labmix labmix-256": the real mix
 # alone, no 5-million-packet generator files).  Every pairs row is
-# preceded by its pairs, one line each (floor, report, ratio).
+# preceded by its pairs, one line each (floor, report, ratio; and the
+# ratio of their CPU times, user + system, all threads: what a loaded
+# host still measures fairly).
 # Never asserts speed.
 set -u
 G=$1 N=$2 F=$3 LABCLIENT=${4:-}
@@ -76,8 +78,8 @@ pairs() {
 	file=$1 pcap=$2 k=0
 	: > "$D/pairs.txt"
 	while [ $k -lt "${BENCH_PAIRS:-5}" ]; do
-		"$T" -f %e -o "$D/t-floor.txt" "$F" "$pcap" > /dev/null 2>&1
-		"$T" -f %e -o "$D/t-nfscope.txt" "$N" report -r "$pcap" > /dev/null 2>&1
+		"$T" -f "%e %U %S" -o "$D/t-floor.txt" "$F" "$pcap" > /dev/null 2>&1
+		"$T" -f "%e %U %S" -o "$D/t-nfscope.txt" "$N" report -r "$pcap" > /dev/null 2>&1
 		echo "$(tail -1 "$D/t-floor.txt") $(tail -1 "$D/t-nfscope.txt")" >> "$D/pairs.txt"
 		k=$((k + 1))
 	done
@@ -90,14 +92,15 @@ pairs() {
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 		}
 		{
-			n++; fl[n] = $1; nf[n] = $2; r[n] = $1 > 0 ? $2 / $1 : 0
-			printf "%-10s %-11s floor %.2f s, nfscope %.2f s: x floor %.2f\n",
-				file, "pair " n, $1, $2, r[n]
+			n++; fl[n] = $1; nf[n] = $4; r[n] = $1 > 0 ? $4 / $1 : 0
+			c = $2 + $3 > 0 ? ($5 + $6) / ($2 + $3) : 0; cr[n] = c
+			printf "%-10s %-11s floor %.2f s (CPU %.2f), nfscope %.2f s (CPU %.2f): x floor %.2f, CPU x %.2f\n",
+				file, "pair " n, $1, $2 + $3, $4, $5 + $6, r[n], c
 		}
 		END {
-			mf = med(fl, n); mn = med(nf, n); mr = med(r, n)
-			printf "%-10s %-11s floor %.2f s, nfscope %.2f s (medians of %d pairs); x floor: median %.2f, pairs %.2f to %.2f\n",
-				file, "pairs", mf, mn, n, mr, r[1], r[n]
+			mf = med(fl, n); mn = med(nf, n); mr = med(r, n); mc = med(cr, n)
+			printf "%-10s %-11s floor %.2f s, nfscope %.2f s (medians of %d pairs); x floor: median %.2f, pairs %.2f to %.2f; CPU x floor: median %.2f (%.2f to %.2f)\n",
+				file, "pairs", mf, mn, n, mr, r[1], r[n], mc, cr[1], cr[n]
 		}' "$D/pairs.txt"
 }
 
