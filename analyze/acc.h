@@ -6,8 +6,8 @@
  * cells by the part it needs and owns them), and an_sums_add is the one
  * rule that adds an op to it.  Report's time series (figs.c), the store's
  * interval rows (store/write.c), the dashboard's window sums and rows
- * (analyze/window.c's records, an_win_opsum, added by ui/top_view.c) and
- * report's --every rows (ui/report_every.c) all add through it, so they
+ * (analyze/window.c's records, an_win_opsum, added by ui/top/top_view.c) and
+ * report's --every rows (ui/report/report_every.c) all add through it, so they
  * count alike.  The rules every reader of cells shares live here
  * too: the bucket a time falls in, the rate over the span that holds data,
  * the dominant transfer size and its verdict share, and how long the
@@ -32,12 +32,13 @@
 #include <stdint.h>
 
 #include "analyze/hist.h"
+#include "base/units.h"
 #include "analyze/ops.h"
 
 /* AN_ANSWERED_KEEP_NS (ops.h): a window of live data ends that far back. */
 /* Ops are delivered up to unanswered_ns (60 s, +5 s slack) after their
  * first call: an op of a window may come this much later than it. */
-#define AN_LATE_NS (65 * (int64_t)1000000000)
+#define AN_LATE_NS (65 * (int64_t)NSEC_PER_SEC)
 
 #define AN_SIZES_MAX 64
 

@@ -114,8 +114,25 @@ struct lat_rec {
 	uint32_t max_us[LAT_PROCS];
 };
 
+#define LAT_CONNS 8		/* connections a server's replies are
+				   followed on (more: the oldest goes) */
+
+struct lat_conn {		/* the end of the last reply on one */
+	struct cap_addr client;
+	uint16_t client_port, server_port;
+	int64_t end_ns;			/* 0: slot unused */
+};
+
 struct lat {
 	uint64_t cheap_n[LAT_CHEAP], cheap_over[LAT_CHEAP];
+	/* per procedure ([0] NFSv3, [1] NFSv2): answered ops, and those whose
+	   reply began over slow_ms after the server was free to answer (the
+	   call's last segment, or the end of the reply before it on the
+	   connection when later: a reply queued behind another on the wire
+	   is no server time) */
+	uint32_t free_n[2][LAT_PROCS], free_over[2][LAT_PROCS];
+	struct lat_conn conn[LAT_CONNS];
+	uint32_t conn_next;
 	int64_t ivl_k, ivl_lo, ivl_hi;	/* the last op's interval */
 	bool started;
 	struct lat_ivl cur, prev;
@@ -165,6 +182,8 @@ struct vpair {
 	const char *vp_why;
 	uint64_t tcp_ops, lat_40;
 	uint64_t fact[RX_F_N][2];
+	uint64_t reconnect;		/* TCP calls sent again from another
+					   port: on a new connection */
 };
 
 struct reval {
@@ -242,6 +261,15 @@ struct an_find {
 					   latency memory */
 	bool finished;			/* an_find_finish was called */
 };
+
+/* Was op sent again over TCP from another port: on a new connection (the
+ * old one reset or dropped)?  Such calls are tcp_reset's, not
+ * retransmits'. */
+static inline bool an_op_reconnect(const struct an_op *op)
+{
+	return op->retrans && op->transport == CAP_TCP &&
+	       (op->flags & AN_OP_PORT_CHANGED);
+}
 
 /* find_base.c, what find.c and the detectors share (it calls neither).
  * A new finding slot (NULL when AN_FIND_MAX are kept: counted dropped). */

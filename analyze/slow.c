@@ -2,6 +2,7 @@
  * and each client's view of it) and intervals whose p99 is far above the
  * run's baseline; the rules are in find.h and doc/report.md. */
 #include "analyze/find_int.h"
+#include "base/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -101,6 +102,59 @@ static struct lat_ivl *ivl_of(struct an_find *f, struct lat *l, int64_t k)
 	return k == l->cur.k ? &l->cur : &l->prev;
 }
 
+/* The slot of op's connection in l (a new one, the oldest given up, if
+ * none). */
+static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
+{
+	struct lat_conn *c;
+	uint32_t k;
+
+	for (k = 0; k < LAT_CONNS; k++) {
+		c = &l->conn[k];
+		if (c->end_ns != 0 && c->client_port == op->client_port_last &&
+		    c->server_port == op->server_port &&
+		    cap_addr_eq(&c->client, &op->client))
+			return c;
+	}
+	c = &l->conn[l->conn_next++ % LAT_CONNS];
+	memset(c, 0, sizeof(*c));
+	c->client = op->client;
+	c->client_port = op->client_port_last;
+	c->server_port = op->server_port;
+	return c;
+}
+
+/* How long op's reply took to begin once the server was free to answer
+ * (struct lat free_n), ns; ops come in the order their replies end. */
+static int64_t free_wait(struct lat *l, const struct an_op *op)
+{
+	int64_t from = op->last_call_ns;
+	int64_t seg0 = op->reply_seg0_ns > 0 && op->reply_seg0_ns <= op->reply_ns ?
+		       op->reply_seg0_ns : op->reply_ns;
+
+	if (op->transport == CAP_TCP) {
+		struct lat_conn *c = conn_of(l, op);
+
+		if (c->end_ns > from && c->end_ns <= seg0)
+			from = c->end_ns;
+		if (op->reply_ns > c->end_ns)
+			c->end_ns = op->reply_ns;
+	}
+	return seg0 > from ? seg0 - from : 0;
+}
+
+/* Count op's free wait in its procedure's row. */
+static void free_add(struct an_find *f, struct lat *l, const struct an_op *op)
+{
+	int v = op->vers == 2;
+
+	if ((op->vers != 2 && op->vers != 3) || op->proc >= LAT_PROCS)
+		return;
+	l->free_n[v][op->proc]++;
+	l->free_over[v][op->proc] += free_wait(l, op) >
+				     (int64_t)f->cfg.slow_ms * 1000000;
+}
+
 void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 		 const struct an_op *op)
 {
@@ -117,6 +171,7 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 		hist_init(&l->cur.lat);
 		hist_init(&l->prev.lat);
 	}
+	free_add(f, l, op);
 	if (c >= 0) {
 		int64_t lim = (int64_t)f->cfg.slow_ms * 1000000;
 		struct lat_view *v = client ? view_of(client, &op->server) : NULL;
@@ -129,7 +184,7 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 		}
 	}
 	if (op->first_call_ns < l->ivl_lo || op->first_call_ns >= l->ivl_hi) {
-		int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+		int64_t w = (int64_t)f->cfg.shift_interval_s * NSEC_PER_SEC;
 
 		l->ivl_k = op->first_call_ns / w;
 		l->ivl_lo = l->ivl_k * w;
@@ -225,6 +280,46 @@ static size_t splits_of(const struct an_figs *figs, const struct subj *s,
 		n++;
 	}
 	return n;
+}
+
+/* Did most replies of row w begin within slow_ms once the server was free
+ * to answer (struct lat free_n)?  Then its latency is queueing behind other
+ * replies on the wire, not the server's time. */
+static bool row_queued(const struct lat *l,
+		       const struct an_row *w)
+{
+	int v = w->vers == 2;
+
+	if ((w->vers != 2 && w->vers != 3) || w->proc >= LAT_PROCS ||
+	    l->free_n[v][w->proc] == 0)
+		return false;
+	return !median_over(l->free_over[v][w->proc], l->free_n[v][w->proc]);
+}
+
+/* Is row v[k] slow by its own time: over slow_ms, not queueing? */
+static bool own_slow(const struct an_find *f, const struct lat *l,
+		     const struct split *v)
+{
+	return v->own_ns > (int64_t)f->cfg.slow_ms * 1000000 &&
+	       !row_queued(l, v->w);
+}
+
+/* Did most cheap ops (rows v) take the server over slow_ms of its own
+ * time?  A single slow FSINFO among quick GETATTRs is not enough. */
+static bool cheap_own_slow(const struct an_find *f, const struct lat *l,
+			   const struct split *v, size_t n)
+{
+	uint64_t all = 0, slow = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (!v[k].cheap)
+			continue;
+		all += v[k].w->lat_last.count;
+		if (own_slow(f, l, &v[k]))
+			slow += v[k].w->lat_last.count;
+	}
+	return all == 0 || median_over(slow, all);
 }
 
 static size_t split_evidence(const struct split *v, size_t n, char *b,
@@ -334,11 +429,12 @@ static void find_slow_server(struct an_find *f, const struct an_figs *figs,
 		pt.srv_ns = pt.cli_ns = -1;
 	an_path_clamp(&pt, rpc_min(figs, s));
 	nv = splits_of(figs, s, pt.srv_ns, sp, 16);
-	cheap_slow = n >= f->cfg.slow_min && median_over(over, n);
+	cheap_slow = n >= f->cfg.slow_min && median_over(over, n) &&
+		     cheap_own_slow(f, l, sp, nv);
 	for (j = 0; j < nv; j++) {
 		bool many = sp[j].w->lat_last.count >= f->cfg.slow_min;
 
-		sp[j].slow = sp[j].own_ns > (int64_t)f->cfg.slow_ms * 1000000 &&
+		sp[j].slow = own_slow(f, l, &sp[j]) &&
 			    (sp[j].cheap ? cheap_slow : many);
 		if (sp[j].slow)
 			slow[ns++] = sp[j];
@@ -480,7 +576,7 @@ static void shift_emit(struct an_find *f, const struct subj *s, uint64_t base,
 		       uint32_t k0, uint32_t k1)
 {
 	const struct lat *l = s->lat;
-	int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+	int64_t w = (int64_t)f->cfg.shift_interval_s * NSEC_PER_SEC;
 	struct an_finding *o = an_find_emit(f, AN_F_LATENCY_SHIFT);
 	uint64_t n = 0;
 	char a[64];

@@ -86,9 +86,10 @@ static void find_stall(struct an_find *f, const struct vpair *p)
 	o->cost_ns = held + (lat_stalled(f, p) ?
 			     (double)p->lat_40 * 40.0 * MS : 0);
 	snprintf(o->evidence, sizeof(o->evidence),
-		 "%s -> %s: %" PRIu64 " messages held 35-45 ms between two of "
-		 "their segments (delayed ACK) and %" PRIu64 " held 190-230 "
-		 "ms (minimum RTO), %.1f ms in all; %"
+		 "%s -> %s: %" PRIu64 " messages whose last short piece "
+		 "waited 30 ms or more for an ACK (delayed ACK against Nagle) "
+		 "and %" PRIu64 " held 190-230 ms for a segment sent again "
+		 "(minimum RTO), %.1f ms in all from first segment to last; %"
 		 PRIu64 " of %" PRIu64 " TCP ops answered in 36-44 ms (from "
 		 "the call's last segment)", an_find_astr(&p->client, a),
 		 an_find_astr(&p->server, b), spread_n(p, 0), spread_n(p, 1),
@@ -131,24 +132,28 @@ static void find_loss(struct an_find *f, const struct vpair *p,
 		 p->dupack_loss[1], p->zero_win[0] + p->zero_win[1]);
 }
 
+/* Connections cut while in use (capture/: an RST with a call outstanding
+ * or a message partly through; a close by RST at rest is no trouble), or
+ * calls sent again on a new connection. */
 static void find_reset(struct an_find *f, const struct vpair *p)
 {
 	uint64_t rst = p->rsts[0] + p->rsts[1];
-	uint64_t again = p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];
+	uint64_t again = p->reconnect;
 	struct an_finding *o;
 	char a[64], b[64];
 
-	if (rst == 0 || (again == 0 && rst < 2))
+	if (rst == 0 && again == 0)
 		return;
 	if ((o = pair_emit(f, p, AN_F_TCP_RESET)) == NULL)
 		return;
 	o->count = rst;
 	o->cost_ops = again;
 	snprintf(o->evidence, sizeof(o->evidence),
-		 "%s -> %s: %" PRIu64 " connection resets (%" PRIu64 " sent "
-		 "by the client, %" PRIu64 " by the server), %u connections "
-		 "opened (handshakes seen); %" PRIu64 " calls sent again "
-		 "(same XID) on a new connection", an_find_astr(&p->client, a),
+		 "%s -> %s: %" PRIu64 " connections reset in use, a call "
+		 "outstanding or a message cut (%" PRIu64 " by the client, %"
+		 PRIu64 " by the server), %u connections opened (handshakes "
+		 "seen); %" PRIu64 " calls sent again (same XID) on a new "
+		 "connection", an_find_astr(&p->client, a),
 		 an_find_astr(&p->server, b), rst, p->rsts[0], p->rsts[1],
 		 p->hs_n, again);
 }
@@ -193,7 +198,7 @@ bool an_find_tcp_health(const struct an_find *f, const struct cap_addr *client,
 			h->stalls_dir[d] += p->stalls40[d] + p->stalls200[d];
 		}
 		h->connections += p->hs_n;
-		h->resent_calls += p->fact[RX_F_TCP][0] + p->fact[RX_F_TCP][1];
+		h->resent_calls += p->reconnect;
 		h->stalls += spread_n(p, 0) + spread_n(p, 1) +
 			     (lat_stalled(f, p) ? p->lat_40 : 0);
 		h->stall_ns += (double)(p->stall_seg_ns[0] +

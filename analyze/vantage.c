@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #define US_ROWS 40		/* NFSv3 procedures 0..21, NFSv2 0..17 */
 #define US_BUCKETS 128		/* quarter octaves of microseconds */
@@ -123,9 +124,9 @@ static uint64_t pair_hash(const struct cap_addr *c, const struct cap_addr *s)
 	size_t i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ c->a[i]) * 1099511628211ull;
+		h = (h ^ c->a[i]) * BASE_FNV64_PRIME;
 	for (i = 0; i < 16; i++)
-		h = (h ^ s->a[i]) * 1099511628211ull;
+		h = (h ^ s->a[i]) * BASE_FNV64_PRIME;
 	return h;
 }
 
@@ -403,6 +404,8 @@ int32_t an_vantage_retrans(struct an_find *f, const struct an_op *op)
 	if (p == NULL)
 		return -1;
 	p->fact[x][short_to]++;
+	if (an_op_reconnect(op))
+		p->reconnect++;
 	return (int32_t)(p - f->vp) * RX_KEYS_PER_PAIR + 2 * (int32_t)x +
 	       short_to;
 }

@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/hash.h"
+
 #define CAP_ERRBUF_SIZE 512
 
 /* An IPv4 or IPv6 address.  IPv4 is stored in a[0..3], rest zero. */
@@ -303,11 +305,13 @@ struct cap_handshake {
 	   carried): segments with data, those sent again (wholly or partly
 	   seen before), losses the receiver signalled (a third duplicate
 	   ACK: fast retransmit; counted in the data's direction), segments
-	   advertising a zero window; RSTs sent */
+	   advertising a zero window; RSTs that cut a connection in use (a
+	   call outstanding or a message partly sent), once a connection */
 	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
-	/* RPC records two of whose segments were a fixed quantum apart:
-	   35-45 ms (delayed ACK against Nagle), 190-230 ms (minimum RTO);
-	   the time they waited, ns */
+	/* RPC records held at a fixed quantum (rpcrec.c stall_note): a
+	   short last piece waiting 30 ms or more for an ACK (delayed ACK
+	   against Nagle), a wait of 190-230 ms for a segment sent again
+	   (minimum RTO); the time they waited, ns */
 	uint64_t stalls40[2], stalls200[2];
 	int64_t stall_ns[2];
 };
@@ -472,11 +476,11 @@ static inline uint32_t cap_addr_fnv(uint32_t h, const struct cap_addr *a)
 	memcpy(&hi, a->a + 8, 8);
 	if ((mid | hi) == 0) {
 		for (i = 0; i < 4; i++)
-			h = (h ^ a->a[i]) * 16777619u;
+			h = (h ^ a->a[i]) * BASE_FNV32_PRIME;
 		return h * CAP_FNV_PRIME_12;
 	}
 	for (i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 16777619u;
+		h = (h ^ a->a[i]) * BASE_FNV32_PRIME;
 	return h;
 }
 

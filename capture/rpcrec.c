@@ -183,6 +183,7 @@ static bool hidden_count(struct cap_pipe *p, struct tcp_flow *f, uint64_t h)
 		p->st.tcp_hidden_replies += k;
 	else
 		p->st.tcp_hidden_calls += k;
+	f->n_hidden += (uint32_t)k;
 	return replies;
 }
 
@@ -245,19 +246,23 @@ void cap_rec_end(struct cap_pipe *p, struct tcp_flow *f)
 }
 
 /* A record held on its way (struct cap_handshake stalls40, stalls200):
- * spread from its first segment to its last over 35 ms with a wait of 20
- * ms or more between two of them (a large record spread by its own size
- * has no such wait): a sender holding its pieces for ACKs (Nagle against
- * a delayed ACK, 40 ms a wait), or a lost segment resent after the
- * minimum RTO (a wait of 190-230 ms).  spread, gap: ns. */
-static void stall_note(struct tcp_flow *f, int64_t spread, int64_t gap)
+ * spread from its first segment to its last over 35 ms, and either a
+ * short segment waited 30 ms or more (a sender holding its last piece
+ * for the ACK of the one before: Nagle against a delayed ACK, 40 ms a
+ * wait) or a wait of 190-230 ms ended by a segment sent again (the
+ * minimum RTO).  A large record spread by its size, by the receiver's
+ * window or by the sender's application resumes with full segments: no
+ * stall.  spread: ns. */
+static void stall_note(struct tcp_flow *f, int64_t spread)
 {
-	if (spread < 35000000 || gap < 20000000)
+	if (spread < 35000000)
 		return;
-	if (gap >= 190000000 && gap <= 230000000)
+	if (f->rec_rto)
 		f->h_st200++;
-	else
+	else if (f->rec_hold_max >= 30000000)
 		f->h_st40++;
+	else
+		return;
 	f->h_stall_ns += spread;
 }
 
@@ -306,7 +311,7 @@ static void deliver(struct cap_pipe *p, struct tcp_flow *f,
 	m.hidden_from_ns = f->hidden_from_ns;
 	f->hidden_from_ns = 0;
 	if (first_ts_ns != m.ts_ns)
-		stall_note(f, m.ts_ns - first_ts_ns, f->rec_gap_max);
+		stall_note(f, m.ts_ns - first_ts_ns);
 	p->st.tcp_msgs++;
 	if (p->fn)
 		p->fn(p->user, &m);
@@ -418,7 +423,9 @@ static void record_begin(struct tcp_flow *f, const struct seg_ctx *cx)
 	f->buf_frozen = false;
 	f->first_frame = cx->frame;
 	f->first_ts_ns = cx->ts_ns;
-	f->rec_gap_max = 0;
+	f->rec_hold_max = 0;
+	f->rec_rto = false;
+	f->rec_resent = false;
 }
 
 
@@ -507,11 +514,18 @@ void cap_rec_known(struct cap_pipe *p, struct tcp_flow *f,
 	uint32_t off = 0, take;
 	uint64_t base = f->pos;
 
-	/* the longest wait between two segments of the open record: a
-	   record spread over a quantum by one wait is a stall, one spread by
-	   its size (a 1 MiB transfer takes tens of ms) is not */
-	if (f->rec_open && cx->ts_ns - f->rec_last_ns > f->rec_gap_max)
-		f->rec_gap_max = cx->ts_ns - f->rec_last_ns;
+	/* a record spread over a quantum by one wait is a stall, one
+	   spread by its size (a 1 MiB transfer takes tens of ms) is not:
+	   see stall_note */
+	if (f->rec_open) {
+		int64_t w = cx->ts_ns - f->rec_last_ns;
+
+		if (f->seg_short && w > f->rec_hold_max)
+			f->rec_hold_max = w;
+		if (w >= 190000000 && w <= 230000000 &&
+		    (f->ooo != NULL || f->rec_resent))
+			f->rec_rto = true;
+	}
 	f->rec_last_ns = cx->ts_ns;
 	if (f->hiding) {
 		f->hide_segs++;

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "capture/tcp_int.h"
+#include "base/hash.h"
 
 #define TH_FIN 0x01
 #define TH_SYN 0x02
@@ -165,10 +166,12 @@ static void seg_apply(struct cap_pipe *p, struct tcp_flow *f,
 	if (back >= len) {
 		p->st.tcp_retrans++;
 		f->h_resent++;
+		f->rec_resent = f->rec_open;
 		return;
 	}
 	if (back > 0) {		/* partly old */
 		f->h_resent++;
+		f->rec_resent = f->rec_open;
 		if (back < caplen) {
 			d += back;
 			caplen -= back;
@@ -394,7 +397,7 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 
 static uint32_t pair_hash(const struct cap_addr *a, const struct cap_addr *b)
 {
-	return cap_addr_fnv(cap_addr_fnv(2166136261u, a), b);
+	return cap_addr_fnv(cap_addr_fnv(BASE_FNV32_INIT, a), b);
 }
 
 /* The (client, server) pair's slot of the handshake table, made if new
@@ -439,6 +442,47 @@ static void handshake_done(struct cap_pipe *p, struct tcp_flow *f)
 	e->n++;
 	e->syn_sum_ns += syn;
 	e->ack_sum_ns += ack;
+}
+
+/* Calls and replies seen on flow f, hidden ones estimated. */
+static void msgs_of(const struct tcp_flow *f, uint64_t *calls,
+		    uint64_t *replies)
+{
+	*calls += f->n_calls;
+	*replies += f->n_replies;
+	if (f->n_calls > f->n_replies)
+		*calls += f->n_hidden;
+	else if (f->n_replies > f->n_calls)
+		*replies += f->n_hidden;
+}
+
+/* Is the connection of flow f in use: a message partly through either
+ * way, or a call not yet answered? */
+static bool conn_busy(const struct tcp_flow *f)
+{
+	const struct tcp_flow *r = f->rev;
+	uint64_t calls = 0, replies = 0;
+
+	if (f->rec_open || f->hiding || (r && (r->rec_open || r->hiding)))
+		return true;
+	msgs_of(f, &calls, &replies);
+	if (r)
+		msgs_of(r, &calls, &replies);
+	return calls > replies;
+}
+
+/* An RST on flow f: counted (h_rsts) when it cuts a connection in use, once
+ * a connection (a close by RST with nothing outstanding is no trouble);
+ * the other way's message cut by it is delivered now, before any call sent
+ * again on a new connection. */
+static void rst_note(struct cap_pipe *p, struct tcp_flow *f)
+{
+	if (!f->peer_reset && conn_busy(f))
+		f->h_rsts++;
+	if (f->rev) {
+		f->rev->peer_reset = true;
+		flow_finish(p, f->rev);
+	}
 }
 
 /* Flow f ends: its health counters go to its pair's slot, in the
@@ -670,6 +714,9 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 			f->h_segs++;
 			if (len > p->st.tcp_seg_max)
 				p->st.tcp_seg_max = len;
+			f->seg_short = len < 536 || len < f->seg_max;
+			if (len > f->seg_max)
+				f->seg_max = len;
 			if (caplen < len && caplen > p->st.tcp_seg_cut_max)
 				p->st.tcp_seg_cut_max = caplen;
 			ack_wait(p, f, seq, len);
@@ -688,7 +735,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	    cap_be16(l3->data + 14) == 0)
 		f->h_zwin++;
 	if (fl & TH_RST) {
-		f->h_rsts++;
+		rst_note(p, f);
 		flow_finish(p, f);
 		flow_drop(p, f);
 		return;

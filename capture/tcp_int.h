@@ -69,6 +69,8 @@ struct tcp_flow {
 	uint8_t state;			/* enum flow_state */
 	uint8_t probe_rejects;		/* FS_PENDING: records that failed */
 	bool fin;
+	bool peer_reset;		/* the other way sent an RST: the
+					   connection's reset is counted */
 	uint32_t fin_seq;
 	uint32_t next_seq;
 	int64_t last_ts_ns;
@@ -82,15 +84,23 @@ struct tcp_flow {
 	int64_t ack_wait_ns, rsp_min_ns;
 	uint32_t ack_wait_end, rsp_n;
 	bool ack_waiting;
+	bool seg_short;			/* the segment being applied is short
+					   (see rec_hold_max) */
+	bool rec_rto;			/* see rec_hold_max */
 	struct tcp_flow *rev;
-	/* health (struct cap_handshake segs, resent, zero_win, rsts) */
+	/* health (struct cap_handshake segs, resent, zero_win, rsts: an
+	   RST that cut a connection in use, once a connection) */
 	uint64_t h_segs, h_resent, h_zwin, h_rsts;
 	uint64_t h_dupack_loss;		/* the other direction's losses this
 					   direction signalled (3 dup ACKs) */
 	uint32_t last_ack, dup_acks;
 	uint64_t h_st40, h_st200;	/* records spread over a quantum */
-	int64_t rec_last_ns, rec_gap_max;	/* the open record's last
-						   segment, longest wait */
+	/* stalls of the open record: its last segment's time; the longest
+	   wait before a short segment (seg_short: under 536 bytes or
+	   seg_max, one a sender holds for an ACK, Nagle); rec_rto: a wait
+	   of 190-230 ms ended by a segment sent again or filling a hole
+	   (rec_resent: one was sent again since the record began) */
+	int64_t rec_last_ns, rec_hold_max;
 	int64_t h_stall_ns;
 	/* record parser */
 	uint8_t rs;			/* enum rec_state */
@@ -99,6 +109,7 @@ struct tcp_flow {
 	bool rec_open;			/* a record has begun */
 	bool frag_last;
 	bool buf_frozen;		/* unknown bytes seen: stop gathering */
+	bool rec_resent;
 	uint32_t frag_left;
 	uint32_t rec_len, rec_frags;
 	uint32_t rec_flags, pend_flags;
@@ -108,6 +119,8 @@ struct tcp_flow {
 	int64_t wm_ts_ns;
 	uint8_t sync_tail[32];		/* RS_SYNC: last bytes, not yet judged */
 	uint8_t sync_have;
+	uint32_t n_hidden;		/* records estimated in closed spans,
+					   of the direction's kind */
 	/* hidden records (cap_stats tcp_hidden_*): stream position of the
 	   parser, the open span's start, a closed span's bytes awaiting
 	   the next record's length, the records' total length and number and
@@ -116,6 +129,7 @@ struct tcp_flow {
 	uint64_t hide_start;
 	uint64_t last_wire, hide_size;
 	uint32_t hide_segs;		/* segment starts inside the span */
+	uint32_t seg_max;		/* largest payload (wire) this way */
 	int64_t hide_ts_ns;		/* time of the span's first segment */
 	int64_t hidden_from_ns;		/* a closed span's, for the next
 					   record (cap_msg.hidden_from_ns) */

@@ -14,7 +14,7 @@
  * for dec_late_next) or FREE.  Indices, not pointers; NIL ends a list.
  * No allocation after dec_late_new.
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <stdlib.h>
 #include <string.h>

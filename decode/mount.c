@@ -15,7 +15,7 @@
  *   - v2 PATHCONF and v1/v2 EXPORTALL: EXPORTALL is decoded like EXPORT,
  *     PATHCONF is left undecoded (have = 0).
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 #include "decode/nfs_common.h"
 
 #define MOUNTPROC_EXPORTALL 6

@@ -5,7 +5,7 @@
  * enums are switches.  Unknown values give NULL: the printer shows the
  * number.
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #define COUNT(t) (sizeof(t) / sizeof((t)[0]))
 

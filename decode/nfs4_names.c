@@ -3,7 +3,7 @@
  * and of nfsstat4 (RFC 7530 13, RFC 8881 15, RFC 7862 11, RFC 8276).
  * Const tables, every index range-checked; NULL for a value no RFC names.
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #define COUNT(t) (sizeof(t) / sizeof((t)[0]))
 

@@ -11,7 +11,7 @@
 #ifndef NFSCOPE_NFS4_XDR_H
 #define NFSCOPE_NFS4_XDR_H
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 /* ok, and the have bit set in op if ok: `return nfs4_set(dec(...), op, B)` */
 bool nfs4_set(bool ok, struct nfs4_op *op, uint32_t bit);

@@ -7,7 +7,7 @@
 #ifndef NFSCOPE_NFS_COMMON_H
 #define NFSCOPE_NFS_COMMON_H
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 /* nfs_fh3: opaque<NFS3_FHSIZE=64> */
 bool nfs_dec_fh3(struct xdr *c, struct nfs_fh *fh);

@@ -18,7 +18,7 @@
  *     lock (svid/offset/length left 0, mode/access skipped) and reclaim.
  *     FREE_ALL: the name goes to lock.caller_name (NLM_LOCKV) and state.
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <string.h>
 

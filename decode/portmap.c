@@ -12,7 +12,7 @@
  *   - UADDR2TADDR, TADDR2UADDR, GETADDRLIST, GETSTAT are not decoded
  *     (have = 0, true).
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
  *   - An RPCSEC_GSS credential of a version other than 1 is skipped by length
  *     (gss_vers set, RPC_CRED_GSS not set).
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <stddef.h>
 #include <string.h>

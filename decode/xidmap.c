@@ -23,7 +23,7 @@
  * call belongs to: its own, or the one a call from other ports lent it
  * (that one's node is kept at least as young: xid_refresh).
  */
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -47,9 +47,19 @@
  *   retransmits       the client's retransmitted ops
  *   short_io          the pair's short READs (not at EOF) and WRITEs
  *   slow_server       the server's cheap ops (NULL, GETATTR, ACCESS,
- *                     FSINFO) slower than slow_ms (server time); with a
+ *                     FSINFO), READs, WRITEs and COMMITs slower than
+ *                     slow_ms (from the last transmission); with a
  *                     client, its cheap ops to the server slower than
  *                     slow_ms from its first transmission
+ *   slow_path         the server's answered cheap ops (their time is
+ *                     the path's)
+ *   tcp_loss          the pair's NFS ops retransmitted or slower than
+ *                     slow_ms from the first transmission (a lost
+ *                     segment holds its message for a resend)
+ *   tcp_reset         the pair's ops sent again (on a new connection)
+ *   tcp_stall         the pair's TCP ops whose call or reply spread over
+ *                     35 ms from first segment to last, or answered in
+ *                     36-44 ms
  *   latency_shift     the server's answered NFS ops in its intervals
  *
  * Memory: ~104 bytes per kept operation and ~64 per message found (arrays

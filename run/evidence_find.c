@@ -1,6 +1,8 @@
 /* evidence_find.c - `--select findings`: which operations are a finding's
  * evidence (the table in evidence.h). */
 #include "run/evidence_int.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <string.h>
 
@@ -11,11 +13,8 @@ enum { EV_NOENT = 2, EV_ACCES = 13, EV_NOSPC = 28, EV_STALE = 70,
 /* FNV-1a of n bytes; never 0 (0: none). */
 static uint32_t fnv(const uint8_t *p, size_t n)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
+	uint32_t h = base_fnv32(BASE_FNV32_INIT, p, n);
 
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
 	return h ? h : 1;
 }
 
@@ -84,6 +83,23 @@ static uint16_t reply_bits(const struct an_op *op, enum ev_class c)
 	return b;
 }
 
+/* Was op's call or reply held on its way (EV_B_HELD)? */
+static bool held(const struct an_op *op)
+{
+	const int64_t ms = 1000000;
+
+	if (op->transport != CAP_TCP)
+		return false;
+	if (op->call_seg0_ns > 0 && op->last_call_ns - op->call_seg0_ns >= 35 * ms)
+		return true;
+	if (!(op->flags & AN_OP_ANSWERED))
+		return false;
+	if (op->reply_seg0_ns > 0 && op->reply_ns - op->reply_seg0_ns >= 35 * ms)
+		return true;
+	return !(op->flags & AN_OP_CALL_NOT_SEEN) &&
+	       op->lat_last_ns >= 36 * ms && op->lat_last_ns <= 44 * ms;
+}
+
 void ev_op_facts(struct ev_op *o, const struct an_op *op)
 {
 	enum ev_class c = op_class(op);
@@ -101,6 +117,8 @@ void ev_op_facts(struct ev_op *o, const struct an_op *op)
 	if (c == EV_C_WRITE && op->vers == 3 && (op->have & AN_HAVE_STABLE) &&
 	    (op->stable == NFS3_DATA_SYNC || op->stable == NFS3_FILE_SYNC))
 		o->bits |= EV_B_SYNC_ASKED;
+	if (held(op))
+		o->bits |= EV_B_HELD;
 	o->fh_hash = (op->have & AN_HAVE_FH) ? ev_fh_hash(&op->fh) : 0;
 	o->name_hash = (op->have & AN_HAVE_NAME) ?
 		       ev_name_hash(op->name, AN_FIND_NAME_MAX - 1) : 0;
@@ -142,6 +160,7 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 	unsigned c = o->cls, b = o->bits;
 	bool cheap = c == EV_C_CHEAP || c == EV_C_GETATTR ||
 		     c == EV_C_ACCESS;
+	bool disk = c == EV_C_READ || c == EV_C_WRITE || c == EV_C_COMMIT;
 	int64_t d;
 
 	switch (f->kind) {
@@ -159,15 +178,24 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 	case AN_F_SERVER_RESTART:
 		d = o->reply_ns - f->start_ns;
 		return (c == EV_C_WRITE || c == EV_C_COMMIT) &&
-		       (b & EV_B_ANSWERED) && d >= -1000000000 &&
-		       d <= 1000000000;
+		       (b & EV_B_ANSWERED) && d >= -NSEC_PER_SEC &&
+		       d <= NSEC_PER_SEC;
 	case AN_F_ERROR_BURST: return (b & EV_B_BURST) && (b & EV_B_NFS);
 	case AN_F_RETRANSMITS: return (b & EV_B_RETRANS) != 0;
 	case AN_F_SHORT_IO: return (b & EV_B_SHORT) != 0;
 	case AN_F_SLOW_SERVER:	/* the server's time, or the client's wait */
-		return cheap && (b & EV_B_ANSWERED) && (b & EV_B_LAT) &&
+		return (cheap || (!f->have_client && disk)) &&
+		       (b & EV_B_ANSWERED) && (b & EV_B_LAT) &&
 		       (f->have_client ? o->lat_first_ns : o->lat_last_ns) >
 		       slow_ns;
+	case AN_F_SLOW_PATH:	/* cheap ops: their time is the path's */
+		return cheap && (b & EV_B_ANSWERED) && (b & EV_B_LAT);
+	case AN_F_TCP_LOSS:	/* delayed by a resend, or sent again */
+		return (b & EV_B_NFS) && ((b & EV_B_RETRANS) ||
+		       ((b & EV_B_ANSWERED) && (b & EV_B_LAT) &&
+			o->lat_first_ns > slow_ns));
+	case AN_F_TCP_RESET: return (b & EV_B_RETRANS) != 0;
+	case AN_F_TCP_STALL: return (b & EV_B_HELD) != 0;
 	case AN_F_LATENCY_SHIFT:
 		return (b & EV_B_NFS) && (b & EV_B_ANSWERED) &&
 		       (b & EV_B_LAT);

@@ -30,6 +30,9 @@ enum ev_class {
 #define EV_B_SYNC_GOT	0x080u	/* WRITE asked UNSTABLE, got FILE_SYNC */
 #define EV_B_LAT	0x100u	/* has latencies (its call was seen) */
 #define EV_B_NFS	0x200u	/* an NFSv2 or v3 operation */
+#define EV_B_HELD	0x400u	/* TCP: its call or reply spread over 35 ms
+				   from first segment to last, or answered
+				   in 36-44 ms (tcp_stall) */
 
 /* A kept operation: its messages are those of its client, server, program
  * and XID between from_ns and to_ns. */

@@ -40,7 +40,7 @@
  * A subcommand parses them with ui_src_opt (and ui_src_args for a filter
  * expression), fills the run stage's configuration with ui_run_config,
  * and hands it, with the hooks of what it shows, to the run stage
- * (run/run.h; ui/dump.c is the shortest example).
+ * (run/run.h; ui/dump/dump.c is the shortest example).
  */
 #ifndef NFSCOPE_CLI_H
 #define NFSCOPE_CLI_H

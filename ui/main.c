@@ -6,10 +6,10 @@
 #endif
 
 #include "ui/cli.h"
-#include "ui/diff.h"
-#include "ui/dump.h"
-#include "ui/record.h"
-#include "ui/report.h"
+#include "ui/report/diff.h"
+#include "ui/dump/dump.h"
+#include "ui/record/record.h"
+#include "ui/report/report.h"
 
 int ui_top_main(int argc, char **argv);
 

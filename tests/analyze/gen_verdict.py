@@ -22,7 +22,6 @@ silent where it was not.
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ atexit.register(shutil.rmtree, TMP, True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
+from pcaprec import delay_from, stall_calls, with_rst  # noqa: E402
 
 TCP_FINDINGS = {'tcp_loss', 'tcp_reset', 'tcp_stall'}
 
@@ -110,90 +110,15 @@ def t_sizes():
         check(not TCP_FINDINGS & set(kinds(rep)), '%s: no TCP finding %s' % (name, kinds(rep)))
 
 
-# ----------------------------------------------------- pcap rewriting --
-def read_pcap(path):
-    d = open(path, 'rb').read()
-    hdr, off, pk = d[:24], 24, []
-    while off + 16 <= len(d):
-        sec, frac, incl, orig = struct.unpack('<IIII', d[off:off + 16])
-        pk.append([sec * 10**9 + frac, d[off + 16:off + 16 + incl], orig])
-        off += 16 + incl
-    return hdr, pk
-
-
-def write_pcap(path, hdr, pk):
-    with open(path, 'wb') as f:
-        f.write(hdr)
-        for ns, data, orig in pk:
-            f.write(struct.pack('<IIII', ns // 10**9, ns % 10**9, len(data), orig))
-            f.write(data)
-
-
-def delay_from(pcap, out, server_prefix, delay_ns):
-    """A link that delays the server's frames delay_ns, seen at the client:
-    every IPv4 frame (Ethernet) from an address starting with
-    server_prefix later by delay_ns, and so the client's pure ACKs (no
-    payload, no SYN), which answer them; the client's calls keep their
-    time.  The file is sorted by time again."""
-    hdr, pk = read_pcap(pcap)
-    check(struct.unpack('<I', hdr[:4])[0] == 0xa1b23c4d, 'nanosecond pcap')
-    pre = bytes(int(x) for x in server_prefix.strip('.').split('.'))
-    for p in pk:
-        ip = p[1][14:]
-        if len(ip) < 40 or p[1][12:14] != b'\x08\x00':
-            continue
-        ihl = (ip[0] & 15) * 4
-        tcp = ip[ihl:]
-        pure = (ip[9] == 6 and len(tcp) >= 20 and
-                struct.unpack('>H', ip[2:4])[0] == ihl + (tcp[12] >> 4) * 4 and
-                not tcp[13] & 0x02)
-        if ip[12:12 + len(pre)] == pre or pure:
-            p[0] += delay_ns
-    pk.sort(key=lambda p: p[0])
-    write_pcap(out, hdr, pk)
-    return out
-
-
-def tcp_parts(frame):
-    """(src, dst, payload length, flags) of an IPv4/Ethernet TCP frame, or
-    None."""
-    ip = frame[14:]
-    if len(ip) < 40 or frame[12:14] != b'\x08\x00' or ip[9] != 6:
-        return None
-    ihl = (ip[0] & 15) * 4
-    tcp = ip[ihl:]
-    n = struct.unpack('>H', ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
-    return ip[12:16], ip[16:20], n, tcp[13]
-
-
-def stall_calls(pcap, out, client_prefix, hold_ns):
-    """A client with Nagle on behind a link that holds pure ACKs: the last
-    segment of each call sent in several segments leaves hold_ns after
-    the others (and everything after it later by as much).  Returns the
-    number of calls so held."""
-    hdr, pk = read_pcap(pcap)
-    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
-    shift, held, run = 0, 0, []
-    for i, p in enumerate(pk):
-        t = tcp_parts(p[1])
-        data_c2s = t is not None and t[0].startswith(pre) and t[2] > 0
-        if data_c2s:
-            run.append(i)
-        if (not data_c2s or i == len(pk) - 1) and run:
-            if len(run) >= 2:
-                shift += hold_ns
-                held += 1
-                for j in range(run[-1], len(pk)):
-                    pk[j][0] += hold_ns
-            run = []
-    write_pcap(out, hdr, pk)
-    return held
+# ------------------------------------------ faults made by rewriting a pcap --
+def tcp_writes():
+    """One client's 60 WRITEs over TCP (the generator's), its pcap."""
+    return gen('writes', ['--scenario', 'writes', '--transport', 'tcp', '--count', '60',
+                          '--rate', '20', '--clients', '1', '--servers', '1', '--seed', '4'])
 
 
 def t_stall():
-    args = ['--scenario', 'writes', '--transport', 'tcp', '--count', '60', '--rate', '20',
-            '--clients', '1', '--servers', '1', '--seed', '4']
-    plain = gen('writes', args)
+    plain = tcp_writes()
     rep = report(plain)
     check('tcp_stall' not in kinds(rep), 'no stall made, none found: %s' % kinds(rep))
     held = stall_calls(plain, os.path.join(TMP, 'stall.pcap'), '10.0.', 40 * 10**6)
@@ -203,11 +128,19 @@ def t_stall():
     f = [x for x in rep['findings'] if x['kind'] == 'tcp_stall']
     check(len(f) == 1, 'tcp_stall fires once: %s' % kinds(rep))
     if f:
-        check('%d messages held' % held in f[0]['evidence'],
+        check('%d messages whose last short piece waited' % held in f[0]['evidence'],
               'every held call counted (%d): %s' % (held, f[0]['evidence']))
         check(f[0]['impact_of'] == 'wait', 'its cost is wait')
     check('slow_server' not in kinds(rep), 'the server is not blamed: %s' % kinds(rep))
     check(rep['verdict']['loss']['tcp_stalls'] >= held, 'the verdict counts the stalls')
+    # the other way: the same wait before a full-size segment is a window
+    # or the application, not Nagle (pipe1m and tcp-resets in the lab)
+    paused = stall_calls(plain, os.path.join(TMP, 'paused.pcap'), '10.0.', 40 * 10**6,
+                         full=True)
+    check(paused >= 5, 'calls paused before a full segment: %d' % paused)
+    rep = report(os.path.join(TMP, 'paused.pcap'))
+    check('tcp_stall' not in kinds(rep), 'a pause before a full segment is no stall: %s'
+          % kinds(rep))
 
 
 def t_time():
@@ -279,12 +212,28 @@ def t_hidden():
                                     for l in v['lines']), 'incomplete said')
 
 
+def t_reset():
+    plain = tcp_writes()
+    with_rst(plain, os.path.join(TMP, 'rst-idle.pcap'), '10.0.', False)
+    rep = report(os.path.join(TMP, 'rst-idle.pcap'))
+    check('tcp_reset' not in kinds(rep), 'an RST closing an idle connection is no '
+          'reset: %s' % kinds(rep))
+    check(rep['verdict']['loss'].get('tcp_resets_by_client') == 0, 'no reset counted')
+    with_rst(plain, os.path.join(TMP, 'rst-busy.pcap'), '10.0.', True)
+    rep = report(os.path.join(TMP, 'rst-busy.pcap'))
+    f = [x for x in rep['findings'] if x['kind'] == 'tcp_reset']
+    check(len(f) == 1, 'an RST cutting a call fires tcp_reset: %s' % kinds(rep))
+    check(rep['verdict']['loss'].get('tcp_resets_by_client') == 1,
+          'one connection reset: %s' % rep['verdict']['loss'])
+
+
 def main():
     t_sizes()
     t_time()
     t_vantage()
     t_hidden()
     t_stall()
+    t_reset()
     return tally.summary('gen_verdict')
 
 

@@ -15,6 +15,7 @@
 #include "analyze/find.h"
 #include "analyze/hist.h"
 #include "analyze/ops.h"
+#include "decode/decode_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

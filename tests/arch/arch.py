@@ -3,17 +3,23 @@
 
   arch.py SRCROOT
 
-Reads every .c and .h of the stages (capture < decode < analyze < store <
-run < ui; tests/, bench/ and fuzz targets are exempt) and fails when
+Reads every .c and .h of the stages (base < capture < decode < analyze <
+store < run < ui, with their subfolders; tests/, bench/ and fuzz targets
+are exempt) and fails when
 
   - a file includes a header of a folder above its own (ui/ may include
-    everything, capture/ only capture/);
+    everything, capture/ only capture/ and base/);
+  - a file of a ui/ room includes a header of a room it may not use
+    (ROOMS: the shared floor ui/*.[ch] uses no room; main.c every room;
+    doc/design.md, "The house");
   - files form an include loop over the .c <-> .h pairing: module X is
     X.c with X.h (and X_int.h, its private header: find_int.h is find's), and X -> Y when X.c or X.h includes Y.h; a cycle
     (A.c includes B.h and B.c includes A.h, or longer) fails;
   - files form a call loop: A.c -> B.c when A.c names a function or object
-    defined (not static) in B.c; a cycle fails.  A shared header can hide
-    a call loop from the include check; this one sees it.
+    defined (not static) in B.c, directly or through a macro or static
+    inline function of a header it includes (their bodies' names count as
+    A.c's); a cycle fails.  A shared header can hide a call loop from the
+    include check; this one sees it, through the header's macros too.
 
 Loops listed in EXPECTED (empty since issue 14's merge) are shown as
 expected and do not fail; an entry that no longer occurs is said, so the
@@ -23,8 +29,27 @@ import os
 import re
 import sys
 
-STAGES = ['capture', 'decode', 'analyze', 'store', 'run', 'ui']
+STAGES = ['base', 'capture', 'decode', 'analyze', 'store', 'run', 'ui']
 RANK = {s: k for k, s in enumerate(STAGES)}
+
+# ui/'s rooms and the rooms each may include (besides the floor, ui/*.h,
+# and every stage below).  main.c picks the command: it may use all.
+ROOMS = {
+    'ui/serve': set(),                  # the metrics endpoint
+    'ui/report': set(),                 # report, diff
+    'ui/dump': set(),                   # dump
+    'ui/record': {'ui/serve'},          # record, serve
+    'ui/top': {'ui/serve'},             # the dashboard
+}
+
+
+def room(path):
+    """ui/ROOM for a file of a room, 'ui' for the floor, else None."""
+    parts = path.split('/')
+    if parts[0] != 'ui':
+        return None
+    return 'ui/' + parts[1] if len(parts) > 2 else 'ui'
+
 
 # Loops known and not fixed yet (none since issue 14's merge): a loop
 # among (some of) an entry's files does not fail.
@@ -59,15 +84,15 @@ def strip(text):
 def sources(root):
     files = {}
     for stage in STAGES:
-        d = os.path.join(root, stage)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            if name.endswith(('.c', '.h')):
-                rel = stage + '/' + name
-                with open(os.path.join(d, name), encoding='utf-8',
-                          errors='replace') as f:
-                    files[rel] = f.read()
+        top = os.path.join(root, stage)
+        for d, subs, names in os.walk(top):
+            subs.sort()
+            for name in sorted(names):
+                if name.endswith(('.c', '.h')):
+                    full = os.path.join(d, name)
+                    rel = os.path.relpath(full, root).replace(os.sep, '/')
+                    with open(full, encoding='utf-8', errors='replace') as f:
+                        files[rel] = f.read()
     return files
 
 
@@ -140,6 +165,11 @@ def check(root):
             if RANK[top] > RANK[stage]:
                 problems.append('layering: %s includes %s (%s is above %s)'
                                 % (path, h, top, stage))
+            mine, theirs = room(path), room(h)
+            if (theirs not in (None, 'ui', mine) and path != 'ui/main.c' and
+                    theirs not in ROOMS.get(mine, set())):
+                problems.append('rooms: %s includes %s (%s may not use %s)'
+                                % (path, h, mine, theirs))
             hm = module(h)
             if hm != mod:
                 inc.setdefault(mod, set()).add(hm)
@@ -152,11 +182,12 @@ def check(root):
             for name in DEF.findall(t):
                 defs.setdefault(name, path)
     calls = {}
+    bodies = header_bodies(text)
     for path, t in text.items():
         if not path.endswith('.c'):
             continue
         own = set(STATIC.findall(t))    # a file's static names shadow
-        for w in set(WORD.findall(t)) - own:
+        for w in through_headers(set(WORD.findall(t)) - own, bodies, own):
             d = defs.get(w)
             if d and d != path:
                 calls.setdefault(path, set()).add(d)
@@ -167,6 +198,43 @@ def check(root):
     for comp in sccs(calls):
         problems.append('call loop: ' + ' '.join(comp))
     return files, defs, problems
+
+
+MACRO = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(.*(?:\\\n.*)*)',
+                   re.M)
+INLINE = re.compile(r'^static\s+inline\b[^;{]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{',
+                    re.M)
+
+
+def header_bodies(text):
+    """name -> the names its macro or static inline body uses, for every
+    macro and static inline function of a header."""
+    out = {}
+    for path, t in text.items():
+        if not path.endswith('.h'):
+            continue
+        for m in MACRO.finditer(t):
+            out.setdefault(m.group(1), set()).update(WORD.findall(m.group(2)))
+        for m in INLINE.finditer(t):
+            depth, k = 1, m.end()
+            while k < len(t) and depth:
+                depth += {'{': 1, '}': -1}.get(t[k], 0)
+                k += 1
+            out.setdefault(m.group(1), set()).update(
+                WORD.findall(t[m.end():k]))
+    return out
+
+
+def through_headers(words, bodies, own):
+    """words and, transitively, the names the header macros and inline
+    functions among them use (a file's own static names shadow)."""
+    seen, todo = set(words), list(words)
+    while todo:
+        for w in bodies.get(todo.pop(), ()):
+            if w not in seen and w not in own:
+                seen.add(w)
+                todo.append(w)
+    return seen
 
 
 def within(problem, expected):

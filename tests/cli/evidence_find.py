@@ -42,6 +42,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evidence import (finish, frame_times, gen, load, ns, run,  # noqa
                       want_frames)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from pcaprec import delay_from, stall_calls  # noqa: E402
 
 
 PENDING = []
@@ -177,6 +179,48 @@ def short(o, found):
         (o['proc'] == 7 or (o['proc'] == 6 and not o.get('eof')))
 
 
+def rewritten(base, name, fn, *args):
+    """A copy of base (its record and truth: the same operations and
+    frames) whose pcap fn(pcap, out, *args) rewrote; its base."""
+    out = os.path.join(os.path.dirname(base), name)
+    for ext in ('.ops', '.truth'):
+        with open(base + ext) as a, open(out + ext, 'w') as b:
+            b.write(a.read())
+    fn(base + '.pcap', out + '.pcap', *args)
+    return out
+
+
+def held_calls(base):
+    """(client, server, xid) of the calls sent in more than one segment
+    (the generator's truth): those stall_calls holds."""
+    return {(m['src'], m['dst'], m['xid']) for m in load(base + '.truth')
+            if m.get('type') == 'call' and m['first_frame'] < m['frame']}
+
+
+def tcp_kinds(nfscope, nfsgen, work, errs):
+    """The TCP and path findings' evidence (issue 30): tcp_stall, the
+    calls held by a delayed ACK; slow_path, the server's cheap ops; none
+    where the finding is not made."""
+    w = gen(nfsgen, work, 'tcpw', ['--scenario', 'writes', '--transport', 'tcp',
+                                   '--count', '60', '--rate', '20', '--clients',
+                                   '1', '--servers', '1', '--seed', '4'])
+    st = rewritten(w, 'tcpw-stall', stall_calls, '10.0.', 40 * 10**6)
+    held = held_calls(w)
+    if len(held) < 20:
+        errs.append('tcp stall: only %d calls held' % len(held))
+    check(nfscope, st, ['--select', 'findings'],
+          lambda o, f: (o['client'], o['server'], o['xid']) in held, errs,
+          'tcp stall', kind='tcp_stall', frames=True)
+    q = gen(nfsgen, work, 'quick', ['--scenario', 'slow-server', '--count', '40',
+                                    '--delay-us', '300', '--clients', '2',
+                                    '--servers', '1', '--transport', 'tcp',
+                                    '--seed', '3'])
+    far = rewritten(q, 'far', delay_from, '10.1.', 12 * 10**6)
+    check(nfscope, far, ['--select', 'findings'],
+          lambda o, f: o['proc'] in (0, 1, 4, 19) and o.get('answered') and
+          any(x['kind'] == 'slow_path' for x in f), errs, 'slow path')
+
+
 def main():
     nfscope, nfsgen, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -247,6 +291,7 @@ def main():
         check(nfscope, base, ['--select', 'findings'],
               lambda o, found: any(covered(o, f) for f in found), errs,
               name + ' findings')
+    tcp_kinds(nfscope, nfsgen, work, errs)
     verify(work, errs)
     # no finding: a valid, empty pcap, and stderr says why
     calm = gen(nfsgen, work, 'calm', ['--scenario', 'getattr-storm',

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "decode/decode.h"
-#include "ui/dump.h"
+#include "ui/dump/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 
 #include "analyze/ops.h"
 #include "decode/decode.h"
-#include "ui/dump.h"
+#include "ui/dump/dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

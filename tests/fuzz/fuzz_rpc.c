@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The HTML report's charts (ui/svg.c) from fixed inputs (svg_page.c):
+"""The HTML report's charts (ui/report/svg.c) from fixed inputs (svg_page.c):
 the page is well-formed XML; every point, cell, bar, mark and span carries
 its input numbers (data-*) and a title saying them; axis ticks fall on
 round values inside the range; text from the wire cannot become markup.

@@ -1,5 +1,5 @@
 /*
- * svg_page.c - a page of every chart ui/svg.c draws, from fixed inputs
+ * svg_page.c - a page of every chart ui/report/svg.c draws, from fixed inputs
  * (the same numbers svg_check.py expects), including a label from the
  * wire with markup, quotes and control bytes in it.
  *
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "ui/svg.h"
+#include "ui/report/svg.h"
 
 int main(int argc, char **argv)
 {

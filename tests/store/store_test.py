@@ -46,7 +46,7 @@ atexit.register(shutil.rmtree, TMP, True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
-# `nfscope report OUT.db` (ui/report.c) may not be wired in yet: then the
+# `nfscope report OUT.db` (ui/report/report.c) may not be wired in yet: then the
 # checks that need it are skipped, never failed.
 # report reads a database (it has since issue 3); never guessed from
 # --help, whose wording changes (a reworded --help once skipped roundtrip)

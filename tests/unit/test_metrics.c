@@ -1,5 +1,5 @@
 /*
- * test_metrics.c - the Prometheus exposition text (ui/metrics.h) of
+ * test_metrics.c - the Prometheus exposition text (ui/serve/metrics.h) of
  * hand-made operations against hand-computed figures: latency and size
  * buckets at their edges (le is <=), +Inf == _count, cumulative buckets
  * never decrease, errors by status name, the series budget (an "other"
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "ui/metrics.h"
+#include "ui/serve/metrics.h"
 
 static struct an_op op;
 

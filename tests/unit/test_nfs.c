@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 /* ------------------------------------------------------- harness -- */
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 #include "tests/check.h"
 
 struct buf {

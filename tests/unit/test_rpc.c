@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 
 #include "tests/check.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decode_int.h"
 #include "tests/check.h"
 
 #define NF3REG 1
