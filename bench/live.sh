@@ -93,14 +93,15 @@ child_pid() {
 # replay RATE -> sets $got (tcpreplay's pps)
 replay() {
 	# --limit, not --duration alone: at top speed tcpreplay checks the
-	# duration only between loops of the file
+	# duration only between loops of the file; --preload-pcap: the file
+	# from memory (tcpreplay is the limit on a small machine)
 	if [ "$1" = top ]; then
 		speed="--topspeed --limit $((T * ${LIVE_TOP_PPS:-1000000}))"
 	else
 		speed="--pps $1 --limit $(($1 * T))"
 	fi
 	# shellcheck disable=SC2086
-	ip netns exec $TX tcpreplay -i $IF $speed --loop 0 --duration "$T" \
+	ip netns exec $TX tcpreplay -i $IF $speed --preload-pcap --loop 0 --duration "$T" \
 		"$PCAP" > "$D/tcpreplay.log" 2>&1
 	got=$(awk '/Rated:/ { for (i = 1; i <= NF; i++) if ($i == "pps") print int($(i - 1)) }' \
 		"$D/tcpreplay.log" | tail -1)
@@ -213,7 +214,7 @@ EOF
 /usr/bin/time -f "%e" -o "$D/offline.time" "$N" report -r "$PCAP" --json > "$D/offline.json"
 set -- "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["capture"]["packets"])' \
 	"$D/offline.json")" "$(tail -1 "$D/offline.time")"
-echo "# offline: report -r of $PCAP: $1 packets in $2 s wall: $(echo "$1 $2" | awk '{ printf "%.0f", $2 > 0 ? $1 / $2 : 0 }') packets/s"
+echo "# offline: report -r of $PCAP: $1 packets in $2 s wall: $(echo "$1 $2" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }') packets/s"
 echo "# $PCAP onto a veth pair, $T s a step; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # climb NAME LIMIT STEP ARG: STEP ARG RATE at each rate, then one line
 # "NAME best-rate-without-drop limit" in $D/best.txt
