@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The fields of struct an_find_config by name, with the range each
- * accepts (doc/report.md lists them). */
+ * accepts (nfscope(1), Findings, lists them). */
 static const struct {
 	const char *name;
 	size_t off;

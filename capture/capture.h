@@ -175,7 +175,7 @@ struct cap_config {
  * them.  On a capturing host TCP segments arrive coalesced by GRO/TSO (up
  * to 64 KiB and more), so any shorter snaplen hides the RPC records that
  * begin past it inside a segment; whole packets need the larger buffer
- * (doc/commands.md, -s: the measurement behind both).
+ * (doc/bench.md, Live snapshot length: the measurement behind both).
  */
 #define CAP_DEFAULT_SNAPLEN 262144
 #define CAP_DEFAULT_BUFFER_KIB 32768

@@ -12,7 +12,7 @@
  *     path <= 1024): nothing points into packet buffers after a call returns.
  *   - Each decoded field has a bit in a `have` mask; printers show exactly the
  *     fields whose bit is set.  Struct field names are the JSON key names used
- *     by `nfscope dump --json` (doc/dump-json.md documents them).
+ *     by `nfscope dump --json` (nfscope(1), OUTPUT, documents them).
  *   - A reply body is decoded with the (prog, vers, proc) of its call, found
  *     in a struct dec_xidmap (bounded, entries expire by age): the one
  *     call table, whose identities (dec_msg.call_id) analyze/ keys on.

@@ -119,19 +119,27 @@ enum {
 
 #define UI_STR_(x) #x
 #define UI_STR(x) UI_STR_(x)
-/* One line per option, for usage texts. */
+/* The help option every command takes, as its usage prints it. */
+#define UI_HELP_USAGE "  -h, --help   this help\n"
+
+/* One line per option (continuations indented), within 80 columns, for
+ * usage texts; the man page's "Capture options" says the same. */
 #define UI_SRC_USAGE \
-	"source: -r FILE | -i IFACE ('any': all interfaces)\n" \
-	"  -r FILE      a pcap or pcapng file, gzip-compressed or not; several\n" \
-	"               -r (or a quoted glob) read as one capture in time order\n" \
+	"source: -r FILE | -i IFACE\n" \
+	"  -r FILE      a pcap or pcapng file, compressed (gzip, zstd, xz,\n" \
+	"               bzip2) or not, '-' stdin; several -r (or a quoted\n" \
+	"               glob) are read as one capture in time order\n" \
+	"  -i IFACE     capture live ('any': all interfaces; needs CAP_NET_RAW)\n" \
 	"  -f FILTER    BPF filter (default none: RPC is found by content,\n" \
 	"               on any port, and IP fragments carry no ports); a filter\n" \
 	"               expression after the options works as in tcpdump (with\n" \
-	"               -f too, a packet must match both)   -n  ignored\n" \
+	"               -f too, a packet must match both)\n" \
+	"  -n           ignored (also -nn): nfscope never resolves names\n" \
 	"  -s SNAPLEN   live snapshot length (default 0: 262144, whole packets;\n" \
 	"               shorter hides records inside coalesced TCP segments)\n" \
 	"  -B KIB       live capture buffer (default " \
-	UI_STR(CAP_DEFAULT_BUFFER_KIB) ")   -p  not promiscuous\n" \
+	UI_STR(CAP_DEFAULT_BUFFER_KIB) ")\n" \
+	"  -p           do not put the interface into promiscuous mode\n" \
 	"  -c COUNT     stop after COUNT packets\n" \
 	"  --duration S stop after S seconds (live: wall time; file: capture\n" \
 	"               time from its first packet)\n" \
@@ -140,7 +148,8 @@ enum {
 	"  -Z USER      drop root privileges to USER once the source is open\n" \
 	"               (output files are created afterwards, as USER)\n" \
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
-	"  --utc        in UTC    --epoch  seconds since 1970, as tcpdump -tt\n"
+	"  --utc        in UTC\n" \
+	"  --epoch      seconds since 1970, as tcpdump -tt\n"
 
 /*
  * The budgets (--xid-max ... --late-mem): one table in cli.c gives their

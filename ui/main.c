@@ -25,13 +25,17 @@ static void usage(FILE *f)
 	      "  top     the live dashboard (-i IFACE, -r FILE or a database)\n"
 	      "  version print the version\n"
 	      "Run 'nfscope <command> --help' for a command's options.\n"
-	      "dump, report, record and top read packets with the same options:\n"
+	      "dump, report, record, serve and top read packets with the same "
+	      "options:\n"
 	      "  -r FILE | -i IFACE [-f FILTER] [-s SNAPLEN] [-B KIB] [-p] "
-	      "[-c COUNT] [--duration S] [-Z USER]\n"
+	      "[-c COUNT]\n"
+	      "  [--duration S] [-Z USER] [-n] [--utc | --epoch]\n"
 	      "  budgets: --xid-max --dec-xid-max --flows-max --frag-mem "
-	      "--names-max --late-mem\n"
+	      "--tcp-mem\n"
+	      "  --names-max --late-mem --decompress-mem\n"
 	      "Live capture needs CAP_NET_RAW (root, or setcap "
-	      "cap_net_raw,cap_net_admin=eip on the program).\n", f);
+	      "cap_net_raw,cap_net_admin=eip\n"
+	      "on the program).  The reference: man nfscope.\n", f);
 }
 
 /* "nfscope dump": what getopt's messages name (argv[0] of the command) */

@@ -24,7 +24,7 @@ from collections import defaultdict
 
 NFSCOPE = sys.argv[2]
 SKEW_NS = 5000000          # README, "Replies must fit their call"
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tally  # noqa: E402
 from tally import check  # noqa: E402

@@ -10,7 +10,7 @@ latency min/max/sum, percentiles within the histogram's stated error
 (doc/report.md: bucket midpoint, <= 1/256 relative, plus the 1 us rounding
 of the ms figures), size histograms and verdicts, sync exports, verifier
 changes, storms and near-storms, NOENT repeats, error bursts.  Thresholds are
-the documented defaults (doc/report.md); a few runs pass --thresholds
+the documented defaults (nfscope(1), Findings); a few runs pass --thresholds
 options to check they are wired.
 """
 import json
@@ -29,7 +29,7 @@ atexit.register(shutil.rmtree, TMP, True)
 PROC = {1: "GETATTR", 2: "SETATTR", 3: "LOOKUP", 4: "ACCESS", 6: "READ", 7: "WRITE",
         8: "CREATE", 12: "REMOVE", 17: "READDIRPLUS", 18: "FSSTAT", 19: "FSINFO",
         21: "COMMIT"}
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 

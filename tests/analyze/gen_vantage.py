@@ -7,7 +7,7 @@ seen at the client's end or at the server's: each op's true cause (lost
 call, lost reply, slow server, short client timeout, a reply that lost an IP
 fragment, never answered, a TCP resend) is in its ops-truth line, with the
 transmissions and replies that end saw.  What nfscope must call each cause
-at each end is the rule table in tests/rx_rules.py (doc/report.md,
+at each end is the rule table in tests/lib/rx_rules.py (doc/report.md,
 `retransmits`), written there, not taken from nfscope.
 """
 import csv
@@ -22,7 +22,7 @@ import tempfile
 from collections import Counter
 
 NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 from rx_rules import RULES, WORDS  # noqa: E402
 from tally import check  # noqa: E402

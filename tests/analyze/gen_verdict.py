@@ -30,7 +30,7 @@ import atexit
 NFSGEN, NFSCOPE = sys.argv[1], sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="nfscope-verdict-")
 atexit.register(shutil.rmtree, TMP, True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 from pcaprec import delay_from, stall_calls, with_rst  # noqa: E402

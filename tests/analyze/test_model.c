@@ -9,7 +9,7 @@
 #include "analyze/figs.h"
 #include "analyze/find.h"
 #include "analyze/model.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 #include <math.h>
 #include <stdio.h>

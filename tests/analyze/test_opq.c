@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "analyze/opq.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 
 struct sink {

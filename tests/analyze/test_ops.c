@@ -16,6 +16,7 @@
 #include "analyze/hist.h"
 #include "analyze/ops.h"
 #include "decode/decode_int.h"
+#include "tests/lib/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,6 @@
 #define MS 1000000LL
 #define MAXOPS 64
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { failures++; \
-	fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
 
 struct sink {
 	struct an_op ops[MAXOPS];
@@ -876,9 +874,5 @@ int main(void)
 	test_find_many_clients();
 	test_nfs4_storm();
 	test_find_storm_late();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	else
-		printf("ok\n");
-	return failures ? 1 : 0;
+	return CHECK_SUMMARY();
 }

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "analyze/ring.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 #define REC_MAX 3000
 

@@ -10,7 +10,7 @@
  * second ends, and a lost fragment train counts in the second it began.
  */
 #include "analyze/window.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 #include <string.h>
 

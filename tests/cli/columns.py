@@ -17,7 +17,8 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 from tally import check  # noqa: E402
 import tally  # noqa: E402
 
@@ -28,9 +29,8 @@ os.makedirs(WORK)
 
 
 def run(*args):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, errors='replace', timeout=300,
-                          env=dict(os.environ, TZ='UTC'))
+    return testlib.run([NFSCOPE, *args], errors='replace',
+                       env=dict(os.environ, TZ='UTC'))
 
 
 def too_long(text, only_hash=False):

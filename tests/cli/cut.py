@@ -25,6 +25,11 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import tally  # noqa: E402
+import testlib  # noqa: E402
+from tally import check  # noqa: E402
+
 NFSCOPE, NFSGEN, SRC, WORK = sys.argv[1:5]
 # the public captures it cuts are bundled in pcaps/golden (pcaps/MANIFEST)
 PUBLIC = os.path.join(SRC, 'pcaps', 'golden')
@@ -34,21 +39,10 @@ EXIT_CUT = 3
 # runs it), every 7th in the quick tier
 STEP = int(os.environ.get('CUT_STEP') or
            (1 if os.environ.get('NFSCOPE_TESTS') == 'full' else 7))
-fails = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        fails.append(what)
-        print('FAILED: ' + what)
 
 
 def run(*args):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, errors='replace')
+    return testlib.run([NFSCOPE, *args], errors='replace', timeout=None)
 
 
 def packets(data, bounds=None):
@@ -293,8 +287,7 @@ def main():
         dump_and_record(name, data, recs, n)
         damaged(name, data, recs, n, fmt)
     text_first(os.path.join(WORK, 'lab-demo.mid'))
-    print('%d checks, %d failed' % (checks, len(fails)))
-    sys.exit(1 if fails else 0)
+    sys.exit(tally.summary())
 
 
 main()

@@ -42,7 +42,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evidence import (finish, frame_times, gen, load, ns, run,  # noqa
                       want_frames)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from pcaprec import delay_from, stall_calls  # noqa: E402
 
 

@@ -26,7 +26,7 @@ import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pcapw import tcp_frame, write_pcap  # noqa: E402

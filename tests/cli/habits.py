@@ -21,7 +21,8 @@ import sqlite3
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 
@@ -32,8 +33,7 @@ def run(*args, tz=None):
     env = dict(os.environ)
     if tz:
         env['TZ'] = tz
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, timeout=120, env=env)
+    return testlib.run([NFSCOPE, *args], timeout=120, env=env)
 
 
 def dump_packets(*args):

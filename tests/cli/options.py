@@ -19,7 +19,8 @@ import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 
@@ -27,8 +28,8 @@ NFSCOPE, NFSGEN, SAMPLE, WORK = sys.argv[1:5]
 
 
 def run(*args, **kw):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, **kw)
+    kw.setdefault('timeout', None)
+    return testlib.run([NFSCOPE, *args], **kw)
 
 
 def pcap_times(path):

@@ -31,7 +31,8 @@ import subprocess
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 
@@ -39,9 +40,7 @@ NFSCOPE, PCAP, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
 
 
 def run(*args, preexec=None):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, timeout=300, cwd=WORK,
-                          preexec_fn=preexec)
+    return testlib.run([NFSCOPE, *args], cwd=WORK, preexec_fn=preexec)
 
 
 def digest(name):

@@ -20,18 +20,12 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
 NFSCOPE, SRC, WORK = sys.argv[1:4]
 PCAP = os.path.join(SRC, 'pcaps', 'lab-demo.pcap')
-fails = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        fails.append(what)
-        print('FAILED: ' + what)
 
 
 def feeder(path, data, chunk, pause, stall_at=None, stall=None,
@@ -212,8 +206,7 @@ def main():
     for sub, sig in (('dump', signal.SIGINT), ('report', signal.SIGTERM),
                      ('record', signal.SIGINT), ('record', signal.SIGTERM)):
         stop_mid_read(sub, data, sig)
-    print('%d checks, %d failed' % (checks, len(fails)))
-    sys.exit(1 if fails else 0)
+    sys.exit(tally.summary())
 
 
 main()

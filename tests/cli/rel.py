@@ -36,7 +36,8 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,7 +48,7 @@ os.makedirs(WORK, exist_ok=True)
 
 
 def run(*args, **kw):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True, **kw)
+    return testlib.run([NFSCOPE, *args], text=False, timeout=None, **kw)
 
 
 # ------------------------------------------------------------------ op --

@@ -29,7 +29,8 @@ import subprocess
 import sys
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 from pcaprec import whole_records  # noqa: E402
@@ -38,8 +39,7 @@ NFSCOPE, NFSGEN, WORK = [os.path.abspath(a) for a in sys.argv[1:4]]
 
 
 def run(*args):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          text=True, timeout=300, cwd=WORK)
+    return testlib.run([NFSCOPE, *args], cwd=WORK)
 
 
 def report(*args):

@@ -30,7 +30,8 @@ import sys
 import threading
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 from pcaprec import whole_records  # noqa: E402
@@ -43,8 +44,7 @@ def w(name):
 
 
 def run(*args, stdin=None):
-    return subprocess.run([NFSCOPE] + list(args), capture_output=True,
-                          timeout=300, cwd=WORK, stdin=stdin)
+    return testlib.run([NFSCOPE, *args], text=False, cwd=WORK, stdin=stdin)
 
 
 def report(*args, stdin=None):

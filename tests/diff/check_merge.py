@@ -7,7 +7,7 @@ Equal, figure for figure: the totals, every procedure row, every row by
 client, server and export, every client/server pair's sizes, writes and
 verdicts, the capture's, decoder's and engine's counters.  Not compared,
 because they depend on how the two parts interleave in one capture, which
-two separate recordings do not keep (doc/report.md, "Several runs as
+two separate recordings do not keep (nfscope(1), report, "Several runs as
 one"): the source's name, the engine's peak of pending calls, the order
 of first appearance (lists are compared keyed, not by position), each
 row's few named error statuses (the first ones seen; their sum is

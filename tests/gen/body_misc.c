@@ -2,7 +2,7 @@
  * body_misc.c - MOUNT v1/v3 (RFC 1094 A, RFC 1813 5), portmap v2 and
  * rpcbind v3/v4 (RFC 1833), NLM v1/v3/v4 bodies for nfsgen: encoded with
  * rpcgen output (nfs3.x, nlm.x) and libtirpc's xdr_pmap/xdr_rpcb, and
- * written as doc/dump-json.md keys.
+ * written as nfscope(1) dump --json keys.
  */
 #include "gen.h"
 #include "nfs3.h"

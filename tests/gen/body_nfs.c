@@ -1,7 +1,7 @@
 /*
  * body_nfs.c - NFSv3 (RFC 1813) and NFSv2 (RFC 1094) call and reply bodies
  * for nfsgen: random but valid values, encoded with the rpcgen routines of
- * nfs3.x / nfs2.x, and the same values written as doc/dump-json.md keys.
+ * nfs3.x / nfs2.x, and the same values written as nfscope(1) dump --json keys.
  */
 #include "gen.h"
 #include "nfs3.h"

@@ -5,7 +5,7 @@
  * output (never with nfscope's decoders: it is the independent ground truth),
  * frames them (link, IPv4/IPv6, UDP with IP fragmentation, TCP with record
  * marking), writes a nanosecond pcap, and writes one NDJSON line per RPC
- * message in the format of doc/dump-json.md.
+ * message in the format of nfscope(1) dump --json.
  *
  * Modules: jb.c (JSON into memory), net.c (framing, pcap, TCP/UDP, truth
  * lines), body_nfs.c (NFSv2/v3 bodies), body_misc.c (MOUNT, portmap/rpcbind,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""demo_png.py NFSCOPE OUT.png - the README's picture (doc/report-html.png):
+"""demo_png.py NFSCOPE OUT.png - doc/report.md's picture (doc/report-html.png):
 report --html of the bundled demo, run from the source tree's root so the
 page names pcaps/lab-demo.pcap, rendered by headless Chromium (render.py)
 1200 px wide, cut 24 px below its last ink and scaled to 3/4 (900 px wide,

@@ -19,7 +19,7 @@ the browser (one browser run per capture kind is enough).
 S2 = k x S is what the page must show).
 --causes-end: the ops truth names each retransmitted op's scripted cause
 (nfsgen's vantage scenario) as seen from that end: the retransmitted
-operations by cause per interval must be those (tests/rx_rules.py's rule
+operations by cause per interval must be those (tests/lib/rx_rules.py's rule
 table, not taken from nfscope).
 Exit 77 (skipped) only when chromium is missing.
 """
@@ -35,7 +35,7 @@ import zlib
 from html.parser import HTMLParser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..'))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 sys.path.insert(0, HERE)
 import render  # noqa: E402
 import tally  # noqa: E402

@@ -6,21 +6,28 @@ parsing C:
 
   commands  every command `nfscope help` lists has a subsection
             (.SS "nfscope CMD") under COMMANDS and a line in SYNOPSIS
+  help      every line `nfscope help` and `nfscope CMD --help` print fits
+            80 columns, and every option of `nfscope CMD --help` begins a
+            line of its own ("  --opt ARG  what", or "  -x, --long ...")
   options   every option `nfscope CMD --help` prints (short and long forms)
             is a .TP/.TQ tag in that command's subsection or in a subsection
             of options every command shares ("Capture options", or the text
             before the first subsection); every option `nfscope help` prints
             is a tag somewhere under COMMANDS
+  thresholds every threshold `report --thresholds` lists is a tag under
+            OUTPUT with its default and range
   schema    every table of a database `nfscope record` writes (sqlite_master)
             has a subsection under SQLITE SCHEMA named after it, and every
             column (PRAGMA table_info) is a bold word in that subsection
   keys      every key the dashboard's help lists is a .TP tag under KEY
             BINDINGS.  The help is `nfscope top --help` (a "keys:" line then
             one "  KEYS   description" line per binding, the keys separated
-            by spaces, commas, "/" or "or"); if that lists none, the `?`
+            by spaces, commas, "/" or "or", a description's continuation
+            lines indented past the keys); if that lists none, the `?`
             screen of `nfscope top` in a detached tmux.  Skipped, with the
             reason, while `nfscope help` lists no `top`.
-  render    groff -man -Tutf8 -ww prints no warning
+  render    groff -man -Tutf8 -ww prints no warning, also at 80 columns
+            (MANWIDTH=80 man -l: lines of 78 ens)
 
 Exit status 0 when every check passes.  Each failure names what is missing.
 """
@@ -258,6 +265,30 @@ for line in r.stdout.splitlines():
 check(len(commands) >= 3, "nfscope help lists no commands: %r" % r.stdout)
 print("commands: " + " ".join(commands))
 
+COLS = 80
+
+
+def check_width(what, text):
+    """No line of a usage text wider than COLS columns."""
+    for n, line in enumerate(text.splitlines(), 1):
+        check(len(line) <= COLS, "%s, line %d: %d columns (at most %d): %r"
+              % (what, n, len(line), COLS, line))
+
+
+def check_one_per_line(cmd, text, opts):
+    """Every option of the usage begins a line of its own."""
+    heads = set()
+    for line in text.splitlines():
+        m = re.match(r"\s+((?:-[A-Za-z], )?--?[A-Za-z0-9][\w-]*)", line)
+        if m:
+            heads.update(p.strip() for p in m.group(1).split(","))
+    for o in opts:
+        check(o in heads, "nfscope %s --help: %s has no line of its own "
+              "(\"  %s ...  what it does\")" % (cmd, o, o))
+
+
+check_width("nfscope help", HELP)
+
 synopsis = text_of(in_section("SYNOPSIS"))
 cmd_ss, shared = {}, []
 for rec in in_section("COMMANDS", anyss=True):
@@ -285,6 +316,8 @@ for cmd in commands:
     check(h.returncode == 0, "nfscope %s --help: exit %d" %
           (cmd, h.returncode))
     opts = sorted(set(OPT_RE.findall(h.stdout + h.stderr)))
+    check_width("nfscope %s --help" % cmd, h.stdout + h.stderr)
+    check_one_per_line(cmd, h.stdout, opts)
     own = set()
     for t in tag_text(cmd_ss.get(cmd, [])):
         own.update(OPT_RE.findall(t))
@@ -331,6 +364,60 @@ for opt, dflt, lo, hi in budgets:
           "%s: --help says default %s; the page says: %s" % (
               opt, dflt, para[:160]))
 print("budgets: %d defaults checked against the page" % len(budgets))
+
+# Every "(default N" an option's line of any --help gives (N a number or a
+# size, as the options take it) is the default the page gives that option.
+ndef = 0
+for cmd in commands:
+    h = run([NFSCOPE, cmd, "--help"])
+    for line in h.stdout.splitlines():
+        m = re.match(r"\s+(?:-[A-Za-z], )?(--?[A-Za-z0-9][\w-]*)\b.*?"
+                     r"\(default:? ([0-9][0-9.]*[kmgKMG]?)\b", line)
+        if not m:
+            continue
+        opt, dflt = m.groups()
+        # its own subsection's text, or (serve: "as for record") any
+        para = " ".join((tag_paragraphs(cmd_ss.get(cmd, [])).get(opt, "")
+                         + " " + PARAS.get(opt, "")).split())
+        ndef += 1
+        check(re.search(r"default %s\b" % re.escape(dflt), para),
+              "nfscope %s --help: %s default %s; the page says: %s" % (
+                  cmd, opt, dflt, para[:160]))
+print("defaults: %d of the --help texts checked against the page" % ndef)
+
+# ---------------------------------------------------------- thresholds --
+# `report --thresholds` ("NAME  DEFAULT  LO..HI", from find_thr.c's table):
+# each is a tag under OUTPUT with that default and range.
+
+
+def man_num(v):
+    """As the page writes a bound: 1e+09 -> 10^9, 1.07374e+09 -> 2^30,
+    3.6e+06 -> 3600000; plain numbers as they are."""
+    if "e+" not in v:
+        return [v]
+    f = float(v)
+    if f == 1e9:
+        return ["10^9"]
+    for k in range(10, 64):
+        if abs(f - 2 ** k) <= 2 ** k * 1e-5:
+            return ["2^%d" % k]
+    return [str(int(f))]
+
+
+h = run([NFSCOPE, "report", "--thresholds"])
+thr = re.findall(r"^([a-z_0-9]+)\s+(\S+)\s+(\S+)\.\.(\S+)\s*$", h.stdout,
+                 re.M)
+check(len(thr) >= 20, "report --thresholds lists %d thresholds" % len(thr))
+out_tags = " ".join(tag_text(in_section("OUTPUT", anyss=True)))
+for name, dflt, lo, hi in thr:
+    want = r"\b%s \(%s; %s to %s\)" % (re.escape(name), re.escape(dflt),
+                                       re.escape(man_num(lo)[0]),
+                                       re.escape(man_num(hi)[0]))
+    check(re.search(want, out_tags), "threshold %s (default %s, %s..%s): "
+          "no tag '%s (%s; %s to %s)' under OUTPUT" % (
+              name, dflt, lo, hi, name, dflt, man_num(lo)[0],
+              man_num(hi)[0]))
+print("thresholds: %d checked against the page" % len(thr))
 
 # -------------------------------------------------------------- schema --
 
@@ -410,10 +497,15 @@ def help_keys(text):
             start = j + 1
             break
     body = lines[start:] if start is not None else lines
-    keys = []
+    keys, key_col = [], None
     for line in body:
         if start is not None and (not line.strip() or not line[:1].isspace()):
             break
+        indent = len(line) - len(line.lstrip())
+        if key_col is None:
+            key_col = indent
+        elif indent > key_col + 1:
+            continue			# a description's continuation
         m = re.match(r"\s*(\S.*?)(?:\s{2,}|\t)\S", line)
         if m:
             keys += split_keys(m.group(1))
@@ -480,10 +572,13 @@ groff = shutil.which("groff")
 check(groff, "groff is not installed (scripts/dev.sh deps installs "
       "groff-base)")
 if groff:
-    r = run([groff, "-man", "-Tutf8", "-ww", "-z", PAGE])
-    check(r.returncode == 0 and not r.stderr.strip(),
-          "groff -man -Tutf8 -ww: exit %d, warnings:\n%s" %
-          (r.returncode, r.stderr))
+    # groff's own width, and man's at MANWIDTH=80 (a line of 78 ens): a
+    # word too long to break warns there
+    for ll in ([], ["-rLL=78n"]):
+        r = run([groff, "-man", "-Tutf8", "-ww", "-z"] + ll + [PAGE])
+        check(r.returncode == 0 and not r.stderr.strip(),
+              "groff -man -Tutf8 -ww %s: exit %d, warnings:\n%s" %
+              (" ".join(ll), r.returncode, r.stderr))
 
 shutil.rmtree(TMP, True)
 print("%d passed, %d failed" % (passed, len(failures)))

@@ -47,7 +47,7 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from ports import free_port  # noqa: E402
 
 NFSCOPE, CAPTURE, WORK, DOC = sys.argv[1:5]

@@ -43,7 +43,8 @@ from collections import Counter, defaultdict
 MODE, NFSGEN, NFSCOPE, TOOL, SRCDIR = sys.argv[1:6]
 TMP = tempfile.mkdtemp(prefix="nfscope-store-")
 atexit.register(shutil.rmtree, TMP, True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 import tally  # noqa: E402
 from tally import check  # noqa: E402
 # `nfscope report OUT.db` (ui/report/report.c) may not be wired in yet: then the
@@ -54,7 +55,8 @@ REPORT_DB = True
 
 
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, **kw)
+    kw.setdefault('timeout', None)
+    return testlib.run(args, **kw)
 
 
 def gen(name, *args):

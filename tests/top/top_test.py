@@ -77,12 +77,22 @@ def keys(*k):
 
 
 def wait_for(pred, what, timeout=30):
+    """The first screen that satisfies pred and that tmux has drawn whole:
+    two captures in a row alike.  One capture can fall between the parts of
+    a frame tmux is still reading from the pty (top_history under ASan at
+    load 16: 'end of input' in the header above the rows of the frame
+    before).  A screen that keeps moving while pred holds is taken at the
+    timeout."""
     end = time.time() + timeout
+    last = None
     while time.time() < end:
         s = screen()
-        if pred(s):
+        if pred(s) and s == last:
             return s
+        last = s if pred(s) else None
         time.sleep(0.2)
+    if last is not None:
+        return last
     fail('timed out waiting for ' + what)
 
 

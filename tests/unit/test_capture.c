@@ -12,19 +12,7 @@
 
 #include "capture/capture.h"
 
-static int n_pass, n_fail;
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-
-static void check(bool ok, const char *what, const char *file, int line)
-{
-	if (ok) {
-		n_pass++;
-		return;
-	}
-	n_fail++;
-	fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-}
+#include "tests/lib/check.h"
 
 #define MSG_MAX 16
 
@@ -582,6 +570,5 @@ int main(void)
 	test_frag4();
 	test_frag6();
 	test_source();
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return CHECK_SUMMARY();
 }

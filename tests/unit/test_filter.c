@@ -5,7 +5,7 @@
  * calendar.timegm), top's prompt, and bad input with its message.
  */
 #include "analyze/filter.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
+#include "tests/lib/check.h"
 #include "ui/serve/metrics.h"
 
 static struct an_op op;

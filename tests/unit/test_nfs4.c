@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "decode/decode_int.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 struct buf {
 	uint8_t b[4096];

@@ -27,7 +27,7 @@
 #include <pcap/pcap.h>
 
 #include "capture/capture_int.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 struct result {
 	uint64_t packets;	/* packets read */

@@ -8,7 +8,7 @@
 
 #include "decode/decode_int.h"
 
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 /* ------------------------------------------------------------ writer -- */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "decode/decode_int.h"
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 #define NF3REG 1
 #define NF3DIR 2

@@ -9,19 +9,7 @@
 
 #include "capture/capture.h"
 
-static int n_pass, n_fail;
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-
-static void check(bool ok, const char *what, const char *file, int line)
-{
-	if (ok) {
-		n_pass++;
-		return;
-	}
-	n_fail++;
-	fprintf(stderr, "%s:%d: FAILED: %s\n", file, line, what);
-}
+#include "tests/lib/check.h"
 
 /* ---- collected messages ---- */
 
@@ -567,6 +555,5 @@ int main(void)
 	test_wrap();
 	test_keep_and_fin();
 	test_flow_budget();
-	printf("%d passed, %d failed\n", n_pass, n_fail);
-	return n_fail ? 1 : 0;
+	return CHECK_SUMMARY();
 }

@@ -7,7 +7,7 @@
 
 #include "decode/xdr.h"
 
-#include "tests/check.h"
+#include "tests/lib/check.h"
 
 static void
 test_u32_u64_i32(void)

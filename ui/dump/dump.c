@@ -334,6 +334,7 @@ static void dump_usage(FILE *f)
 {
 	fputs("usage: nfscope dump [-r FILE | -i IFACE] [capture options] "
 	      "[EXPRESSION]\n"
+	      UI_HELP_USAGE
 	      "  --json       one JSON object per message, then a summary\n"
 	      "  --wide       the summary's lines unbroken (default: within 80 "
 	      "columns)\n"

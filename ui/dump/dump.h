@@ -4,7 +4,7 @@
  *
  * The printers take a captured message and its decode and write to a FILE;
  * they never look at packet bytes themselves.  JSON keys are documented in
- * doc/dump-json.md.
+ * nfscope(1), dump --json.
  */
 #ifndef NFSCOPE_DUMP_H
 #define NFSCOPE_DUMP_H
@@ -25,7 +25,7 @@ void dump_json_msg(FILE *f, const struct cap_msg *m, const struct dec_msg *d);
 /* The same with the message's marks (msgmark.h; mk NULL: none): text
  * " [retransmission of #F]", " [reply to #F in MS ms]", " [duplicate of
  * reply #F]"; JSON "retrans_of", "reply_to", "time_from_request",
- * "dup_of" (doc/dump-json.md). */
+ * "dup_of" (nfscope(1), dump --json). */
 void dump_text_marked(FILE *f, const struct cap_msg *m,
 		      const struct dec_msg *d, enum ui_time_mode tm,
 		      const struct an_mark *mk);

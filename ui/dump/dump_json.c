@@ -1,4 +1,4 @@
-/* dump_json.c - `nfscope dump --json`: every decoded field (doc/dump-json.md). */
+/* dump_json.c - `nfscope dump --json`: every decoded field (keys: nfscope(1)). */
 #include "ui/dump/dump.h"
 #include "base/units.h"
 #include "ui/dump/dump_nfs4.h"

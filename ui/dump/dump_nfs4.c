@@ -2,7 +2,7 @@
  * dump_nfs4.c - `nfscope dump` of an NFSv4 COMPOUND: on the message's line
  * its minor version (call) or status (reply) and op count, then one line
  * per operation, indented; in JSON an "nfs4" object with an "ops" array.
- * Keys in doc/dump-json.md.
+ * Keys in nfscope(1), dump --json.
  */
 #include "ui/dump/dump_nfs4.h"
 

@@ -125,7 +125,8 @@ static void record_usage(FILE *f, bool serve)
 		fputs("usage: nfscope record [-r FILE | -i IFACE] [capture "
 		      "options] -w OUT.db\n"
 		      "                      [EXPRESSION]\n", f);
-	fprintf(f, "  -w OUT.db          the sqlite database (created after -Z "
+	fprintf(f, UI_HELP_USAGE
+		"  -w OUT.db          the sqlite database (created after -Z "
 		"drops privileges:\n"
 		"                     USER must be able to write it)%s\n"
 		"  --ops MODE         operations stored: all (default), "

@@ -416,11 +416,14 @@ static void diff_usage(FILE *f)
 {
 	fputs("usage: nfscope diff [--json | --html OUT.html | --wide] "
 	      "[--utc | --epoch] A B\n"
-	      "  --json, --html OUT.html   one JSON document, one page\n"
-	      "  --wide   text as wide as its figures (default: within 80 "
+	      UI_HELP_USAGE
+	      "  --json       one JSON document\n"
+	      "  --html OUT.html  one self-contained page ('-': stdout)\n"
+	      "  --wide       text as wide as its figures (default: within 80 "
 	      "columns)\n"
-	      "  --utc, --epoch   times in UTC, in seconds since 1970\n"
-	      "  A, B: a capture file (as -r takes it), a database written "
+	      "  --utc        times in UTC\n"
+	      "  --epoch      times in seconds since 1970\n"
+	      "  A, B: a capture file (pcap or pcapng), a database written "
 	      "by nfscope record\n"
 	      "        (its last run), or DB:N (run N of a database)\n"
 	      "  A is before, B after: per procedure the change in ops/s and "

@@ -106,18 +106,20 @@ static void report_usage(FILE *f)
 	      "[EXPRESSION]\n"
 	      "       nfscope report DB.db [--run N | --runs]   (a database "
 	      "written by record)\n"
+	      UI_HELP_USAGE
 	      "output (default: text within 80 columns):\n"
 	      "  --wide             text as wide as its figures (every column)\n"
 	      "  --json             one JSON document\n"
 	      "  --csv TABLE        one table: ops (the --by grouping), sizes, "
 	      "writes,\n"
-	      "                     shortio, retrans, findings, servers, "
-	      "intervals, drops\n"
+	      "                     shortio, retrans, vantage, findings, "
+	      "servers,\n"
+	      "                     intervals, drops\n"
 	      "  --html OUT.html    one page with charts ('-': stdout)\n"
 	      "  --by GROUP         op (default), client, server, export or "
 	      "file\n"
-	      "  --top N            rows of --by file and of the sizes (default "
-	      "20)\n"
+	      "  --top N            rows of --by file and of JSON's files "
+	      "(default 20)\n"
 	      "  --interval S       a time series of S-second intervals "
 	      "(0.001..86400)\n"
 	      "  --every S          a block of text every S seconds while "
@@ -130,9 +132,12 @@ static void report_usage(FILE *f)
 	      "as one)\n"
 	      "  --runs             list the database's runs\n"
 	      "operation filters (comma lists, repeatable):\n"
-	      "  --from T, --to T   a time span (time of day, date and time, "
-	      "ISO 8601, epoch)\n"
-	      "  --client ADDR, --server ADDR   ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --from T           from time T on (time of day, date and time, "
+	      "ISO 8601,\n"
+	      "                     epoch, +S after the first packet)\n"
+	      "  --to T             before time T (the same forms)\n"
+	      "  --client ADDR      ADDR, ADDR/LEN or PREFIX*\n"
+	      "  --server ADDR      the same\n"
 	      "  --op NAME[,NAME]   procedures (READ, NFSv3 WRITE, ...)\n"
 	      "  --fh HEX           a file handle or its 8-digit hash\n"
 	      UI_PCAP_USAGE
@@ -361,7 +366,8 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 	if (csv && rep_csv(NULL, csv) < 0)
 		return ui_usage_error("report", "unknown CSV table '%s' (ops, "
 				      "sizes, writes, shortio, retrans, "
-				      "findings, servers, intervals, drops)",
+				      "vantage, findings, servers, intervals, "
+				      "drops)",
 				      csv);
 	if (o->every_ns && (csv || o->json))
 		return ui_usage_error("report", "--every prints text blocks: "

@@ -2,7 +2,7 @@
  * report.h - `nfscope report`: capture -> decode -> analyze -> a report of
  * operations, sizes and verdicts, writes, retransmits, findings and capture
  * health, as text (default), JSON (--json) or one CSV table (--csv TABLE).
- * Output format: doc/report.md.
+ * Output format: nfscope(1), OUTPUT (doc/report.md: how it is made).
  *
  * The room's public face (main.c, diff.c).  struct rep (rep.h, the run's
  * state, owned by ui_report_main) is shared by report.c (driver) and the

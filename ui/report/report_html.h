@@ -1,5 +1,5 @@
 /*
- * report_html.h - `report --html OUT`: the page (doc/report.md).
+ * report_html.h - `report --html OUT`: the page (nfscope(1), report --html).
  */
 #ifndef NFSCOPE_UI_REPORT_HTML_H
 #define NFSCOPE_UI_REPORT_HTML_H

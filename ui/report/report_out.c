@@ -1,6 +1,6 @@
 /* report_out.c - `nfscope report --json` and `--csv TABLE`: writers over
  * the report model (analyze/model.h), which holds every figure; see
- * report.h and doc/report.md for the schema. */
+ * report.h and nfscope(1), OUTPUT, for the schema. */
 #include "ui/esc.h"
 #include "base/units.h"
 #include "ui/json.h"

@@ -12,7 +12,7 @@
  * Returns 0, or -1 with a message on stderr. */
 int rep_partial_text(struct rep *r, const char *path,
 		     const struct store_run *run);
-/* The same as JSON (doc/report.md, "Partial report"), and the table
+/* The same as JSON (nfscope(1), report --json: partial), and the table
  * --csv ops (by procedure; from_replies empty: unknown). */
 int rep_partial_json(struct rep *r, const char *path,
 		     const struct store_run *run);

@@ -1,6 +1,6 @@
 /* report_text.c - `nfscope report`'s text: a writer over the report model
  * (analyze/model.h), which holds every figure; see report.h and
- * doc/report.md. */
+ * nfscope(1), OUTPUT. */
 #include "ui/esc.h"
 #include "ui/report/report_text.h"
 #include "ui/report/rep.h"
@@ -722,7 +722,7 @@ void rep_thresholds_list(FILE *f)
 	struct an_find_threshold t;
 	size_t k;
 
-	fputs("threshold            default      range (doc/report.md)\n", f);
+	fputs("threshold            default      range (man nfscope)\n", f);
 	for (k = 0; k < an_find_threshold_count(); k++) {
 		an_find_threshold_get(k, &t);
 		if (t.dbl)

@@ -1,5 +1,5 @@
 /*
- * report_text.h - the text report (doc/report.md) and the pieces of it
+ * report_text.h - the text report (nfscope(1), OUTPUT) and the pieces of it
  * the partial report and the HTML page share; --threshold.
  */
 #ifndef NFSCOPE_UI_REPORT_TEXT_H

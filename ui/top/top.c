@@ -5,6 +5,7 @@
 #include "ui/top/top.h"
 #include "ui/cli.h"
 #include "ui/serve/metrics.h"
+#include "ui/wrap.h"
 
 #include <curses.h>
 #include <getopt.h>
@@ -30,12 +31,32 @@ struct top {
 	int refresh_ms;
 };
 
+/* "  KEY   what", the description broken at spaces to fit 80 columns,
+ * its continuation lines under its start. */
+static void key_usage(FILE *f, const char *key, const char *what)
+{
+	const size_t room = UI_WRAP_COLS - 21;
+	size_t cut, k;
+
+	fprintf(f, "  %-18s ", key);
+	while (strlen(what) > room) {
+		for (cut = 0, k = 1; k <= room; k++)
+			if (what[k] == ' ')
+				cut = k;
+		if (cut == 0)
+			break;
+		fprintf(f, "%.*s\n%21s", (int)cut, what, "");
+		what += cut + 1;
+	}
+	fprintf(f, "%s\n", what);
+}
+
 static void top_usage(FILE *f)
 {
 	int k;
 
-	fputs("usage: nfscope top -r FILE [--speed X | --fast] [-w OUT.db] "
-	      "[capture options] [EXPRESSION]\n"
+	fputs("usage: nfscope top -r FILE [--speed X | --fast] [-w OUT.db]\n"
+	      "                   [capture options] [EXPRESSION]\n"
 	      "       nfscope top -i IFACE [-w OUT.db] [capture options] "
 	      "[EXPRESSION]\n"
 	      "       nfscope top DB.db [--run N]\n"
@@ -43,9 +64,10 @@ static void top_usage(FILE *f)
 	      "[--no-color]\n"
 	      "                       [--history OPS] [--addresses N]\n"
 	      "options (-r, -i): [--metrics ADDR:PORT [--metrics-max N]]\n"
-	      "  -r FILE        replay a capture at its own pace (--speed X: X "
-	      "times faster,\n"
-	      "                 --fast: as fast as possible), then browse it\n"
+	      UI_HELP_USAGE
+	      "  -r FILE        replay a capture at its own pace, then browse it\n"
+	      "  --speed X      -r: X times faster (0 < X <= 1000000)\n"
+	      "  --fast         -r: as fast as possible\n"
 	      "  -i IFACE       capture live\n"
 	      "  -w OUT.db      also record the analysis into OUT.db (as record)\n"
 	      "  DB.db          attach to a database, also one a record process "
@@ -56,7 +78,8 @@ static void top_usage(FILE *f)
 	      "  --no-color     no colours (also: NO_COLOR set)\n"
 	      "  --history OPS  operations kept for browsing (default 1M)\n"
 	      "  --addresses N  addresses named, 16..65535 (default); the rest "
-	      "are one row, (other)\n"
+	      "are\n"
+	      "                 one row, (other)\n"
 	      "  --metrics ADDR:PORT  also serve GET /metrics (Prometheus, "
 	      "as serve)\n"
 	      "  --metrics-max N      at most N metric series (default 16384)\n"
@@ -65,7 +88,7 @@ static void top_usage(FILE *f)
 	ui_budget_usage(f);
 	fputs("keys:\n", f);
 	for (k = 0; tm_keys[k].key; k++)
-		fprintf(f, "  %-18s %s\n", tm_keys[k].key, tm_keys[k].what);
+		key_usage(f, tm_keys[k].key, tm_keys[k].what);
 }
 
 /* --------------------------------------------------------------- keys -- */

@@ -19,7 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-/* The windows and the keys (the help screen; top.c's usage prints them). */
+/* The windows and the keys (the help screen; top.c's usage prints them).
+ * A description fits 59 columns, so "  KEY(18) what" fits 80. */
 const struct tm_window tm_windows[] = {
 	{ "10s", 10000000000LL }, { "1m", 60000000000LL },
 	{ "5m", 300000000000LL }, { "all", 0 },
@@ -27,8 +28,7 @@ const struct tm_window tm_windows[] = {
 const int tm_nwindows = 4;
 
 const struct tm_key tm_keys[] = {
-	{ "1-7", "show panel: 1 Ops 2 Clients 3 Servers 4 Sizes 5 Retrans "
-	  "6 Findings 7 Latency" },
+	{ "1-7", "panel: Ops Clients Servers Sizes Retrans Findings Latency" },
 	{ "Tab, Right", "next panel" },
 	{ "Shift-Tab, Left", "previous panel" },
 	{ "Up/Down, k/j", "move the selection" },
@@ -36,11 +36,9 @@ const struct tm_key tm_keys[] = {
 	{ "Home/End, g/G", "first / last row" },
 	{ "< >", "sort by the previous / next column" },
 	{ "r", "reverse the sort order" },
-	{ "/", "filter: client=ADDR server=ADDR op=NAME path=TEXT or a word "
-	  "(ADDR may end in *; empty input clears)" },
+	{ "/", "filter: client=ADDR server=ADDR op=NAME path=TEXT or a word" },
 	{ "c", "clear the filters" },
-	{ "Enter", "drill down: procedure -> latency histogram; client or "
-	  "server -> its operations; finding -> its evidence" },
+	{ "Enter", "drill down: histogram, a host's operations, evidence" },
 	{ "Esc, Backspace", "go back" },
 	{ "l", "latency over time of the selected row (panel 7)" },
 	{ "w", "time window: 10 s -> 1 min -> 5 min -> all" },

@@ -1,10 +1,10 @@
-"""tally.py - the Python tests' tally (tests/check.h is the C one).
+"""tally.py - the Python tests' tally (tests/lib/check.h is the C one).
 
 check(cond, what) counts cond as passed or failed, prints each failure and
 returns cond; summary(label) prints the tally and returns the exit status.
 tally.fails and tally.checks are the counts so far.  A script in a
 directory under tests/ imports it after
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 """
 
 checks = 0

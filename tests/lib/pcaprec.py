@@ -1,7 +1,7 @@
 """pcaprec.py - records of a little-endian classic pcap file, counted by
 the Python tests themselves (ground truth not computed by nfscope), and
 rewritten to make a fault the generator does not (a stalled call, an RST).
-Imported like tally.py."""
+Imported like tally.py (tests/lib/)."""
 import struct
 
 

@@ -1,5 +1,5 @@
 """ports.py - a free TCP port on 127.0.0.1 for a test's server (the
-kernel's choice: bound, read, closed).  Imported like tally.py."""
+kernel's choice: bound, read, closed).  Imported like tally.py (tests/lib/)."""
 import socket
 
 
