@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """labmix.py - make the lab's real mix for the benchmarks (issue 18): one
 tests/lab lab (nfs-ganesha in a namespace, a veth link: tapfwd would be the
-bottleneck), five labclients at once against it, each its own workload:
+bottleneck), six labclients at once against it, each its own workload
+(issue 34: at least as large and as mixed as the 2.06 M frame, 838k
+operation mix the issue measured):
 
   1 GETATTR storm over TCP         (getattr:S, a tight loop)
   2 GETATTR storm over UDP         (getattr:S)
-  3 small-file churn over TCP      (mixed: CREATE, WRITE, COMMIT, READ,
+  3 LOOKUP storm over TCP          (lookup:S, one name again and again)
+  4 small-file churn over TCP      (mixed: CREATE, WRITE, COMMIT, READ,
                                     LOOKUP, READDIRPLUS, REMOVE, ...)
-  4 32 KiB bulk READ/WRITE, TCP    (pipe:128 MiB: WRITEs then READs of a
-                                    new file, 2 in flight)
-  5 rewrite + COMMIT loop, TCP     (rewrite: 4 KiB WRITE + COMMIT)
+  5 32 KiB bulk READ/WRITE, TCP    (pipe:8 MiB: WRITEs then READs of a
+                                    new file, 2 in flight; a second's
+                                    pause between files)
+  6 rewrite + COMMIT loop, TCP     (rewrite: 4 KiB WRITE + COMMIT)
 
 tcpdump takes whole frames (-s 1600) at the client end (OUT) and, beside it, a
 -s 256 twin (OUT with -256 before .pcap).  The clients stop once the
