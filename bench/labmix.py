@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """labmix.py - make the lab's real mix for the benchmarks (issue 18): one
 tests/lab lab (nfs-ganesha in a namespace, a veth link: tapfwd would be the
-bottleneck), five labclients at once against it, each its own workload:
+bottleneck), six labclients at once against it, each its own workload
+(issue 34: at least as large and as mixed as the 2.06 M frame, 838k
+operation mix the issue measured):
 
   1 GETATTR storm over TCP         (getattr:S, a tight loop)
   2 GETATTR storm over UDP         (getattr:S)
-  3 small-file churn over TCP      (mixed: CREATE, WRITE, COMMIT, READ,
+  3 LOOKUP storm over TCP          (lookup:S, one name again and again)
+  4 small-file churn over TCP      (mixed: CREATE, WRITE, COMMIT, READ,
                                     LOOKUP, READDIRPLUS, REMOVE, ...)
-  4 32 KiB bulk READ/WRITE, TCP    (pipe:128 MiB: WRITEs then READs of a
-                                    new file, 2 in flight)
-  5 rewrite + COMMIT loop, TCP     (rewrite: 4 KiB WRITE + COMMIT)
+  5 32 KiB bulk READ/WRITE, TCP    (pipe:8 MiB: WRITEs then READs of a
+                                    new file, 2 in flight; a second's
+                                    pause between files)
+  6 rewrite + COMMIT loop, TCP     (rewrite: 4 KiB WRITE + COMMIT)
 
 tcpdump takes whole frames (-s 1600) at the client end (OUT) and, beside it, a
 -s 256 twin (OUT with -256 before .pcap).  The clients stop once the
-client's interface has seen PACKETS frames (default 1,500,000) or after
+client's interface has seen PACKETS frames (default 2,200,000) or after
 MAX_S seconds (default 300).  Needs root.  Not deterministic (real
 peers on a shared machine): the capture is made once and cached by
 captures.sh.
@@ -42,12 +46,15 @@ M = 1048576
 # machine tcpdump then dropped 7% of the frames even with -B 256 MiB.
 WHOLE = 1600
 # (name, proto, rsize/wsize, phases): each lasts longer than the run
-# (labclient takes at most 16 phases)
+# (labclient takes at most 16 phases; two clients of one
+# workload would make the same file names in the one export)
 CLIENTS = [
     ('getattr-tcp', 'tcp', 32768, ['getattr:3600']),
     ('getattr-udp', 'udp', 8192, ['getattr:3600']),
+    ('lookup-tcp', 'tcp', 32768, ['lookup:3600']),
     ('churn', 'tcp', 32768, ['mixed:1000000']),
-    ('bulk', 'tcp', 32768, ['pipe:134217728'] * 16),   # --depth 2
+    # --depth 2; 8 MiB files with a pause between them (the last one long)
+    ('bulk', 'tcp', 32768, ['pipe:8388608', 'sleep:1'] * 7 + ['pipe:8388608', 'sleep:3600']),
     ('rewrite', 'tcp', 4096, ['rewrite:100000000']),
 ]
 
@@ -75,7 +82,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--labclient', required=True)
     ap.add_argument('--out', required=True)
-    ap.add_argument('--packets', type=int, default=1500000)
+    ap.add_argument('--packets', type=int, default=2200000)
     ap.add_argument('--max-seconds', type=float, default=300)
     a = ap.parse_args()
     try:

@@ -17,7 +17,19 @@
 # speed, `report -i` with each buffer of LIVE_BUFFERS ("2048 8192 32768
 # 131072") KiB.  Last, per reader: the highest rate with no drop, and
 # which side was the limit (the reader: it dropped at a rate tcpreplay
-# reached; tcpreplay: no drop even at top speed).  `top` runs in a
+# reached; tcpreplay: no drop even at top speed).  LIVE_READERS (default
+# "report record top") names the readers stepped.  First, the offline
+# throughput of `report -r PCAP` (packets/s, wall time), the figure the
+# live rates compare with.
+#
+# Fanout (issue 34): then, for each W of LIVE_WORKERS (default "1 2"; ""
+# skips it) and each rate, W `report -i --fanout G` workers of one
+# PACKET_FANOUT group share the traffic (by host pair: capture/fanout.c).
+# One row per step: the rate asked and reached, the workers' ps_recv and
+# drops summed, each worker's share of the packets, their operations
+# summed and their orphan replies (a reply whose call another worker
+# took: 0 when the sharding keeps call and reply together).  The
+# highest rate with no drop per W closes it.  `top` runs in a
 # pseudo-terminal (script(1)), TERM=xterm.  Never asserts a rate: the
 # machine's load decides them.  Needs root (namespaces, veth, capture),
 # ip, tcpreplay, script, python3; exit 77 without.  Sends nothing outside
@@ -28,7 +40,7 @@ T=${LIVE_SECONDS:-5}
 RATES=${LIVE_RATES:-"5000 10000 20000 50000 100000 200000"}
 SNAP=${LIVE_SNAPLEN:+-s $LIVE_SNAPLEN}
 BUF=${LIVE_BUFFER:-}
-BUFS=${LIVE_BUFFERS:-"2048 8192 32768 131072"}
+BUFS=${LIVE_BUFFERS-"2048 8192 32768 131072"}
 D=${LIVE_DIR:-/tmp/nfscope-live}
 
 [ "$(id -u)" = 0 ] || { echo "live.sh: needs root (namespaces, veth, capture)"; exit 77; }
@@ -42,7 +54,8 @@ TX=nflive-t-$$ RX=nflive-r-$$ IF=live0
 NPID=
 
 cleanup() {
-	[ -n "$NPID" ] && kill -9 "$NPID" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "$NPID" ] && kill -9 $NPID 2>/dev/null
 	ip netns del $TX 2>/dev/null
 	ip netns del $RX 2>/dev/null
 }
@@ -58,7 +71,7 @@ ip -n $TX link set $IF up && ip -n $RX link set $IF up || exit 1
 # it is listening, when its log is its stderr)
 wait_socket() {
 	k=0
-	while [ "$(ip netns exec $RX cat /proc/net/packet | wc -l)" -lt 2 ]; do
+	while [ "$(ip netns exec $RX cat /proc/net/packet | wc -l)" -lt $((${1:-1} + 1)) ]; do
 		k=$((k + 1))
 		[ $k -lt 200 ] || { echo "live.sh: the reader did not open its capture"; return 1; }
 		sleep 0.05
@@ -80,14 +93,15 @@ child_pid() {
 # replay RATE -> sets $got (tcpreplay's pps)
 replay() {
 	# --limit, not --duration alone: at top speed tcpreplay checks the
-	# duration only between loops of the file
+	# duration only between loops of the file; --preload-pcap: the file
+	# from memory (tcpreplay is the limit on a small machine)
 	if [ "$1" = top ]; then
 		speed="--topspeed --limit $((T * ${LIVE_TOP_PPS:-1000000}))"
 	else
 		speed="--pps $1 --limit $(($1 * T))"
 	fi
 	# shellcheck disable=SC2086
-	ip netns exec $TX tcpreplay -i $IF $speed --loop 0 --duration "$T" \
+	ip netns exec $TX tcpreplay -i $IF $speed --preload-pcap --loop 0 --duration "$T" \
 		"$PCAP" > "$D/tcpreplay.log" 2>&1
 	got=$(awk '/Rated:/ { for (i = 1; i <= NF; i++) if ($i == "pps") print int($(i - 1)) }' \
 		"$D/tcpreplay.log" | tail -1)
@@ -151,26 +165,90 @@ step() {
 	printf "%-7s %8s %9s %8s %11s %10s %10s\n" "$tool" "${b:-default}" "$rate" "$got" "$1" "$2" "$3"
 }
 
+# fanout_step W RATE -> one row; sets $drops
+fanout_step() {
+	w=$1 rate=$2 k=1 pids=
+	rm -f "$D"/w*.json
+	while [ $k -le "$w" ]; do
+		# shellcheck disable=SC2086
+		ip netns exec $RX "$N" report -i $IF ${BUF:+-B $BUF} $SNAP --fanout $G --json \
+			> "$D/w$k.json" 2> "$D/w$k.err" &
+		pids="$pids $!"
+		k=$((k + 1))
+	done
+	NPID=$pids
+	wait_socket "$w" || return 1
+	replay "$rate"
+	sleep 1
+	# shellcheck disable=SC2086
+	kill -INT $pids 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null
+	NPID=
+	row=$(python3 - "$D" "$w" <<'EOF'
+import json, sys
+d, w = sys.argv[1], int(sys.argv[2])
+recv = drop = ops = orphans = 0
+shares = []
+for k in range(1, w + 1):
+    try:
+        j = json.load(open('%s/w%d.json' % (d, k)))
+    except Exception as e:
+        print('? ? ? ? ?')
+        sys.exit(0)
+    c = j['capture']
+    recv += c.get('ps_recv', 0)
+    drop += c['ps_drop'] + c['ps_ifdrop']
+    shares.append(c.get('ps_recv', 0))
+    ops += j['totals']['ops']
+    orphans += j['decode']['orphan_replies']
+print(recv, drop, '/'.join('%.0f%%' % (100.0 * x / recv if recv else 0) for x in shares), ops, orphans)
+EOF
+)
+	# shellcheck disable=SC2086
+	set -- $row
+	drops=$2
+	printf "%-7s %9s %8s %11s %10s %11s %9s %8s\n" "$w" "$rate" "$got" "$1" "$2" "$3" "$4" "$5"
+}
+
+/usr/bin/time -f "%e" -o "$D/offline.time" "$N" report -r "$PCAP" --json > "$D/offline.json"
+set -- "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["capture"]["packets"])' \
+	"$D/offline.json")" "$(tail -1 "$D/offline.time")"
+echo "# offline: report -r of $PCAP: $1 packets in $2 s wall: $(echo "$1 $2" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }') packets/s"
 echo "# $PCAP onto a veth pair, $T s a step; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-7s %8s %9s %8s %11s %10s %10s\n" reader "-B KiB" asked tcpreplay ps_recv ps_drop ps_ifdrop
-: > "$D/best.txt"
-for tool in report record top; do
-	best=0 limit=reader
+# climb NAME LIMIT STEP ARG: STEP ARG RATE at each rate, then one line
+# "NAME best-rate-without-drop limit" in $D/best.txt
+climb() {
+	best=0 limit=$2
 	for rate in $RATES top; do
-		step $tool "$rate" || exit 1
+		$3 "$4" "$rate" || exit 1
 		if [ "$drops" = 0 ]; then
 			[ "$got" -gt "$best" ] && best=$got
 			[ "$rate" = top ] && limit=tcpreplay
 		fi
 	done
-	echo "$tool $best $limit" >> "$D/best.txt"
+	echo "$1 $best $limit" >> "$D/best.txt"
+}
+
+printf "%-7s %8s %9s %8s %11s %10s %10s\n" reader "-B KiB" asked tcpreplay ps_recv ps_drop ps_ifdrop
+: > "$D/best.txt"
+for tool in ${LIVE_READERS-report record top}; do
+	climb "$tool" reader step "$tool"
 done
 echo "# report -i at top speed by capture buffer"
 for b in $BUFS; do
 	step report top "$b" || exit 1
 done
+G=$(($$ % 65535 + 1))
+if [ -n "${LIVE_WORKERS-1 2}" ]; then
+	echo "# report -i --fanout $G: W workers, one PACKET_FANOUT group"
+	printf "%-7s %9s %8s %11s %10s %11s %9s %8s\n" workers asked tcpreplay ps_recv drops shares ops orphans
+fi
+for w in ${LIVE_WORKERS-1 2}; do
+	climb "fanout-$w" workers fanout_step "$w"
+done
 echo "# highest rate with no kernel drop (packets/s) and the limit"
 while read -r tool best limit; do
-	printf "%-7s %9s  limit: %s\n" "$tool" "$best" "$limit"
+	printf "%-9s %9s  limit: %s\n" "$tool" "$best" "$limit"
 done < "$D/best.txt"
 exit 0

@@ -22,6 +22,12 @@
 # (captures.sh labmix: bench/labmix.py), whole frames and its -s 256 twin,
 # rows labmix and labmix-256.  BENCH_ONLY_PAIRS=1: only the pairs rows
 # (and the floor's packet count), one per file: the README's table.
+# BENCH_FILES (names from the list above, default all): only those files
+# are made and measured (BENCH_FILES="labmix labmix-256": the real mix
+# alone, no 5-million-packet generator files).  Every pairs row is
+# preceded by its pairs, one line each (floor, report, ratio; and the
+# ratio of their CPU times, user + system, all threads: what a loaded
+# host still measures fairly).
 # Never asserts speed.
 set -u
 G=$1 N=$2 F=$3 LABCLIENT=${4:-}
@@ -40,14 +46,15 @@ NFSTRACE_MOD=/usr/lib/nfstrace/libbreakdown.so
 
 . "$(dirname "$0")/captures.sh"
 [ "${BENCH_ONLY_PAIRS:-0}" = 1 ] || {
-gen meta-short --mix meta --transport mix --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
+wanted meta-short && gen meta-short --mix meta --transport mix --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
 # UDP-only versions of both mixes (a fifth of the length), for nfstrace:
 # Debian's 0.4.3 aborts on the TCP half of the files above (an assertion in
 # its TCP record reassembly, filtratorimpl.h:298), so it gets no time there
-gen meta-udp --mix meta --transport udp --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
-gen data-udp --mix data --transport udp --size 32768 --count 1000000000 --packets $((P / 5)) --seed 1 --clients 16 --servers 4 --acks 0.1
+wanted meta-udp && gen meta-udp --mix meta --transport udp --count 1000000000 --packets $((P / 5)) --seed 1 --clients 64 --servers 4 --acks 0.1
+wanted data-udp && gen data-udp --mix data --transport udp --size 32768 --count 1000000000 --packets $((P / 5)) --seed 1 --clients 16 --servers 4 --acks 0.1
+true
 }
-labmix
+{ wanted labmix || wanted labmix-256; } && labmix
 
 # measure NAME FILE cmd... -> prints one row, sets $secs
 measure() {
@@ -71,8 +78,8 @@ pairs() {
 	file=$1 pcap=$2 k=0
 	: > "$D/pairs.txt"
 	while [ $k -lt "${BENCH_PAIRS:-5}" ]; do
-		"$T" -f %e -o "$D/t-floor.txt" "$F" "$pcap" > /dev/null 2>&1
-		"$T" -f %e -o "$D/t-nfscope.txt" "$N" report -r "$pcap" > /dev/null 2>&1
+		"$T" -f "%e %U %S" -o "$D/t-floor.txt" "$F" "$pcap" > /dev/null 2>&1
+		"$T" -f "%e %U %S" -o "$D/t-nfscope.txt" "$N" report -r "$pcap" > /dev/null 2>&1
 		echo "$(tail -1 "$D/t-floor.txt") $(tail -1 "$D/t-nfscope.txt")" >> "$D/pairs.txt"
 		k=$((k + 1))
 	done
@@ -84,11 +91,16 @@ pairs() {
 				}
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 		}
-		{ n++; fl[n] = $1; nf[n] = $2; r[n] = $1 > 0 ? $2 / $1 : 0 }
+		{
+			n++; fl[n] = $1; nf[n] = $4; r[n] = $1 > 0 ? $4 / $1 : 0
+			c = $2 + $3 > 0 ? ($5 + $6) / ($2 + $3) : 0; cr[n] = c
+			printf "%-10s %-11s floor %.2f s (CPU %.2f), nfscope %.2f s (CPU %.2f): x floor %.2f, CPU x %.2f\n",
+				file, "pair " n, $1, $2 + $3, $4, $5 + $6, r[n], c
+		}
 		END {
-			mf = med(fl, n); mn = med(nf, n); mr = med(r, n)
-			printf "%-10s %-11s floor %.2f s, nfscope %.2f s (medians of %d pairs); x floor: median %.2f, pairs %.2f to %.2f\n",
-				file, "pairs", mf, mn, n, mr, r[1], r[n]
+			mf = med(fl, n); mn = med(nf, n); mr = med(r, n); mc = med(cr, n)
+			printf "%-10s %-11s floor %.2f s, nfscope %.2f s (medians of %d pairs); x floor: median %.2f, pairs %.2f to %.2f; CPU x floor: median %.2f (%.2f to %.2f)\n",
+				file, "pairs", mf, mn, n, mr, r[1], r[n], mc, cr[1], cr[n]
 		}' "$D/pairs.txt"
 }
 
@@ -97,6 +109,7 @@ case $N in /*) ;; *) N=$PWD/$N ;; esac
 case $F in /*) ;; *) F=$PWD/$F ;; esac
 printf "%-10s %-11s %9s %12s %9s %8s\n" file tool seconds packets/s "RSS MB" "x floor"
 for f in meta data meta-short meta-udp data-udp labmix labmix-256; do
+	wanted "$f" || continue
 	pcap=$D/$f.pcap
 	case $f in labmix*) [ -s "$pcap" ] || continue ;; esac
 	if [ "${BENCH_ONLY_PAIRS:-0}" = 1 ]; then

@@ -119,6 +119,9 @@ struct cap_config {
 	bool immediate;
 	int timeout_ms;		/* read timeout when not immediate; 0:
 				   CAP_DEFAULT_TIMEOUT_MS */
+	int fanout;		/* Linux PACKET_FANOUT group (1..65535)
+				   this capture joins, its host pairs'
+				   packets (fanout.c); 0: none */
 	/* both */
 	const char *filter;	/* BPF filter in tcpdump syntax, NULL: none */
 	uint64_t count;		/* stop after this many packets, 0: no limit */

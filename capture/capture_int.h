@@ -132,6 +132,12 @@ void cap_tcp_expire(struct cap_pipe *p, bool all);
  * for libpcap (the end of the file, a cut or unusual record, a read
  * error).  cap_file_new: NULL if the header is not one it reads (native
  * byte order, version 2.4) or out of memory. */
+/* fanout.c: join live capture pc to PACKET_FANOUT group `group` (the
+ * workers sharing it each get their host pairs' packets); -1 with errbuf
+ * set if it cannot (not Linux, an old kernel, another kind of group). */
+struct pcap;
+int cap_fanout_join(struct pcap *pc, int group, char *errbuf);
+
 struct cap_file;
 bool cap_file_header_ok(const uint8_t hdr[24]);
 struct cap_file *cap_file_new(int fd, const uint8_t hdr[24], int snapshot);

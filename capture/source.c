@@ -474,7 +474,8 @@ struct cap_source *cap_open_live(const char *iface,
 	if (cfg->filter && *cfg->filter &&
 	    pcap_lookupnet(iface, &net, &mask, pe) < 0)
 		mask = PCAP_NETMASK_UNKNOWN;
-	if (apply_filter(pc, cfg->filter, mask, errbuf) < 0) {
+	if (apply_filter(pc, cfg->filter, mask, errbuf) < 0 ||
+	    (cfg->fanout > 0 && cap_fanout_join(pc, cfg->fanout, errbuf) < 0)) {
 		pcap_close(pc);
 		errno = 0;
 		return NULL;

@@ -210,6 +210,14 @@ static int long_opt(struct ui_src_opts *o, int opt, const char *arg)
 			return -1;
 		o->an.names_max = (uint32_t)v;
 		return 1;
+	case UI_OPT_FANOUT:
+		if (!ui_parse_u64(arg, &v) || v == 0 || v > 65535) {
+			fprintf(stderr, "nfscope: bad --fanout '%s' (a group "
+				"id, 1..65535)\n", arg);
+			return -1;
+		}
+		o->cfg.fanout = (int)v;
+		return 1;
 	default:
 		return 0;
 	}

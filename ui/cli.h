@@ -97,6 +97,7 @@ enum {
 	UI_OPT_UTC,
 	UI_OPT_EPOCH,
 	UI_OPT_DECOMPRESS_MEM,
+	UI_OPT_FANOUT,
 };
 
 #define UI_SRC_LONGOPTS \
@@ -110,7 +111,8 @@ enum {
 	{ "late-mem", required_argument, NULL, UI_OPT_LATE_MEM }, \
 	{ "utc", no_argument, NULL, UI_OPT_UTC }, \
 	{ "epoch", no_argument, NULL, UI_OPT_EPOCH }, \
-	{ "decompress-mem", required_argument, NULL, UI_OPT_DECOMPRESS_MEM }
+	{ "decompress-mem", required_argument, NULL, UI_OPT_DECOMPRESS_MEM }, \
+	{ "fanout", required_argument, NULL, UI_OPT_FANOUT }
 
 /* The getopt letters ui_src_opt handles, for building optstrings. */
 #define UI_SRC_OPTSTRING "r:i:f:s:c:B:pZ:n"
@@ -141,6 +143,8 @@ enum {
 	"  -c COUNT     stop after COUNT packets\n" \
 	"  --duration S stop after S seconds (live: wall time; file: capture\n" \
 	"               time from its first packet)\n" \
+	"  --fanout ID  live, Linux: one worker of PACKET_FANOUT group ID\n" \
+	"               (1..65535): the workers share the traffic by host pair\n" \
 	"  -Z USER      drop root privileges to USER once the source is open\n" \
 	"               (output files are created afterwards, as USER)\n" \
 	"times: local date and time (TZ) by default, as tcpdump -tttt;\n" \
