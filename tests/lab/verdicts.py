@@ -338,14 +338,35 @@ def incidental(facts, slow_ms=10.0, min_ops=20):
 # Where the verdict counts the fault, its count against the lab's: fn(report,
 # facts, end, pcap) -> problems.  Counts from the pcap are truth.py's, from
 # that end's whole capture (a -s 256 twin holds the same frames, cut).
-def figures_tcp_reset(rep, facts, end, pcap):
-    want = sum(1 for n in truth.calls_per_connection(pcap).values() if n > 1)
+def nf_evidence_calls(nfscope, pcap):
+    """The XIDs of the calls `--write-pcap --select findings` keeps (read
+    back with `dump`), or None if it failed."""
+    out = pcap[:-len('.pcap')] + '.evidence.pcap'
+    r = subprocess.run([nfscope, 'report', '-r', pcap, '--write-pcap', out, '--select',
+                        'findings'], capture_output=True, text=True)
+    d = subprocess.run([nfscope, 'dump', '--json', '-r', out], capture_output=True,
+                       text=True)
+    if r.returncode != 0 or d.returncode != 0:
+        return None
+    return {m['xid'] for m in map(json.loads, d.stdout.splitlines())
+            if m.get('type') == 'call'}
+
+
+def figures_tcp_reset(rep, facts, end, pcap, nfscope=None):
+    """The calls on more than one connection (the pcap's streams): the
+    verdict's count, and all of them in its evidence pcap (issue 30)."""
+    again = {x for x, n in truth.calls_per_connection(pcap).items() if n > 1}
     got = nf_loss(rep).get('tcp_calls_resent')
-    return [] if got == want else ['calls sent again on a new connection: verdict %r, '
-                                   'pcap %d' % (got, want)]
+    out = [] if got == len(again) else ['calls sent again on a new connection: verdict '
+                                        '%r, pcap %d' % (got, len(again))]
+    ev = nf_evidence_calls(nfscope, pcap) if nfscope else set(again)
+    if ev is None or not again <= ev:
+        out.append('--write-pcap --select findings: the calls sent again %s not all in '
+                   'its evidence %s' % (sorted(again), sorted(ev or [])[:8]))
+    return out
 
 
-def figures_tcp_loss(rep, facts, end, pcap):
+def figures_tcp_loss(rep, facts, end, pcap, nfscope=None):
     """Data segments lost per direction: the drop log's; the verdict's
     estimate at least half of that and at most 2 more (spurious resends)."""
     out = []
@@ -358,7 +379,7 @@ def figures_tcp_loss(rep, facts, end, pcap):
     return out
 
 
-def figures_delayed_ack(rep, facts, end, pcap):
+def figures_delayed_ack(rep, facts, end, pcap, nfscope=None):
     """Calls held: those whose segments spread over 35 ms or more (the
     pcap), and the time they were held; the verdict's within 10 %."""
     held = [x for x in truth.call_spreads(pcap) if x >= 35]
@@ -370,7 +391,7 @@ def figures_delayed_ack(rep, facts, end, pcap):
     return out
 
 
-def figures_udp_loss(rep, facts, end, pcap):
+def figures_udp_loss(rep, facts, end, pcap, nfscope=None):
     """At the client end every re-send is seen: ops resent = the client's."""
     if end != 'client':
         return []
@@ -439,7 +460,7 @@ def cells(nfscope, sc, facts, faults, allowed, either, work, figures=None):
         problems = [judge(rep, faults, allowed, end, either or unseen)]
         if figures and faults:
             whole = [os.path.join(work, w) for e, n, w in CAPTURES if e == end and not n]
-            problems += figures(rep, facts, end, whole[0])
+            problems += figures(rep, facts, end, whole[0], nfscope=nfscope)
         rows.append(dict(end=end, snaplen=snaplen, pcap=pcap,
                          verdict=nf_verdict_line(rep, text),
                          vantage=('%s (%s)' % cv if cv[0].startswith('unknown') else cv[0])
