@@ -117,10 +117,11 @@ struct lat_rec {
 #define LAT_CONNS 8		/* connections a server's replies are
 				   followed on (more: the oldest goes) */
 
-struct lat_conn {		/* the end of the last reply on one */
+struct lat_conn {		/* the last reply on one: its first and
+				   last segment */
 	struct cap_addr client;
 	uint16_t client_port, server_port;
-	int64_t end_ns;			/* 0: slot unused */
+	int64_t seg0_ns, end_ns;	/* end 0: slot unused */
 };
 
 struct lat {

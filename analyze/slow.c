@@ -124,7 +124,11 @@ static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
 }
 
 /* How long op's reply took to begin once the server was free to answer
- * (struct lat free_n), ns; ops come in the order their replies end. */
+ * (struct lat free_n), ns: from its call's last segment, or from the end
+ * of the reply before it on the connection when that reply was still on
+ * the wire (over several segments) then; ops come in the order their
+ * replies end.  A reply of one segment takes no wire time: one after it
+ * waited for the server (its threads work in parallel). */
 static int64_t free_wait(struct lat *l, const struct an_op *op)
 {
 	int64_t from = op->last_call_ns;
@@ -134,10 +138,13 @@ static int64_t free_wait(struct lat *l, const struct an_op *op)
 	if (op->transport == CAP_TCP) {
 		struct lat_conn *c = conn_of(l, op);
 
-		if (c->end_ns > from && c->end_ns <= seg0)
+		if (c->end_ns > from && c->end_ns <= seg0 &&
+		    c->seg0_ns < c->end_ns)
 			from = c->end_ns;
-		if (op->reply_ns > c->end_ns)
+		if (op->reply_ns > c->end_ns) {
 			c->end_ns = op->reply_ns;
+			c->seg0_ns = seg0;
+		}
 	}
 	return seg0 > from ? seg0 - from : 0;
 }
@@ -284,8 +291,7 @@ static size_t splits_of(const struct an_figs *figs, const struct subj *s,
 /* Did most replies of row w begin within slow_ms once the server was free
  * to answer (struct lat free_n)?  Then its latency is queueing behind other
  * replies on the wire, not the server's time. */
-static bool row_queued(const struct lat *l,
-		       const struct an_row *w)
+static bool row_queued(const struct lat *l, const struct an_row *w)
 {
 	int v = w->vers == 2;
 
