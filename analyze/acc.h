@@ -32,12 +32,13 @@
 #include <stdint.h>
 
 #include "analyze/hist.h"
+#include "base/units.h"
 #include "analyze/ops.h"
 
 /* AN_ANSWERED_KEEP_NS (ops.h): a window of live data ends that far back. */
 /* Ops are delivered up to unanswered_ns (60 s, +5 s slack) after their
  * first call: an op of a window may come this much later than it. */
-#define AN_LATE_NS (65 * (int64_t)1000000000)
+#define AN_LATE_NS (65 * (int64_t)NSEC_PER_SEC)
 
 #define AN_SIZES_MAX 64
 

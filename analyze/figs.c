@@ -1,5 +1,6 @@
 /* figs.c - aggregates over operation records; see figs.h. */
 #include "analyze/figs.h"
+#include "base/units.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -214,7 +215,7 @@ struct an_figs *an_figs_new(const struct an_figs_config *cfg)
 	if (!f->cfg.servers_max)
 		f->cfg.servers_max = SERVERS_MAX_DEFAULT;
 	if (f->cfg.interval_ns <= 0)
-		f->cfg.interval_ns = 1000000000;
+		f->cfg.interval_ns = NSEC_PER_SEC;
 	if (!f->cfg.intervals_max)
 		f->cfg.intervals_max = IVL_MAX_DEFAULT;
 	for (g = 0; g < AN_BY_N; g++)

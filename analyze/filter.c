@@ -2,6 +2,8 @@
  * filter.h. */
 #define _GNU_SOURCE		/* timegm */
 #include "analyze/filter.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <arpa/inet.h>
 #include <assert.h>
@@ -13,7 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
-#define NS 1000000000LL
+#define NS ((long long)NSEC_PER_SEC)
 
 /* -------------------------------------------------------------- times -- */
 
@@ -746,12 +748,12 @@ bool an_filter_proc(const struct an_filter *f, uint32_t prog, uint32_t vers,
 
 uint32_t an_fh_hash(const struct nfs_fh *fh)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = BASE_FNV32_INIT;
 	uint32_t n = fh->len <= NFS_FHSIZE_MAX ? fh->len : NFS_FHSIZE_MAX;
 
 	for (uint32_t i = 0; i < n; i++) {
 		h ^= fh->data[i];
-		h *= 16777619u;
+		h *= BASE_FNV32_PRIME;
 	}
 	return h;
 }

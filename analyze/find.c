@@ -2,6 +2,8 @@
  * runs, handle re-validation, NOENT repeats, retransmit causes); the
  * end-of-input verdicts are in verdict.c.  See find.h. */
 #include "analyze/find_int.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,7 +144,7 @@ static uint64_t fh_hash(const struct nfs_fh *fh, uint64_t h)
 	uint32_t i;
 
 	for (i = 0; i < fh->len && i < NFS_FHSIZE_MAX; i++)
-		h = (h ^ fh->data[i]) * 1099511628211ull;
+		h = (h ^ fh->data[i]) * BASE_FNV64_PRIME;
 	return h;
 }
 
@@ -172,8 +174,8 @@ static bool run_describe(const struct an_find *f, const struct subj *s,
 	o->meaning = an_find_meaning(AN_F_ERROR_BURST);
 	o->have_server = true;
 	o->server = s->addr;
-	o->start_ns = r->start * 1000000000;
-	o->end_ns = (r->last_hot + 1) * 1000000000;
+	o->start_ns = r->start * NSEC_PER_SEC;
+	o->end_ns = (r->last_hot + 1) * NSEC_PER_SEC;
 	o->count = r->count;
 	o->peak_rate = r->peak;
 	snprintf(o->evidence, sizeof(o->evidence),
@@ -318,7 +320,7 @@ static void noent_add(struct an_find *f, const struct an_op *op)
 		size_t i;
 
 		for (i = 0; i < nl; i++)
-			h = (h ^ (uint8_t)op->name[i]) * 1099511628211ull;
+			h = (h ^ (uint8_t)op->name[i]) * BASE_FNV64_PRIME;
 	}
 	e = &f->noent[h % NOENT_SLOTS];
 	an_bit_set(f->noent_bits, (uint32_t)(h % NOENT_SLOTS));
@@ -406,7 +408,7 @@ static void answered_add(struct an_find *f, struct subj *c,
 	    op->status == NFS3ERR_ACCES ? D_ACCES :
 	    op->status == NFS3ERR_NOSPC ? D_NOSPC : -1;
 	if (d >= 0 && s != NULL)
-		subj_count(f, s, op->first_call_ns / 1000000000, d);
+		subj_count(f, s, op->first_call_ns / NSEC_PER_SEC, d);
 }
 
 int32_t an_find_add(struct an_find *f, const struct an_op *op)

@@ -6,6 +6,7 @@
  * down into it; it calls none of them.
  */
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,7 +119,7 @@ uint64_t an_find_addr_hash(const struct cap_addr *a, uint64_t h)
 	unsigned i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 1099511628211ull;
+		h = (h ^ a->a[i]) * BASE_FNV64_PRIME;
 	return h ^ a->family;
 }
 

@@ -1,5 +1,6 @@
 /* model.c - the report model: every figure once; see model.h. */
 #include "analyze/model.h"
+#include "base/hash.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -90,7 +91,7 @@ const char *an_model_row_key(const struct an_model *m,
 {
 	char a[64];
 	const struct an_export *e;
-	uint32_t h = 2166136261u, i;
+	uint32_t h = BASE_FNV32_INIT, i;
 
 	switch (row->group) {
 	case AN_BY_CLIENT:
@@ -103,7 +104,7 @@ const char *an_model_row_key(const struct an_model *m,
 		return buf;
 	case AN_BY_FILE:
 		for (i = 0; i < row->fh.len; i++)
-			h = (h ^ row->fh.data[i]) * 16777619u;
+			h = (h ^ row->fh.data[i]) * BASE_FNV32_PRIME;
 		snprintf(buf, n, "%s:%s%sfh=%08x",
 			 cap_addr_str(&row->addr, a, sizeof(a)), row->path,
 			 row->path[0] ? " " : "", h);
@@ -545,4 +546,17 @@ void an_model_fini(struct an_model *m)
 	m->findings = NULL;
 	m->npairs = m->nservers = m->nintervals = 0;
 	m->nfindings = 0;
+}
+
+void an_model_rate(const struct an_sums *s, int64_t rtt_sum_ns, double secs,
+		   struct an_model_rate *out)
+{
+	out->ops_per_s = (double)s->calls / secs;
+	out->data_kib_per_s = (double)s->data_bytes / 1024 / secs;
+	out->data_kib_per_op = (double)s->data_bytes / 1024 / (double)s->calls;
+	out->retrans_pct = 100.0 * (double)s->retrans / (double)s->calls;
+	out->rtt_avg_ms = s->answered ? (double)rtt_sum_ns / 1e6 /
+					(double)s->answered : 0.0;
+	out->exe_avg_ms = s->answered ? s->lat_sum_ns / 1e6 /
+					(double)s->answered : 0.0;
 }

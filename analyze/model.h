@@ -214,4 +214,15 @@ const char *an_model_status_name(const struct an_row *row, uint32_t status,
 const char *an_model_row_key(const struct an_model *m,
 			     const struct an_row *row, char *buf, size_t n);
 
+/* A row of `report --every`'s block (nfsiostat's columns) over a window of
+ * secs seconds, from a cell's sums (acc.h) and the sum of its answered
+ * ops' latency from the last transmission (the server's time).  The
+ * writers print these; they compute no rate or mean of their own. */
+struct an_model_rate {
+	double ops_per_s, data_kib_per_s, data_kib_per_op, retrans_pct;
+	double rtt_avg_ms, exe_avg_ms;	/* answered ops; 0 if none */
+};
+void an_model_rate(const struct an_sums *s, int64_t rtt_sum_ns, double secs,
+		   struct an_model_rate *out);
+
 #endif

@@ -10,13 +10,15 @@
  * decoder's xid map paired the messages (decode.h, struct dec_call_id).
  */
 #include "analyze/ops.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define AN_UNANSWERED_DEFAULT (60 * (int64_t)1000000000)
+#define AN_UNANSWERED_DEFAULT (60 * (int64_t)NSEC_PER_SEC)
 
 enum { ST_FREE = 0, ST_PENDING = 1, ST_ANSWERED = 2 };
 enum { L_FREE = 0, L_PENDING = 1, L_ANSWERED = 2, L_N = 3 };
@@ -103,11 +105,11 @@ struct hid_pair {
 
 static uint32_t hid_slot(const struct cap_addr *c, const struct cap_addr *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = BASE_FNV32_INIT;
 	int i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ c->a[i] ^ (uint32_t)s->a[i] << 8) * 16777619u;
+		h = (h ^ c->a[i] ^ (uint32_t)s->a[i] << 8) * BASE_FNV32_PRIME;
 	return h & (AN_HID_PAIRS - 1);
 }
 
@@ -539,10 +541,10 @@ static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 		return;
 	if (cp->ops[0].op == NFS4_OP_SEQUENCE && (cp->ops[0].have & N4_SEQ)) {
 		const struct nfs4_op *q = &cp->ops[0];
-		uint32_t h = 2166136261u;
+		uint32_t h = BASE_FNV32_INIT;
 
 		for (i = 0; i < NFS4_SESSIONID_SIZE; i++)
-			h = (h ^ q->sessionid[i]) * 16777619u;
+			h = (h ^ q->sessionid[i]) * BASE_FNV32_PRIME;
 		am->has_seq = 1;
 		am->sess_hash = h;
 		am->slot4 = q->slot;

@@ -80,6 +80,7 @@
 #include <stdint.h>
 
 #include "analyze/paths.h"
+#include "base/units.h"
 #include "decode/decode.h"
 
 #define AN_MACHINE_MAX 64
@@ -203,7 +204,7 @@ typedef void (*an_op_fn)(void *user, const struct an_op *op);
 /* The engine delivers an answered op this long after its reply (the
  * answered_keep_ns default; acc.h's windows of live data end that far
  * back). */
-#define AN_ANSWERED_KEEP_NS (3 * (int64_t)1000000000)
+#define AN_ANSWERED_KEEP_NS (3 * (int64_t)NSEC_PER_SEC)
 
 struct an_config {
 	uint32_t xid_max;		/* the call table's size: the decoder's

@@ -2,6 +2,7 @@
  * and each client's view of it) and intervals whose p99 is far above the
  * run's baseline; the rules are in find.h and doc/report.md. */
 #include "analyze/find_int.h"
+#include "base/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -209,7 +210,7 @@ void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
 		}
 	}
 	if (op->first_call_ns < l->ivl_lo || op->first_call_ns >= l->ivl_hi) {
-		int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+		int64_t w = (int64_t)f->cfg.shift_interval_s * NSEC_PER_SEC;
 
 		l->ivl_k = op->first_call_ns / w;
 		l->ivl_lo = l->ivl_k * w;
@@ -600,7 +601,7 @@ static void shift_emit(struct an_find *f, const struct subj *s, uint64_t base,
 		       uint32_t k0, uint32_t k1)
 {
 	const struct lat *l = s->lat;
-	int64_t w = (int64_t)f->cfg.shift_interval_s * 1000000000;
+	int64_t w = (int64_t)f->cfg.shift_interval_s * NSEC_PER_SEC;
 	struct an_finding *o = an_find_emit(f, AN_F_LATENCY_SHIFT);
 	uint64_t n = 0;
 	char a[64];

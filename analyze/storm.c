@@ -1,6 +1,7 @@
 /* storm.c - storms and COMMIT phases on sliding windows of 10 ms buckets,
  * per client; the rule is in find.h, the layout in find_int.h. */
 #include "analyze/find_int.h"
+#include "base/units.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -138,8 +139,8 @@ static struct span run_span(const struct srun *u)
 
 static void ts(int64_t ns, char *b, size_t n)
 {
-	snprintf(b, n, "%" PRId64 ".%06" PRId64, ns / 1000000000,
-		 ns % 1000000000 / 1000);
+	snprintf(b, n, "%" PRId64 ".%06" PRId64, ns / NSEC_PER_SEC,
+		 ns % NSEC_PER_SEC / 1000);
 }
 
 static bool phase_describe(const struct an_find *f, const struct subj *s,
@@ -207,7 +208,7 @@ static bool run_describe(const struct an_find *f, const struct subj *s,
 	if (u->n < 2 || sp.rate < (double)rate ||
 	    (r != R_COMMIT && share < f->cfg.storm_share) ||
 	    ((u->last_dense - u->first_b + 1) * SB_NS <
-	     (int64_t)f->cfg.storm_min_s * 1000000000 &&
+	     (int64_t)f->cfg.storm_min_s * NSEC_PER_SEC &&
 	     sp.rate < (double)rate * f->cfg.storm_burst))
 		return false;
 	o->kind = kind[r];

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #define US_ROWS 40		/* NFSv3 procedures 0..21, NFSv2 0..17 */
 #define US_BUCKETS 128		/* quarter octaves of microseconds */
@@ -123,9 +124,9 @@ static uint64_t pair_hash(const struct cap_addr *c, const struct cap_addr *s)
 	size_t i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ c->a[i]) * 1099511628211ull;
+		h = (h ^ c->a[i]) * BASE_FNV64_PRIME;
 	for (i = 0; i < 16; i++)
-		h = (h ^ s->a[i]) * 1099511628211ull;
+		h = (h ^ s->a[i]) * BASE_FNV64_PRIME;
 	return h;
 }
 

@@ -1,5 +1,6 @@
 /* window.c - the dashboard's history and its windows; see window.h. */
 #include "analyze/window.h"
+#include "base/units.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ enum an_scan an_window_scan(const struct an_window *w, int64_t from,
 void an_window_tick(struct an_window *w, int64_t ts_ns,
 		    const struct cap_stats *cs)
 {
-	int64_t sec = ts_ns / 1000000000;
+	int64_t sec = ts_ns / NSEC_PER_SEC;
 	struct an_win_tick *t;
 
 	if (w->nticks && w->ticks[(w->nticks - 1) % AN_WIN_TICKS].sec >= sec)
@@ -142,7 +143,7 @@ void an_window_tick(struct an_window *w, int64_t ts_ns,
 
 void an_window_frag_lost(struct an_window *w, int64_t first_ns)
 {
-	int64_t sec = first_ns / 1000000000;
+	int64_t sec = first_ns / NSEC_PER_SEC;
 	struct an_win_lost *x = &w->lost[(uint64_t)sec % AN_WIN_TICKS];
 
 	w->timed_lost = true;
@@ -161,7 +162,7 @@ const struct an_win_tick *an_window_tick_at(const struct an_window *w,
 	static const struct an_win_tick zero;
 	uint64_t lo = w->nticks > AN_WIN_TICKS ? w->nticks - AN_WIN_TICKS : 0;
 	uint64_t k = w->nticks;
-	int64_t sec = t / 1000000000 + (incl ? 1 : 0);
+	int64_t sec = t / NSEC_PER_SEC + (incl ? 1 : 0);
 
 	while (k > lo) {
 		const struct an_win_tick *x = &w->ticks[(k - 1) % AN_WIN_TICKS];
@@ -200,12 +201,12 @@ void an_window_buckets(int64_t from, int64_t to, uint32_t nb,
 	assert(nb > 0);
 	/* whole seconds, on the accumulator's bucket boundaries (as report's
 	   --interval), as few as fit in nb columns */
-	w = ((last - from) / nb / 1000000000 + 1) * 1000000000;
+	w = ((last - from) / nb / NSEC_PER_SEC + 1) * NSEC_PER_SEC;
 	for (;;) {
 		*base = an_bucket_start(from, w);
 		if ((last - *base) / w < nb)
 			break;
-		w += 1000000000;
+		w += NSEC_PER_SEC;
 	}
 	*width_ns = w;
 	*n = (uint32_t)((last - *base) / w + 1);

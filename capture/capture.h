@@ -38,6 +38,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/hash.h"
+
 #define CAP_ERRBUF_SIZE 512
 
 /* An IPv4 or IPv6 address.  IPv4 is stored in a[0..3], rest zero. */
@@ -471,11 +473,11 @@ static inline uint32_t cap_addr_fnv(uint32_t h, const struct cap_addr *a)
 	memcpy(&hi, a->a + 8, 8);
 	if ((mid | hi) == 0) {
 		for (i = 0; i < 4; i++)
-			h = (h ^ a->a[i]) * 16777619u;
+			h = (h ^ a->a[i]) * BASE_FNV32_PRIME;
 		return h * CAP_FNV_PRIME_12;
 	}
 	for (i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 16777619u;
+		h = (h ^ a->a[i]) * BASE_FNV32_PRIME;
 	return h;
 }
 

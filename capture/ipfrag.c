@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "capture/capture_int.h"
+#include "base/hash.h"
 
 #define FRAG_PAYLOAD_MAX 65535u
 #define FRAG_IV_MAX 64
@@ -79,7 +80,7 @@ static uint32_t frag_hash(const struct cap_addr *s, const struct cap_addr *d,
 	int i;
 
 	for (i = 0; i < 16; i++)
-		h = (h ^ s->a[i] ^ (uint32_t)d->a[i] << 8) * 0x01000193u;
+		h = (h ^ s->a[i] ^ (uint32_t)d->a[i] << 8) * BASE_FNV32_PRIME;
 	return (h ^ h >> 15) & (FRAG_BUCKETS - 1);
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "capture/capture_int.h"
+#include "base/units.h"
 
 #define PF_MAGIC_US 0xa1b2c3d4u
 #define PF_MAGIC_NS 0xa1b23c4du
@@ -143,7 +144,7 @@ int cap_file_next(struct cap_file *f, struct cap_pkt *pkt)
 	if (!need(f, PF_REC + caplen))
 		return 0;
 	h = f->buf + f->lo;
-	pkt->ts_ns = (int64_t)sec * 1000000000 +
+	pkt->ts_ns = (int64_t)sec * NSEC_PER_SEC +
 		     (int64_t)frac * (f->ns ? 1 : 1000);
 	pkt->caplen = caplen;
 	pkt->len = len;

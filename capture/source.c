@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "capture/capture_int.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #define BATCH 1024		/* packets between checks of *stop */
 
@@ -103,7 +105,7 @@ static int64_t clock_ns(clockid_t id)
 	struct timespec ts;
 
 	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 static int apply_filter(pcap_t *pc, const char *filter, bpf_u_int32 mask,
@@ -552,7 +554,7 @@ int64_t cap_ts_ns(int64_t sec, int64_t frac_ns)
 {
 	int64_t t;
 
-	if (__builtin_mul_overflow(sec, (int64_t)1000000000, &t) ||
+	if (__builtin_mul_overflow(sec, (int64_t)NSEC_PER_SEC, &t) ||
 	    __builtin_add_overflow(t, frac_ns, &t))
 		return sec < 0 ? -CAP_TS_MAX : CAP_TS_MAX;
 	return t < -CAP_TS_MAX ? -CAP_TS_MAX : t > CAP_TS_MAX ? CAP_TS_MAX : t;
@@ -693,7 +695,7 @@ static uint64_t pkt_hash(const struct cap_pkt *p)
 	uint32_t i;
 
 	for (i = 0; i < p->caplen; i++)
-		h = (h ^ p->data[i]) * 1099511628211ULL;
+		h = (h ^ p->data[i]) * BASE_FNV64_PRIME;
 	return h;
 }
 

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "capture/tcp_int.h"
+#include "base/hash.h"
 
 #define TH_FIN 0x01
 #define TH_SYN 0x02
@@ -396,7 +397,7 @@ static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
 
 static uint32_t pair_hash(const struct cap_addr *a, const struct cap_addr *b)
 {
-	return cap_addr_fnv(cap_addr_fnv(2166136261u, a), b);
+	return cap_addr_fnv(cap_addr_fnv(BASE_FNV32_INIT, a), b);
 }
 
 /* The (client, server) pair's slot of the handshake table, made if new

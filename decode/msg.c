@@ -18,12 +18,13 @@
  * counts zeroed.  Body decoders set have bits only for what they fill.
  */
 #include "decode/decode_int.h"
+#include "base/units.h"
 
 #include <stdlib.h>
 
-#define DEC_XID_TTL_DEFAULT (120 * (int64_t)1000000000)
+#define DEC_XID_TTL_DEFAULT (120 * (int64_t)NSEC_PER_SEC)
 #define DEC_LATE_MEM_DEFAULT ((size_t)1 << 20)
-#define DEC_LATE_HOLD_DEFAULT (10 * (int64_t)1000000000)
+#define DEC_LATE_HOLD_DEFAULT (10 * (int64_t)NSEC_PER_SEC)
 #define DEC_SKEW_DEFAULT ((int64_t)5000000)
 #define DEC_LATE_SLOT_BYTES 512	/* one held reply per this many bytes */
 #define RPCSEC_GSS_DATA 0

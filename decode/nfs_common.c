@@ -13,6 +13,7 @@
  *     ftype) is kept as sent: printers range-check it before naming it.
  */
 #include "decode/nfs_common.h"
+#include "base/units.h"
 
 #define NFS2_FHSIZE 32
 #define NFS2_UNSET 0xFFFFFFFFu	/* v2 sattr: field not to be set */
@@ -147,7 +148,7 @@ nfs2_dec_time(struct xdr *c, struct nfs_time *t)
 static bool
 nfs3_time_sane(const struct nfs_time *t)
 {
-	return t->nsec < 1000000000u;
+	return t->nsec < NSEC_PER_SEC;
 }
 
 static bool
@@ -454,9 +455,9 @@ nfs2_dec_fattr(struct xdr *c, struct nfs_fattr *a)
 		return false;
 	/* strict: ftype NFNON..NFLNK (0..5), timeval useconds < 10^6 (the
 	   v2 mode carries the file type bits too: not checked) */
-	if (c->strict && (a->type > 5 || a->atime.nsec >= 1000000000u ||
-			  a->mtime.nsec >= 1000000000u ||
-			  a->ctime.nsec >= 1000000000u))
+	if (c->strict && (a->type > 5 || a->atime.nsec >= NSEC_PER_SEC ||
+			  a->mtime.nsec >= NSEC_PER_SEC ||
+			  a->ctime.nsec >= NSEC_PER_SEC))
 		return xdr_fail(c, XDR_MALFORMED);
 	a->size = size;
 	a->used = (uint64_t)a->blocks * a->blocksize;

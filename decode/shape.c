@@ -71,6 +71,7 @@
  * struct dec_msg: no allocation.
  */
 #include "decode/nfs_common.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,10 +134,10 @@ static uint32_t
 pair_hash(const struct cap_addr *cl, const struct cap_addr *sv,
 	  uint16_t port)
 {
-	uint32_t h = cap_addr_fnv(cap_addr_fnv(2166136261u, cl), sv);
+	uint32_t h = cap_addr_fnv(cap_addr_fnv(BASE_FNV32_INIT, cl), sv);
 
-	h = (h ^ (port & 0xff)) * 16777619u;
-	h = (h ^ (port >> 8)) * 16777619u;
+	h = (h ^ (port & 0xff)) * BASE_FNV32_PRIME;
+	h = (h ^ (port >> 8)) * BASE_FNV32_PRIME;
 	return h;
 }
 

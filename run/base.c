@@ -1,5 +1,6 @@
 /* base.c - the run stage's signal flags, clocks and counters; see run.h. */
 #include "run/base.h"
+#include "base/units.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -103,5 +104,5 @@ int64_t run_wall_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }

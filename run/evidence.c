@@ -1,5 +1,8 @@
 /* evidence.c - the frames of selected operations into a pcap (evidence.h). */
 #include "run/evidence.h"
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/units.h"
 #include "run/evidence_int.h"
 #include "run/run.h"
 
@@ -67,22 +70,6 @@ struct run_evidence {
 	pcap_dumper_t *spool;		/* open while the run reads */
 	uint64_t spooled;		/* frames written to it */
 };
-
-/* Double *cap (from 64) so that n + 1 elements of size fit in *p. */
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap * 2 : 64;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	q = realloc(*p, c * size);
-	if (q == NULL)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
 
 int run_ev_select_parse(const char *arg, struct run_ev_select *s, char *err,
 			size_t n)
@@ -181,7 +168,7 @@ void run_evidence_op(struct run_evidence *ev, const struct an_op *op)
 		cand = true;
 	}
 	if (ev->nops >= RUN_EV_OPS_MAX ||
-	    !grow((void **)&ev->ops, &ev->ops_cap, ev->nops, sizeof(*o))) {
+	    !base_grow(&ev->ops, &ev->ops_cap, ev->nops, sizeof(*o), 64)) {
 		ev->st.ops_over++;
 		return;
 	}
@@ -292,7 +279,7 @@ static void add_want(struct run_evidence *ev, const struct cap_msg *m,
 {
 	struct ev_want *w;
 
-	if (!grow((void **)&ev->want, &ev->want_cap, ev->nwant, sizeof(*w))) {
+	if (!base_grow(&ev->want, &ev->want_cap, ev->nwant, sizeof(*w), 64)) {
 		ev->failed = true;
 		return;
 	}
@@ -319,12 +306,12 @@ static void add_want(struct run_evidence *ev, const struct cap_msg *m,
 static void tcp_chain(struct run_evidence *ev, const struct cap_msg *m,
 		      uint64_t first, bool keep)
 {
-	uint32_t h = cap_addr_fnv(cap_addr_fnv(2166136261u, &m->src), &m->dst);
+	uint32_t h = cap_addr_fnv(cap_addr_fnv(BASE_FNV32_INIT, &m->src), &m->dst);
 	struct ev_flow *f;
 	uint64_t at = first;
 	uint32_t i;
 
-	h = (h ^ m->sport ^ (uint32_t)m->dport << 16) * 16777619u;
+	h = (h ^ m->sport ^ (uint32_t)m->dport << 16) * BASE_FNV32_PRIME;
 	f = &ev->flows[h % EV_FLOWS];
 	if (f->n == 0 || f->sport != m->sport || f->dport != m->dport ||
 	    !cap_addr_eq(&f->src, &m->src) || !cap_addr_eq(&f->dst, &m->dst)) {
@@ -391,8 +378,8 @@ static void dump_frame(pcap_dumper_t *d, const struct cap_pkt *pkt)
 	struct pcap_pkthdr h;
 
 	memset(&h, 0, sizeof(h));
-	h.ts.tv_sec = (time_t)(pkt->ts_ns / 1000000000);
-	h.ts.tv_usec = (suseconds_t)(pkt->ts_ns % 1000000000);	/* ns */
+	h.ts.tv_sec = (time_t)(pkt->ts_ns / NSEC_PER_SEC);
+	h.ts.tv_usec = (suseconds_t)(pkt->ts_ns % NSEC_PER_SEC);	/* ns */
 	h.caplen = pkt->caplen;
 	h.len = pkt->len;
 	pcap_dump((u_char *)d, &h, pkt->data);
@@ -419,8 +406,8 @@ static void advance(struct run_evidence *ev, uint64_t f)
 	ev->nactive = k;
 	while (ev->next < ev->nwant && ev->want[ev->next].first <= f) {
 		if (ev->want[ev->next].last >= f) {
-			if (!grow((void **)&ev->active, &ev->active_cap,
-				  ev->nactive, sizeof(*ev->active))) {
+			if (!base_grow(&ev->active, &ev->active_cap,
+				         ev->nactive, sizeof(*ev->active), 64)) {
 				ev->failed = true;
 				return;
 			}

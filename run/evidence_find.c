@@ -1,6 +1,8 @@
 /* evidence_find.c - `--select findings`: which operations are a finding's
  * evidence (the table in evidence.h). */
 #include "run/evidence_int.h"
+#include "base/hash.h"
+#include "base/units.h"
 
 #include <string.h>
 
@@ -11,11 +13,8 @@ enum { EV_NOENT = 2, EV_ACCES = 13, EV_NOSPC = 28, EV_STALE = 70,
 /* FNV-1a of n bytes; never 0 (0: none). */
 static uint32_t fnv(const uint8_t *p, size_t n)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
+	uint32_t h = base_fnv32(BASE_FNV32_INIT, p, n);
 
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
 	return h ? h : 1;
 }
 
@@ -179,8 +178,8 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 	case AN_F_SERVER_RESTART:
 		d = o->reply_ns - f->start_ns;
 		return (c == EV_C_WRITE || c == EV_C_COMMIT) &&
-		       (b & EV_B_ANSWERED) && d >= -1000000000 &&
-		       d <= 1000000000;
+		       (b & EV_B_ANSWERED) && d >= -NSEC_PER_SEC &&
+		       d <= NSEC_PER_SEC;
 	case AN_F_ERROR_BURST: return (b & EV_B_BURST) && (b & EV_B_NFS);
 	case AN_F_RETRANSMITS: return (b & EV_B_RETRANS) != 0;
 	case AN_F_SHORT_IO: return (b & EV_B_SHORT) != 0;

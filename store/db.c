@@ -364,3 +364,23 @@ bool store_no_writer(const char *path)
 
 	return store_wal_empty(path) && !beside(path, "-shm", &n);
 }
+
+bool store_is_db(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	struct stat st;
+	char b[16];
+	FILE *f;
+	bool yes;
+
+	/* only a regular file can be a database: a FIFO, /dev/stdin or
+	 * <(...) is never opened here, so no byte of it is consumed before
+	 * the capture reader sees it */
+	if (path == NULL || !strcmp(path, "-") || stat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (f = fopen(path, "rb")) == NULL)
+		return false;
+	yes = fread(b, 1, sizeof(b), f) == sizeof(b) &&
+	      memcmp(b, magic, sizeof(b)) == 0;
+	fclose(f);
+	return yes;
+}

@@ -117,6 +117,9 @@ struct store_counts {
 
 struct store;
 
+/* Does path name a regular file that starts as an sqlite database does?
+ * (A FIFO, "-" or /dev/stdin is never opened: no byte of it is consumed.) */
+bool store_is_db(const char *path);
 int store_open(const char *path, unsigned flags, struct store **out,
 	       char *errbuf);
 void store_close(struct store *s);

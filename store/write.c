@@ -729,7 +729,7 @@ next:
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 		pthread_mutex_lock(&s->mu);
 		s->counts.writer_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) *
-			1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+			(long long)NSEC_PER_SEC + (t1.tv_nsec - t0.tv_nsec));
 		s->head = t;
 		pthread_cond_signal(&s->space);
 	}

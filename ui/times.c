@@ -1,6 +1,7 @@
 /* times.c - capture times printed for people; see times.h. */
 #define _GNU_SOURCE		/* timegm, tm_gmtoff, tm_zone */
 #include "ui/times.h"
+#include "base/units.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#define NS 1000000000LL
+#define NS ((long long)NSEC_PER_SEC)
 
 /* Seconds and nanoseconds of ns, the nanoseconds in 0..NS-1. */
 static int64_t split(int64_t ns, int64_t *frac)

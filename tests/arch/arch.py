@@ -37,7 +37,7 @@ RANK = {s: k for k, s in enumerate(STAGES)}
 ROOMS = {
     'ui/serve': set(),                  # the metrics endpoint
     'ui/report': set(),                 # report, diff
-    'ui/dump': {'ui/report'},           # dump (a database: report's reader)
+    'ui/dump': set(),                   # dump
     'ui/record': {'ui/serve'},          # record, serve
     'ui/top': {'ui/serve'},             # the dashboard
 }

@@ -1,8 +1,10 @@
 /* dump.c - the `nfscope dump` subcommand: capture -> decode -> print. */
 #include "ui/dump/dump.h"
+#include "base/grow.h"
+#include "base/units.h"
 #include "ui/cli.h"
 #include "ui/json.h"
-#include "ui/report/report.h"
+#include "store/store.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>
@@ -85,15 +87,8 @@ static bool queue_msg(struct dump_ctx *x, const struct cap_msg *m,
 	FILE *f;
 	size_t at = q->n;
 
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 256;
-		struct dump_line *v = realloc(q->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return false;
-		q->v = v;
-		q->cap = cap;
-	}
+	if (!base_grow(&q->v, &q->cap, q->n, sizeof(*q->v), 256))
+		return false;
 	if ((f = open_memstream(&l.text, &l.len)) == NULL)
 		return false;
 	show(x, f, m, d, mk);
@@ -153,10 +148,10 @@ static void on_drops(void *user, const struct cap_drop_span *sp)
 		jw_init(&w, x->out);
 		jw_obj(&w, NULL);
 		jw_obj(&w, "drops");
-		jw_time(&w, "start", (uint64_t)(sp->start_ns / 1000000000),
-			(uint32_t)(sp->start_ns % 1000000000));
-		jw_time(&w, "end", (uint64_t)(sp->end_ns / 1000000000),
-			(uint32_t)(sp->end_ns % 1000000000));
+		jw_time(&w, "start", (uint64_t)(sp->start_ns / NSEC_PER_SEC),
+			(uint32_t)(sp->start_ns % NSEC_PER_SEC));
+		jw_time(&w, "end", (uint64_t)(sp->end_ns / NSEC_PER_SEC),
+			(uint32_t)(sp->end_ns % NSEC_PER_SEC));
 		jw_u64(&w, "ps_drop", sp->drop);
 		jw_u64(&w, "ps_ifdrop", sp->ifdrop);
 		jw_end_obj(&w);
@@ -217,10 +212,10 @@ static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		if (x->filtered)
 			jw_u64(&w, "shown", x->shown);
 		if (x->rpc_msgs) {
-			jw_time(&w, "first", (uint64_t)(x->first_ns / 1000000000),
-				(uint32_t)(x->first_ns % 1000000000));
-			jw_time(&w, "last", (uint64_t)(x->last_ns / 1000000000),
-				(uint32_t)(x->last_ns % 1000000000));
+			jw_time(&w, "first", (uint64_t)(x->first_ns / NSEC_PER_SEC),
+				(uint32_t)(x->first_ns % NSEC_PER_SEC));
+			jw_time(&w, "last", (uint64_t)(x->last_ns / NSEC_PER_SEC),
+				(uint32_t)(x->last_ns % NSEC_PER_SEC));
 			jw_str(&w, "first_utc", ui_time_iso(x->first_ns, t0,
 							    sizeof(t0)));
 			jw_str(&w, "last_utc", ui_time_iso(x->last_ns, t1,
@@ -403,7 +398,7 @@ int ui_dump_main(int argc, char **argv)
 	}
 	if (ui_src_args(&so, "dump", argc, argv, optind) < 0)
 		return 2;
-	if (so.nfiles == 1 && rep_is_store(so.file))
+	if (so.nfiles == 1 && store_is_db(so.file))
 		return ui_usage_error("dump", "%s is a database written by "
 				      "nfscope record, not a capture: 'nfscope "
 				      "report %s' reads it (SQL: doc/store.md)",

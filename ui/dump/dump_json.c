@@ -1,5 +1,6 @@
 /* dump_json.c - `nfscope dump --json`: every decoded field (doc/dump-json.md). */
 #include "ui/dump/dump.h"
+#include "base/units.h"
 #include "ui/dump/dump_nfs4.h"
 #include "ui/json.h"
 
@@ -470,7 +471,7 @@ static const char *dump_secs(int64_t ns, char *buf, size_t n)
 	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
 
 	snprintf(buf, n, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
-		 a / 1000000000u, a % 1000000000u);
+		 a / NSEC_PER_SEC, a % NSEC_PER_SEC);
 	return buf;
 }
 
@@ -509,7 +510,7 @@ void dump_json_marked(FILE *f, const struct cap_msg *m,
 	jw_obj(&w, NULL);
 	jw_u64(&w, "frame", m->frame);
 	jw_u64(&w, "first_frame", m->first_frame);
-	jw_time(&w, "ts", (uint64_t)(m->ts_ns / 1000000000), (uint32_t)(m->ts_ns % 1000000000));
+	jw_time(&w, "ts", (uint64_t)(m->ts_ns / NSEC_PER_SEC), (uint32_t)(m->ts_ns % NSEC_PER_SEC));
 	jw_str(&w, "src", cap_addr_str(&m->src, a, sizeof(a)));
 	jw_u64(&w, "sport", m->sport);
 	jw_str(&w, "dst", cap_addr_str(&m->dst, a, sizeof(a)));

@@ -6,7 +6,10 @@
 #include "ui/esc.h"
 #include "ui/json.h"
 #include "ui/outfile.h"
+#include "ui/report/rep.h"
 #include "ui/report/report.h"
+#include "ui/report/report_db.h"
+#include "ui/report/report_model.h"
 #include "ui/wrap.h"
 
 #include <getopt.h>

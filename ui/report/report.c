@@ -1,6 +1,14 @@
 /* report.c - `nfscope report`: the driver; the writers are report_text.c
  * and report_out.c; see report.h. */
 #include "ui/report/report.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_db.h"
+#include "ui/report/report_every.h"
+#include "ui/report/report_html.h"
+#include "ui/report/report_out.h"
+#include "ui/report/report_partial.h"
+#include "ui/report/report_text.h"
+#include "base/units.h"
 #include "ui/cli.h"
 #include "ui/esc.h"
 #include "ui/times.h"
@@ -366,7 +374,7 @@ static int rep_opts_check(struct rep *r, struct rep_opts *o)
 				      "other: give one", csv ? "csv" : o->json ?
 				      "json" : "every");
 	if (o->html && r->interval_ns == 0)
-		r->interval_ns = 1000000000;	/* the page's time series */
+		r->interval_ns = NSEC_PER_SEC;	/* the page's time series */
 	r->series_cols = o->html ? 600 : 0;	/* points per line */
 	return -1;
 }
@@ -407,14 +415,14 @@ static int rep_inputs(struct rep_opts *o, int argc, char **argv,
 		*db = srcs[0].path;
 	} else if (optind + 1 == argc && !so->file && !so->iface) {
 		*db = argv[optind++];	/* report OUT.db */
-		if (!rep_is_store(*db) && access(*db, R_OK) == 0)
+		if (!store_is_db(*db) && access(*db, R_OK) == 0)
 			return ui_usage_error("report", "%s is not a database "
 					      "written by nfscope record (a "
 					      "capture is read with -r %s)",
 					      *db, *db);
 		*nsrc = 1;	/* not there: store_open says so */
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
-	} else if (so->nfiles == 1 && rep_is_store(so->file)) {
+	} else if (so->nfiles == 1 && store_is_db(so->file)) {
 		*db = so->file;		/* report -r OUT.db */
 		*nsrc = 1;
 		snprintf(srcs[0].path, sizeof(srcs[0].path), "%s", *db);
@@ -455,7 +463,7 @@ static bool rep_alloc(struct rep *r, const struct rep_opts *o)
 	struct an_figs_config fc;
 
 	memset(&fc, 0, sizeof(fc));
-	fc.interval_ns = r->interval_ns ? r->interval_ns : 1000000000;
+	fc.interval_ns = r->interval_ns ? r->interval_ns : NSEC_PER_SEC;
 	/* the totals' series is printed only with --interval, --html and
 	 * --csv (intervals): without them it is counted, not kept */
 	fc.intervals_counted = !r->interval_ns && !o->html && !o->csv;

@@ -3,7 +3,9 @@
  * delivered them, through the same figures and findings code as a live
  * report, and its counters replace the capture's: the report is the one
  * `report -r FILE` printed for that capture, figure for figure. */
-#include "ui/report/report.h"
+#include "ui/report/report_db.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_partial.h"
 #include "ui/wrap.h"
 
 #include <assert.h>
@@ -12,26 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-bool rep_is_store(const char *path)
-{
-	static const char magic[16] = "SQLite format 3";
-	struct stat st;
-	char b[16];
-	FILE *f;
-	bool yes;
-
-	/* only a regular file can be a database: a FIFO, /dev/stdin or
-	 * <(...) is never opened here, so no byte of it is consumed before
-	 * the capture reader sees it */
-	if (path == NULL || !strcmp(path, "-") || stat(path, &st) != 0 ||
-	    !S_ISREG(st.st_mode) || (f = fopen(path, "rb")) == NULL)
-		return false;
-	yes = fread(b, 1, sizeof(b), f) == sizeof(b) &&
-	      memcmp(b, magic, sizeof(b)) == 0;
-	fclose(f);
-	return yes;
-}
 
 int rep_src_parse(const char *arg, struct rep_src *src)
 {
@@ -42,7 +24,7 @@ int rep_src_parse(const char *arg, struct rep_src *src)
 	memset(src, 0, sizeof(*src));
 	if (strlen(arg) >= sizeof(src->path))
 		return -1;
-	if (rep_is_store(arg)) {
+	if (store_is_db(arg)) {
 		snprintf(src->path, sizeof(src->path), "%s", arg);
 		return 0;
 	}
@@ -53,7 +35,7 @@ int rep_src_parse(const char *arg, struct rep_src *src)
 	memcpy(src->path, arg, n);
 	src->path[n] = '\0';
 	src->run_id = (int64_t)v;
-	return rep_is_store(src->path) ? 0 : -1;
+	return store_is_db(src->path) ? 0 : -1;
 }
 
 /* The pair's handshakes of one more run into hs (*n used, max slots): a

@@ -3,7 +3,9 @@
  * capture time while the capture is read, as nfsiostat prints one every
  * interval: per procedure ops/s, kB/s and kB/op (READ/WRITE data), retrans
  * and their share, avg RTT (from the last transmission, the server's
- * time) and avg exe (from the first, what the application waited), errors.
+ * time) and avg exe (from the first, what the application waited), errors;
+ * the model computes them (an_model_rate, analyze/model.h), this file
+ * only adds up the window and prints.
  *
  * An operation counts in the window of the time it completed (its reply,
  * or its last call when unanswered); windows are aligned to multiples of S
@@ -12,7 +14,9 @@
  * of windows without operations is one line.  Runs on the thread that adds
  * up the operations (on_op_sums), or on the main thread at the end.
  */
-#include "ui/report/report.h"
+#include "ui/report/report_every.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_text.h"
 #include "ui/wrap.h"
 #include "analyze/acc.h"
 
@@ -65,20 +69,17 @@ static int row_cmp(const void *x, const void *y)
 static void every_row_narrow(FILE *f, const struct every_row *w, double s)
 {
 	char name[96], shown[32], a[32], b[32];
+	struct an_model_rate v;
 
+	an_model_rate(&w->s, w->rtt_sum_ns, s, &v);
 	/* a name past its 19 columns ("NFSv4 RECLAIM_COMPLETE") is cut in
 	 * the middle, as the tables' long keys are */
-	rep_proc_name(w->prog, w->vers, w->proc, name, sizeof(name));
+	an_model_proc_name(w->prog, w->vers, w->proc, name, sizeof(name));
 	fprintf(f, "%-19s %7.1f %8.1f %6.1f %6" PRIu64 " %5.1f %7s %7s %5"
 		PRIu64 "\n", ui_shorten_mid(shown, sizeof(shown), name, 19),
-		(double)w->calls / s,
-		(double)w->data_bytes / 1024 / s,
-		(double)w->data_bytes / 1024 / (double)w->calls, w->retrans,
-		100.0 * (double)w->retrans / (double)w->calls,
-		ui_fmt_ms(w->answered ? (double)w->rtt_sum_ns / 1e6 /
-			 (double)w->answered : 0.0, a, sizeof(a)),
-		ui_fmt_ms(w->answered ? w->lat_sum_ns / 1e6 /
-			 (double)w->answered : 0.0, b, sizeof(b)), w->errors);
+		v.ops_per_s, v.data_kib_per_s, v.data_kib_per_op, w->retrans,
+		v.retrans_pct, ui_fmt_ms(v.rtt_avg_ms, a, sizeof(a)),
+		ui_fmt_ms(v.exe_avg_ms, b, sizeof(b)), w->errors);
 }
 
 static void print_window(struct rep *r, struct rep_every *e)
@@ -118,22 +119,19 @@ static void print_window(struct rep *r, struct rep_every *e)
 			"RTT ms", "exe ms", "Err");
 	for (k = 0; k < e->n; k++) {
 		const struct every_row *w = &e->row[k];
+		struct an_model_rate v;
 
 		if (!r->wide) {
 			every_row_narrow(r->out, w, s);
 			continue;
 		}
+		an_model_rate(&w->s, w->rtt_sum_ns, s, &v);
 		fprintf(r->out, "%-30s %9.1f %10.1f %8.1f %8" PRIu64 " %6.1f "
 			"%10.3f %10.3f %6" PRIu64 "\n",
-			rep_proc_name(w->prog, w->vers, w->proc, name,
-				      sizeof(name)), (double)w->calls / s,
-			(double)w->data_bytes / 1024 / s,
-			(double)w->data_bytes / 1024 / (double)w->calls,
-			w->retrans, 100.0 * (double)w->retrans / (double)w->calls,
-			w->answered ? (double)w->rtt_sum_ns / 1e6 /
-				      (double)w->answered : 0.0,
-			w->answered ? w->lat_sum_ns / 1e6 /
-				      (double)w->answered : 0.0, w->errors);
+			an_model_proc_name(w->prog, w->vers, w->proc, name,
+				      sizeof(name)), v.ops_per_s,
+			v.data_kib_per_s, v.data_kib_per_op, w->retrans,
+			v.retrans_pct, v.rtt_avg_ms, v.exe_avg_ms, w->errors);
 	}
 	if (e->other)
 		fprintf(r->out, "(%" PRIu64 " operations of further "

@@ -15,7 +15,11 @@
  * counts from, so a test reads the page back and compares it with
  * --json.  Allocation: a few arrays per page, after the capture.
  */
-#include "ui/report/report.h"
+#include "ui/report/report_html.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_model.h"
+#include "ui/report/report_text.h"
+#include "ui/report/report_verdict.h"
 #include "ui/report/html.h"
 #include "ui/report/svg.h"
 

@@ -1,7 +1,8 @@
 /* report_model.c - the report's state (struct rep) as the report model's
  * input (analyze/model.h): the one place the writers get their figures
  * from.  See report.h. */
-#include "ui/report/report.h"
+#include "ui/report/report_model.h"
+#include "ui/report/rep.h"
 
 int rep_model(const struct rep *r, unsigned want, struct an_model *m)
 {

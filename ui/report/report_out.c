@@ -2,8 +2,12 @@
  * the report model (analyze/model.h), which holds every figure; see
  * report.h and doc/report.md for the schema. */
 #include "ui/esc.h"
+#include "base/units.h"
 #include "ui/json.h"
-#include "ui/report/report.h"
+#include "ui/report/report_out.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_model.h"
+#include "ui/report/report_verdict.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -246,8 +250,8 @@ static void j_servers(struct jw *w, const struct an_model *m)
 		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++) {
 			jw_obj(w, NULL);
 			jw_time(w, "time", (uint64_t)(s->verf_changes[i].ts_ns /
-				1000000000), (uint32_t)(s->verf_changes[i].ts_ns %
-				1000000000));
+				NSEC_PER_SEC), (uint32_t)(s->verf_changes[i].ts_ns %
+				NSEC_PER_SEC));
 			jw_u64(w, "frame", s->verf_changes[i].frame);
 			jw_hex(w, "old", s->verf_changes[i].old_verf, 8);
 			jw_hex(w, "new", s->verf_changes[i].new_verf, 8);
@@ -261,7 +265,7 @@ static void j_servers(struct jw *w, const struct an_model *m)
 
 static void j_time(struct jw *w, const char *key, int64_t ns)
 {
-	jw_time(w, key, (uint64_t)(ns / 1000000000), (uint32_t)(ns % 1000000000));
+	jw_time(w, key, (uint64_t)(ns / NSEC_PER_SEC), (uint32_t)(ns % NSEC_PER_SEC));
 }
 
 static void j_findings(struct jw *w, const struct an_model *m)

@@ -11,7 +11,11 @@
  * figure is the same, "partial" saying what is whole and what needs
  * --ops all) or --csv ops (its from_replies field empty: unknown).
  */
-#include "ui/report/report.h"
+#include "ui/report/report_partial.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_model.h"
+#include "ui/report/report_out.h"
+#include "ui/report/report_text.h"
 #include "ui/wrap.h"
 #include "ui/esc.h"
 #include "ui/json.h"

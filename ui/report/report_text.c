@@ -2,7 +2,10 @@
  * (analyze/model.h), which holds every figure; see report.h and
  * doc/report.md. */
 #include "ui/esc.h"
-#include "ui/report/report.h"
+#include "ui/report/report_text.h"
+#include "ui/report/rep.h"
+#include "ui/report/report_model.h"
+#include "ui/report/report_verdict.h"
 #include "ui/wrap.h"
 
 #include <inttypes.h>

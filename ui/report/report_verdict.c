@@ -8,7 +8,7 @@
 #include "ui/esc.h"
 #include "ui/report/html.h"
 #include "ui/json.h"
-#include "ui/report/report.h"
+#include "ui/report/report_verdict.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* metrics.c - the Prometheus endpoint; see metrics.h. */
 #include "ui/serve/metrics.h"
+#include "base/hash.h"
 #include "ui/serve/metrics_http.h"
 #include "analyze/acc.h"
 #include "analyze/figs.h"
@@ -151,9 +152,9 @@ static uint32_t key_hash(const struct mx_key *k, uint32_t h)
 {
 	h = cap_addr_fnv(h, &k->client);
 	h = cap_addr_fnv(h, &k->server);
-	h = (h ^ k->prog) * 16777619u;
-	h = (h ^ k->vers) * 16777619u;
-	h = (h ^ k->proc) * 16777619u;
+	h = (h ^ k->prog) * BASE_FNV32_PRIME;
+	h = (h ^ k->vers) * BASE_FNV32_PRIME;
+	h = (h ^ k->proc) * BASE_FNV32_PRIME;
 	return h;
 }
 
@@ -216,7 +217,7 @@ static void count_dropped(struct ui_mx *m, const struct mx_key *k, uint32_t h)
  * place is kept for it) the overflow series; NULL out of memory. */
 static struct mx_series *series_get(struct ui_mx *m, const struct mx_key *k)
 {
-	uint32_t h = key_hash(k, 2166136261u), slots = 2 * m->st.max;
+	uint32_t h = key_hash(k, BASE_FNV32_INIT), slots = 2 * m->st.max;
 	uint32_t i = h % slots;
 	struct mx_series *s;
 

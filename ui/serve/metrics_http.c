@@ -1,5 +1,6 @@
 /* metrics_http.c - the metrics endpoint's HTTP side; see metrics_http.h. */
 #include "ui/serve/metrics_http.h"
+#include "base/units.h"
 #include "ui/esc.h"
 
 #include <inttypes.h>
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_S 1000000000LL
+#define NS_PER_S ((long long)NSEC_PER_SEC)
 #define MX_BLOCK (64u << 10)	/* bytes a response copies at a time */
 #define MX_TICK_NS (250 * 1000000LL)	/* the watchdog's period */
 

@@ -5,6 +5,7 @@
  * clipped to the terminal's width; 80x24 shows every panel usefully.
  */
 #include "ui/esc.h"
+#include "base/units.h"
 #include "ui/times.h"
 #include "analyze/judge.h"
 #include "ui/top/top.h"
@@ -172,7 +173,7 @@ static const char *fmt_count(uint64_t v, char *b, size_t n)
 {
 	if (v < 1000000)
 		snprintf(b, n, "%" PRIu64, v);
-	else if (v < 1000000000)
+	else if (v < NSEC_PER_SEC)
 		snprintf(b, n, "%.1fM", (double)v / 1e6);
 	else
 		snprintf(b, n, "%.1fG", (double)v / 1e9);
@@ -194,7 +195,7 @@ static const char *fmt_size(uint32_t s, char *b, size_t n)
 
 static const char *fmt_clock(int64_t ns, char *b, size_t n)
 {
-	time_t t = (time_t)(ns / 1000000000);
+	time_t t = (time_t)(ns / NSEC_PER_SEC);
 	struct tm tm;
 
 	if (ns <= 0) {

@@ -1,5 +1,6 @@
 /* top_model.c - the dashboard's history of operations; see top.h. */
 #include "ui/top/top.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,7 @@
 
 static uint32_t fnv(const void *p, size_t n)
 {
-	const uint8_t *b = p;
-	uint32_t h = 2166136261u;
-
-	while (n--)
-		h = (h ^ *b++) * 16777619u;
-	return h;
+	return base_fnv32(BASE_FNV32_INIT, p, n);
 }
 
 int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs)

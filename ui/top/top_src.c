@@ -154,7 +154,7 @@ static bool pace(struct tm_worker *w)
 	return true;
 }
 
-static void run_packets(struct tm_worker *w)
+static void tm_read_packets(struct tm_worker *w)
 {
 	char err[CAP_ERRBUF_SIZE] = "";
 	bool live = w->cfg.mode == TM_LIVE;
@@ -224,7 +224,7 @@ static void on_stored_op(void *user, const struct an_op *op)
 		w->buf[w->nbuf++] = *op;
 }
 
-static void run_attach(struct tm_worker *w)
+static void tm_attach_store(struct tm_worker *w)
 {
 	struct store *st = NULL;
 	struct store_run run;
@@ -286,9 +286,9 @@ static void *worker_main(void *arg)
 	struct tm_worker *w = arg;
 
 	if (w->cfg.mode == TM_ATTACH)
-		run_attach(w);
+		tm_attach_store(w);
 	else
-		run_packets(w);
+		tm_read_packets(w);
 	return NULL;
 }
 

@@ -1,5 +1,6 @@
 /* top_view.c - aggregate the dashboard's time window; see top.h. */
 #include "ui/top/top.h"
+#include "base/units.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -234,9 +235,9 @@ static void series_lost(struct tm_view *v, const struct tm_model *m)
 		v->series[k].frag_lost = 0;
 	for (k = 0; k < AN_WIN_TICKS; k++) {
 		const struct an_win_lost *x = &m->win.lost[k];
-		int64_t t = x->sec * 1000000000;
+		int64_t t = x->sec * NSEC_PER_SEC;
 
-		if (x->n == 0 || t + 1000000000 <= v->from_ns || t >= v->to_ns)
+		if (x->n == 0 || t + NSEC_PER_SEC <= v->from_ns || t >= v->to_ns)
 			continue;
 		v->frag_lost += x->n;
 		b = an_window_bucket(t, v->bucket_ns, v->series_base,
