@@ -351,7 +351,8 @@ uint32_t an_find_size_small(const struct an_find *f);
 struct an_tcp_health {
 	uint64_t segs[2], resent[2], dupack_loss[2], zero_win[2], rsts[2];
 	uint64_t connections;		/* handshakes seen */
-	uint64_t resent_calls;		/* ops sent again over TCP */
+	uint64_t resent_calls;		/* ops sent again over TCP on a new
+					   connection (another port) */
 	uint64_t stalls;		/* messages held at 40 or 200 ms */
 	uint64_t stalls_dir[2];		/* of them records (calls, replies) */
 	double stall_ns;		/* the time they spread over */

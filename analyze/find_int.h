@@ -116,11 +116,14 @@ struct lat_rec {
 
 #define LAT_CONNS 8		/* connections a server's replies are
 				   followed on (more: the oldest goes) */
+#define LAT_WIRE 16		/* replies on the wire remembered a one */
 
-struct lat_conn {		/* the end of the last reply on one */
+struct lat_conn {		/* the last replies on one: each from its
+				   first segment to its last (on the wire) */
 	struct cap_addr client;
 	uint16_t client_port, server_port;
-	int64_t end_ns;			/* 0: slot unused */
+	uint32_t n, next;		/* n 0: slot unused */
+	int64_t wire[LAT_WIRE][2];
 };
 
 struct lat {

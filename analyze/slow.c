@@ -117,7 +117,7 @@ static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
 
 	for (k = 0; k < LAT_CONNS; k++) {
 		c = &l->conn[k];
-		if (c->end_ns != 0 && c->client_port == op->client_port_last &&
+		if (c->n != 0 && c->client_port == op->client_port_last &&
 		    c->server_port == op->server_port &&
 		    cap_addr_eq(&c->client, &op->client))
 			return c;
@@ -130,23 +130,49 @@ static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
 	return c;
 }
 
-/* How long op's reply took to begin once the server was free to answer
- * (struct lat free_n), ns; ops come in the order their replies end. */
+/* The time of [from, to] the connection's earlier replies spent on the
+ * wire (they follow one another, never overlap). */
+static int64_t wire_busy(const struct lat_conn *c, int64_t from, int64_t to)
+{
+	int64_t busy = 0;
+	uint32_t k;
+
+	for (k = 0; k < c->n; k++) {
+		int64_t a = c->wire[k][0] > from ? c->wire[k][0] : from;
+		int64_t b = c->wire[k][1] < to ? c->wire[k][1] : to;
+
+		if (b > a)
+			busy += b - a;
+	}
+	return busy;
+}
+
+/* How long op's reply took to begin once its call was in (struct lat
+ * free_n), ns, less the time earlier replies on its connection were on
+ * the wire meanwhile: a reply queued behind a large one waits for the
+ * wire, not the server; one after small replies (no wire time) waited
+ * for the server (its threads work in parallel).  Ops come in the order
+ * their replies end. */
 static int64_t free_wait(struct lat *l, const struct an_op *op)
 {
-	int64_t from = op->last_call_ns;
+	int64_t from = op->last_call_ns, wait;
 	int64_t seg0 = op->reply_seg0_ns > 0 && op->reply_seg0_ns <= op->reply_ns ?
 		       op->reply_seg0_ns : op->reply_ns;
 
+	if (seg0 <= from)
+		return 0;
+	wait = seg0 - from;
 	if (op->transport == CAP_TCP) {
 		struct lat_conn *c = conn_of(l, op);
+		uint32_t k = c->next++ % LAT_WIRE;
 
-		if (c->end_ns > from && c->end_ns <= seg0)
-			from = c->end_ns;
-		if (op->reply_ns > c->end_ns)
-			c->end_ns = op->reply_ns;
+		wait -= wire_busy(c, from, seg0);
+		c->wire[k][0] = seg0;
+		c->wire[k][1] = op->reply_ns;
+		if (c->n < LAT_WIRE)
+			c->n++;
 	}
-	return seg0 > from ? seg0 - from : 0;
+	return wait;
 }
 
 /* Count op's free wait in its procedure's row. */
@@ -299,8 +325,7 @@ static size_t splits_of(const struct an_figs *figs, const struct subj *s,
 /* Did most replies of row w begin within slow_ms once the server was free
  * to answer (struct lat free_n)?  Then its latency is queueing behind other
  * replies on the wire, not the server's time. */
-static bool row_queued(const struct lat *l,
-		       const struct an_row *w)
+static bool row_queued(const struct lat *l, const struct an_row *w)
 {
 	int v = w->vers == 2;
 

@@ -338,27 +338,50 @@ def incidental(facts, slow_ms=10.0, min_ops=20):
 # Where the verdict counts the fault, its count against the lab's: fn(report,
 # facts, end, pcap) -> problems.  Counts from the pcap are truth.py's, from
 # that end's whole capture (a -s 256 twin holds the same frames, cut).
-def figures_tcp_reset(rep, facts, end, pcap):
-    want = sum(1 for n in truth.calls_per_connection(pcap).values() if n > 1)
+def nf_evidence_calls(nfscope, pcap):
+    """The XIDs of the calls `--write-pcap --select findings` keeps (read
+    back with `dump`), or None if it failed."""
+    out = pcap[:-len('.pcap')] + '.evidence.pcap'
+    r = subprocess.run([nfscope, 'report', '-r', pcap, '--write-pcap', out, '--select',
+                        'findings'], capture_output=True, text=True)
+    d = subprocess.run([nfscope, 'dump', '--json', '-r', out], capture_output=True,
+                       text=True)
+    if r.returncode != 0 or d.returncode != 0:
+        return None
+    return {m['xid'] for m in map(json.loads, d.stdout.splitlines())
+            if m.get('type') == 'call'}
+
+
+def figures_tcp_reset(rep, facts, end, pcap, nfscope=None):
+    """The calls on more than one connection (the pcap's streams): the
+    verdict's count, and all of them in its evidence pcap (issue 30)."""
+    again = {x for x, n in truth.calls_per_connection(pcap).items() if n > 1}
     got = nf_loss(rep).get('tcp_calls_resent')
-    return [] if got == want else ['calls sent again on a new connection: verdict %r, '
-                                   'pcap %d' % (got, want)]
+    out = [] if got == len(again) else ['calls sent again on a new connection: verdict '
+                                        '%r, pcap %d' % (got, len(again))]
+    ev = nf_evidence_calls(nfscope, pcap) if nfscope else set(again)
+    if ev is None or not again <= ev:
+        out.append('--write-pcap --select findings: the calls sent again %s not all in '
+                   'its evidence %s' % (sorted(again), sorted(ev or [])[:8]))
+    return out
 
 
-def figures_tcp_loss(rep, facts, end, pcap):
+def figures_tcp_loss(rep, facts, end, pcap, nfscope=None):
     """Data segments lost per direction: the drop log's; the verdict's
-    estimate at least half of that and at most 2 more (spurious resends)."""
+    estimate at least half of that and at most a quarter (and 2) more:
+    seen at the sending end, a resend after a spurious timeout (a loaded
+    machine) is a segment sent again too."""
     out = []
     for way, key in (('ab', 'tcp_lost_c2s'), ('ba', 'tcp_lost_s2c')):
         want = sum(1 for d in facts['drops'] if d['dir'] == way and d.get('proto') == 6 and
                    d.get('payload', 0) > 0)
         got = nf_loss(rep).get(key)
-        if got is None or not (want / 2 <= got <= want + 2):
+        if got is None or not (want / 2 <= got <= want + 2 + want // 4):
             out.append('%s: verdict %r, drop log %d' % (key, got, want))
     return out
 
 
-def figures_delayed_ack(rep, facts, end, pcap):
+def figures_delayed_ack(rep, facts, end, pcap, nfscope=None):
     """Calls held: those whose segments spread over 35 ms or more (the
     pcap), and the time they were held; the verdict's within 10 %."""
     held = [x for x in truth.call_spreads(pcap) if x >= 35]
@@ -370,7 +393,7 @@ def figures_delayed_ack(rep, facts, end, pcap):
     return out
 
 
-def figures_udp_loss(rep, facts, end, pcap):
+def figures_udp_loss(rep, facts, end, pcap, nfscope=None):
     """At the client end every re-send is seen: ops resent = the client's."""
     if end != 'client':
         return []
@@ -399,11 +422,16 @@ def judge(report, faults, allowed, end, either=False):
         bad.append('the verdict\'s first problem %s is not the first finding %s' % (
             first, kinds[0]))
     if faults and not either:
+        named = [k for k in kinds if KIND_FAULTS.get(k, set()) & faults]
         if not first:
             bad.append('no finding (injected: %s)' % ', '.join(sorted(faults)))
-        elif not KIND_FAULTS.get(first, set()) & faults:
+        elif not KIND_FAULTS.get(first, set()) & (faults | allowed):
             bad.append('first finding %s does not name %s' % (first,
                                                            ', '.join(sorted(faults))))
+        elif not named:
+            # first: a fault the records show happened anyway (a server
+            # slow on a loaded machine may cost more than the injected one)
+            bad.append('no finding names %s' % ', '.join(sorted(faults)))
     for k in sorted(set(kinds) - set(unmapped)):
         if not KIND_FAULTS[k] & (faults | allowed):
             bad.append('%s names a fault not injected' % k)
@@ -439,7 +467,7 @@ def cells(nfscope, sc, facts, faults, allowed, either, work, figures=None):
         problems = [judge(rep, faults, allowed, end, either or unseen)]
         if figures and faults:
             whole = [os.path.join(work, w) for e, n, w in CAPTURES if e == end and not n]
-            problems += figures(rep, facts, end, whole[0])
+            problems += figures(rep, facts, end, whole[0], nfscope=nfscope)
         rows.append(dict(end=end, snaplen=snaplen, pcap=pcap,
                          verdict=nf_verdict_line(rep, text),
                          vantage=('%s (%s)' % cv if cv[0].startswith('unknown') else cv[0])
@@ -496,9 +524,10 @@ def write_doc(path, recs, command):
            'Each fault made real in the traffic lab (tests/lab/README.md), captured at the',
            'client end and at the server end of the link at once, whole and at `-s 256`;',
            'nfscope\'s verdict on each capture. A cell holds when the first finding names',
-           'the injected fault, no finding names a fault that was not injected (or that the',
-           'lab\'s records show happened anyway: `allowed`), and the vantage point is that end',
-           'or unknown. Generated by tests/lab/verdicts.py; regenerate (root, a few minutes):',
+           'the injected fault (or one the lab\'s records show happened anyway, `allowed`,',
+           'with the injected one among the findings), no finding names a fault that was not',
+           'injected or allowed, and the vantage point is that end or unknown. Generated by',
+           'tests/lab/verdicts.py; regenerate (root, a few minutes):',
            '', '```sh', command, '```', '',
            'This run: %s UTC, source %s; %d of %d cells hold.' % (
                time.strftime('%Y-%m-%d %H:%M', time.gmtime()), source_version(), holds,
