@@ -240,12 +240,19 @@ def main():
     found = [f['kind'] for f in rep['findings'] if f['kind'] in v4kinds]
     check(not found, 'no NFSv4 finding between healthy peers: %s' % found)
     rec, lrep, lpcap = lock
-    denied_wire = [f for f in tshark_view_status(lpcap) if f == '10010']
+    lock_replies = tshark_view_status(lpcap)
+    denied_wire = [f for f in lock_replies if f == '10010']
     check(not rec['granted'] and rec['denied'] == 10,
           'lock case: the waiter was denied %d times of 10' % rec['denied'])
-    check(len(denied_wire) == rec['denied'],
-          'lock case: tshark sees %d NFS4ERR_DENIED, the waiter %d' % (
-              len(denied_wire), rec['denied']))
+    if lock_replies:
+        check(len(denied_wire) == rec['denied'],
+              'lock case: tshark sees %d NFS4ERR_DENIED, the waiter %d' % (
+                  len(denied_wire), rec['denied']))
+    else:
+        # once at load 12 tshark dissected no LOCK reply at all in a file
+        # where nfscope found the 10 denials the waiter counted: the
+        # waiter's own count stays the truth, tshark is not compared
+        print('note lock case: tshark dissected no LOCK reply; not compared')
     lc = [f for f in lrep['findings'] if f['kind'] == 'lock_contention']
     check(len(lc) == 1 and lc[0]['count'] == rec['denied'],
           'lock case: lock_contention with the %d denials: %s' % (
