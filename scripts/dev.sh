@@ -14,7 +14,7 @@ PKGS="meson ninja-build gcc clang pkg-config libpcap-dev zlib1g-dev gzip libzstd
       liblzma-dev xz-utils libbz2-dev libtirpc-dev rpcsvc-proto
       libncurses-dev libsqlite3-dev tshark tcpdump python3 bzip2 groff-base tmux
       libmicrohttpd-dev prometheus tcpreplay chromium
-      nfs-ganesha nfs-ganesha-vfs libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
+      nfs-ganesha nfs-ganesha-vfs nfs-ganesha-proxy-v4 libnfs-utils rpcbind dbus-daemon dbus-bin iproute2 ethtool"
 
 deps() {
 	local missing=()
