@@ -6,10 +6,27 @@ as U+FFFD instead of raising), waiting at most timeout seconds (None: no
 limit); other keywords (cwd, env, stdin, preexec_fn, check) go to
 subprocess.run.  Returns the CompletedProcess.  A suite binds its program
 once:  def run(*args): return testlib.run([NFSCOPE, *args], cwd=WORK)
+
+live_netns(ns) is the opening of the tests that replay onto a veth pair
+in a namespace of their own: None once the namespace ns is made, or why
+the test must be skipped (not root, no tcpreplay, no namespaces).
 """
+import os
+import shutil
 import subprocess
 
 
 def run(args, *, timeout=300, text=True, **kw):
     return subprocess.run(list(args), capture_output=True, text=text,
                           timeout=timeout, **kw)
+
+
+def live_netns(ns):
+    if os.geteuid() != 0:
+        return 'live capture needs root (CAP_NET_RAW)'
+    if shutil.which('tcpreplay') is None:
+        return 'no tcpreplay'
+    if subprocess.run(['ip', 'netns', 'add', ns],
+                      stderr=subprocess.DEVNULL).returncode:
+        return 'cannot create a network namespace'
+    return None

@@ -22,12 +22,14 @@ usage: live_evidence.py NFSGEN NFSCOPE WORKDIR
 """
 import json
 import os
-import shutil
 import signal
 import struct
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 
 NS = 'nfev-%d' % os.getpid()
 
@@ -157,15 +159,9 @@ def check(nfsgen, nfscope, work, name, gargs, runs, errs):
 
 def main():
     nfsgen, nfscope, work = sys.argv[1:4]
-    if os.geteuid() != 0:
-        print('SKIP: live capture needs root (CAP_NET_RAW)')
-        return 77
-    if shutil.which('tcpreplay') is None:
-        print('SKIP: no tcpreplay')
-        return 77
-    if subprocess.run(['ip', 'netns', 'add', NS],
-                      stderr=subprocess.DEVNULL).returncode:
-        print('SKIP: cannot create a network namespace')
+    why = testlib.live_netns(NS)
+    if why:
+        print('SKIP: ' + why)
         return 77
     errs = []
     try:
