@@ -7,6 +7,12 @@ limit); other keywords (cwd, env, stdin, preexec_fn, check) go to
 subprocess.run.  Returns the CompletedProcess.  A suite binds its program
 once:  def run(*args): return testlib.run([NFSCOPE, *args], cwd=WORK)
 
+output(args, ...) is run() for a step the test cannot go on without: a
+nonzero exit ends the test (sys.exit) with the command, its status and
+stderr; returns stdout.  run_to(args, path, ...) runs args with stdout
+into the file path (bytes as they come) and stderr captured as text;
+returns the CompletedProcess.
+
 live_netns(ns) is the opening of the tests that replay onto a veth pair
 in a namespace of their own: None once the namespace ns is made, or why
 the test must be skipped (not root, no tcpreplay, no namespaces).
@@ -14,11 +20,26 @@ the test must be skipped (not root, no tcpreplay, no namespaces).
 import os
 import shutil
 import subprocess
+import sys
 
 
 def run(args, *, timeout=300, text=True, **kw):
     return subprocess.run(list(args), capture_output=True, text=text,
                           timeout=timeout, **kw)
+
+
+def output(args, *, timeout=None, **kw):
+    r = run(args, timeout=timeout, **kw)
+    if r.returncode != 0:
+        sys.exit('%s: exit %d: %s' % (' '.join(map(str, args)), r.returncode,
+                                      r.stderr))
+    return r.stdout
+
+
+def run_to(args, path, *, timeout=None, **kw):
+    with open(path, 'wb') as f:
+        return subprocess.run(list(args), stdout=f, stderr=subprocess.PIPE,
+                              timeout=timeout, **kw)
 
 
 def live_netns(ns):
