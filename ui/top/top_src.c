@@ -6,9 +6,6 @@
 #include "ui/cli.h"
 #include "ui/serve/metrics.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
