@@ -68,15 +68,25 @@ def ops_in_calls(nfscope, pcap, kind='call'):
     return ops
 
 
-def main():
+def lab_args(*tools):
+    """The v4 labs' arguments (--nfscope, --work and each of tools), or
+    None, the reason printed, where the lab cannot run (no root or
+    namespaces: the test exits 77)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument('--nfscope', required=True)
-    ap.add_argument('--work', required=True)
+    for name in ('--nfscope', '--work') + tools:
+        ap.add_argument(name, required=True)
     a = ap.parse_args()
     try:
         labnet.need_privilege()
     except labnet.Skip as e:
         print('skip: %s' % e)
+        return None
+    return a
+
+
+def main():
+    a = lab_args()
+    if a is None:
         return 77
     work = os.path.join(a.work, 'v4')
     tools = {'nfscope': a.nfscope}
