@@ -395,6 +395,15 @@ def session_small(g):
     io(g, c, 16384, 30)
 
 
+def server_small(g):
+    """The other way of session_small: GETATTR says 16k, the session's
+    fore channel (69632) leaves more: the server's maximum is the limit."""
+    c = Client(g, [10, 0, 4, 1], 801, 0x1000)
+    g.setup(c, 69632, 69632, 16384, 16384)
+    c.open(b'file1', FH1)
+    io(g, c, 16384, 30)
+
+
 def errors(g):
     c = Client(g, [10, 0, 4, 1], 801, 0x1000)
     g.setup(c)
@@ -500,7 +509,8 @@ def replay(g):
 def main():
     out, truth, name = sys.argv[1:4]
     g = Gen()
-    {'healthy': healthy, 'session_small': session_small, 'errors': errors,
+    {'healthy': healthy, 'session_small': session_small, 'server_small': server_small,
+     'errors': errors,
      'recall': recall, 'locks': locks, 'replay': replay}[name](g)
     g.pc.write(out)
     with open(truth, 'w') as f:
