@@ -14,6 +14,9 @@ the faults it put in):
   the verdict's limit 16k, named as the session's (maxresp, maxreq) in its
   text and JSON (`session_max`); GETATTR's 16k under a larger session is
   the server's small maximum, no session named;
+- names outside the main op (libnfs's PUTFH GETATTR ACCESS OPEN name
+  GETFH) name the handle the GETFH returned (the generator's paths); a
+  REMOVE's own name never names a later LOOKUP's handle;
 - the store keeps the session (view sessions) and a report from the
   database says the same;
 - no NFSv4 finding on the real captures given (healthy public ones).
@@ -178,6 +181,34 @@ def t_session_small():
                if f['kind'] == 'size_capped'], 'healthy: no size_capped')
 
 
+def t_paths():
+    """Names outside the main op: the path of each handle the generator
+    opened libnfs's way, and none from a REMOVE's own name."""
+    pcap, truth = gen('paths')
+    db = os.path.join(TMP, 'paths.db')
+    r = subprocess.run([NFSCOPE, 'record', '-r', pcap, '-w', db, '--ops', 'all'],
+                       capture_output=True, text=True)
+    if not check(r.returncode == 0, 'paths: record: %s' % r.stderr[-300:]):
+        return
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT hex(fh), op, path FROM ops WHERE op IN ('READ', 'WRITE')"
+                       ).fetchall()
+    named = con.execute("SELECT op, name FROM ops WHERE name != ''").fetchall()
+    con.close()
+    got = {}
+    for fh, op, path in rows:
+        got.setdefault(fh.lower().rstrip('0') or fh, set()).add(path)
+    for fh, path in truth['paths'].items():
+        have = got.get(fh.rstrip('0'), set())
+        check(have == {path}, 'paths: READ/WRITE of %s under %r, made %r' % (
+            bytes.fromhex(fh).rstrip(b'\0'), have, path))
+    for fh, path in truth['not_paths'].items():
+        have = got.get(fh.rstrip('0'), set())
+        check(path not in have, 'paths: no %r from a REMOVE\'s own name: %r' % (path, have))
+    check(('ACCESS', 'file1') in named and ('REMOVE', 'old') in named,
+          'paths: the OPEN\'s name on its ACCESS row, the REMOVE\'s on its own: %s' % named)
+
+
 def t_real():
     for p in REAL:
         if not os.path.exists(p):
@@ -190,6 +221,7 @@ def t_real():
 def main():
     t_healthy()
     t_session_small()
+    t_paths()
     t_faults('errors')
     t_faults('recall', clients={'nfs4_delay': '10.0.4.3'})
     t_faults('locks', client='10.0.4.3')

@@ -232,6 +232,10 @@ def main():
                'stale_clientid', 'session_replay', 'deleg_recall', 'lock_contention'}
     found = [f['kind'] for f in rep['findings'] if f['kind'] in v4kinds]
     check(not found, 'no NFSv4 finding between healthy peers: %s' % found)
+    paths = lab_v4.io_paths(a.nfscope, pcap)
+    want = {'READ': {'/lab/hello.txt', '/lab/small.bin'}, 'WRITE': {'/lab/small.bin'}}
+    check(paths == want, 'the proxy\'s READ and WRITE paths %s, the files used %s' % (
+        paths, want))
     rec, lrep, lpcap = lock
     lock_replies = tshark_view_status(lpcap)
     denied_wire = [f for f in lock_replies if f == '10010']

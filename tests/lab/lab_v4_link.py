@@ -283,6 +283,11 @@ def main():
         seen[end] = check_whole(check, a.nfscope, end, full[end], ganesha)
     check_latency(check, seen['client'][0], seen['server'][0])
     for end in ('client', 'server'):
+        paths = lab_v4.io_paths(a.nfscope, full[end])
+        want = {'READ': {'/lab/big.bin', '/lab/small.bin'}, 'WRITE': {'/lab/small.bin'}}
+        check(paths == want, '%s: READ and WRITE paths %s, the files used %s' % (
+            end, paths, want))
+    for end in ('client', 'server'):
         t = truth.twin_truth(truth.streams_of(full[end]), [512, 256])
         for snaplen in (512, 256):
             check_twin(check, a.nfscope, end, full[end],
