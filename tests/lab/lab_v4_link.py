@@ -53,7 +53,7 @@ IMPAIR = 'delay=%d,jitter=%d,loss=%g' % (DELAY_MS, JITTER_MS, LOSS)
 TWINS = {'client-512': ('client', 512), 'client-256': ('client', 256),
          'server-full': ('server', 0), 'server-512': ('server', 512),
          'server-256': ('server', 256)}
-BIG = 4 << 20
+BIG = 1 << 20
 READERS = 4                  # proxy readers of BIG at once
 CAPS = 32768                 # the serving export's MaxRead/MaxWrite
 
