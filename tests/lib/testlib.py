@@ -7,6 +7,10 @@ limit); other keywords (cwd, env, stdin, preexec_fn, check) go to
 subprocess.run.  Returns the CompletedProcess.  A suite binds its program
 once:  def run(*args): return testlib.run([NFSCOPE, *args], cwd=WORK)
 
+full_tier() is true in the full tier (NFSCOPE_TESTS=full, as CI runs):
+a test that samples its sweep in the quick tier (the default) runs it
+whole there (doc/testing.md, "Two tiers").
+
 live_netns(ns) is the opening of the tests that replay onto a veth pair
 in a namespace of their own: None once the namespace ns is made, or why
 the test must be skipped (not root, no tcpreplay, no namespaces).
@@ -19,6 +23,10 @@ import subprocess
 def run(args, *, timeout=300, text=True, **kw):
     return subprocess.run(list(args), capture_output=True, text=text,
                           timeout=timeout, **kw)
+
+
+def full_tier():
+    return os.environ.get('NFSCOPE_TESTS') == 'full'
 
 
 def live_netns(ns):
