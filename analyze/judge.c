@@ -42,12 +42,17 @@ static void line(struct an_verdict *v, const char *key, const char *fmt, ...)
 
 /* ------------------------------------------------------------- sizes -- */
 
+/* The limit of p's READs (WRITEs); *session the session's fore channel
+ * size when its room is that limit (an_size_limit names it so), else 0. */
 static uint32_t limit_of(const struct an_pair *p, const struct an_server *srv,
-			 bool w)
+			 bool w, uint32_t *session)
 {
 	char name[64];
+	uint32_t lim = an_size_limit(p, srv, w, name, sizeof(name));
 
-	return an_size_limit(p, srv, w, name, sizeof(name));
+	*session = strstr(name, "of its session") ?
+		   (w ? p->sess_maxreq : p->sess_maxresp) : 0;
+	return lim;
 }
 
 static bool size_of(const struct an_model *m, const struct an_model_pair *q,
@@ -70,7 +75,7 @@ static bool size_of(const struct an_model *m, const struct an_model_pair *q,
 	o->pct = (uint32_t)(dn * 100 / (s->total ? s->total : r->total));
 	o->asked_max = s->max > r->max ? s->max : r->max;
 	o->granted_max = w ? p->write_granted_max : p->read_granted_max;
-	o->limit = limit_of(p, q->server, w);
+	o->limit = limit_of(p, q->server, w, &o->session);
 	if (m->in.find)
 		small = an_find_size_small(m->in.find);
 	if (nshort > 0 && o->granted_max < s->max)
@@ -91,21 +96,38 @@ static bool size_of(const struct an_model *m, const struct an_model_pair *q,
 	return true;
 }
 
+/* The maximum s's size is held to, in the verdict's words: the server's,
+ * or the NFSv4.1 session's fore channel when its room is the limit
+ * (small: "session's small maxresp 17408", else "session maxresp N"). */
+static const char *limit_name(const struct an_verdict_size *s, bool small,
+			      char *b, size_t n)
+{
+	if (!s->session)
+		return small ? "the server's small maximum" :
+			       "the server's maximum";
+	snprintf(b, n, "session%s %s %u", small ? "'s small" : "",
+		 s->write ? "maxreq" : "maxresp", s->session);
+	return b;
+}
+
 static void size_line(struct an_verdict *v, const struct an_verdict_size *s)
 {
 	const char *op = s->write ? "WRITE" : "READ ";
-	char a[32], b[32];
+	const char *whose = s->session ? "session's" : "server's";
+	char a[32], b[32], c[48];
 
 	an_size_str(s->size, a, sizeof(a));
 	an_size_str(s->limit, b, sizeof(b));
 	switch (s->state) {
 	case AN_SZ_AS_NEGOTIATED:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": as negotiated, "
-		     "the server's maximum", op, a, s->pct, s->calls);
+		     "%s", op, a, s->pct, s->calls,
+		     limit_name(s, false, c, sizeof(c)));
 		break;
 	case AN_SZ_SMALL_MAX:
-		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": the server's "
-		     "small maximum, %u RPCs/MiB", op, a, s->pct, s->calls,
+		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": %s, "
+		     "%u RPCs/MiB", op, a, s->pct, s->calls,
+		     limit_name(s, true, c, sizeof(c)),
 		     s->limit ? 1048576 / s->limit : 0);
 		break;
 	case AN_SZ_CLAMPED:
@@ -115,12 +137,12 @@ static void size_line(struct an_verdict *v, const struct an_verdict_size *s)
 		break;
 	case AN_SZ_BELOW_MAX:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": under the "
-		     "server's %s (client %s or app)", op, a, s->pct, s->calls,
+		     "%s %s (client %s or app)", op, a, s->pct, s->calls, whose,
 		     b, s->write ? "wsize" : "rsize");
 		break;
 	case AN_SZ_SMALLER:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": mostly under "
-		     "the server's %s (small I/O)", op, a, s->pct, s->calls, b);
+		     "the %s %s (small I/O)", op, a, s->pct, s->calls, whose, b);
 		break;
 	case AN_SZ_NO_EVIDENCE:
 		line(v, "sizes", "%s %s in %u%% of %" PRIu64 ": small files, "

@@ -57,6 +57,9 @@ struct an_verdict_size {
 	uint64_t calls;			/* asked, and granted to calls not
 					   seen */
 	uint32_t limit;			/* rtmax/wtmax/tsize; 0: unknown */
+	uint32_t session;		/* the NFSv4.1 session's maxreq
+					   (WRITE) or maxresp (READ) when
+					   its room is the limit; else 0 */
 	uint32_t asked_max, granted_max;
 };
 

@@ -537,6 +537,38 @@ static void tail_name(struct an_msg *am, const char *s, uint32_t len,
 	tail_put(am, s, len);
 }
 
+/* Whether op (an nfs_opnum4) names an object a GETFH after it returns. */
+static bool nfs4_namer(uint32_t op)
+{
+	return op == NFS4_OP_LOOKUP || op == NFS4_OP_OPEN ||
+	       op == NFS4_OP_CREATE;
+}
+
+/*
+ * The op whose name the record of cp (main op m) takes: the main op's own
+ * (LOOKUP, OPEN, CREATE, REMOVE, RENAME ...), else the first LOOKUP, OPEN
+ * or CREATE after it still on the main op's handle (no PUTFH, PUTROOTFH
+ * or RESTOREFH between): libnfs opens a file with PUTFH GETATTR ACCESS
+ * OPEN name GETFH, whose main op is the ACCESS.  NULL if none.
+ */
+static const struct nfs4_op *name_op(const struct nfs4_compound *cp, int m)
+{
+	uint32_t i;
+
+	if (cp->ops[m].have & N4_NAME)
+		return &cp->ops[m];
+	for (i = (uint32_t)m + 1; i < cp->nstored; i++) {
+		const struct nfs4_op *o = &cp->ops[i];
+
+		if (o->op == NFS4_OP_PUTFH || o->op == NFS4_OP_PUTROOTFH ||
+		    o->op == NFS4_OP_PUTPUBFH || o->op == NFS4_OP_RESTOREFH)
+			return NULL;
+		if (nfs4_namer(o->op))
+			return (o->have & N4_NAME) ? o : NULL;
+	}
+	return NULL;
+}
+
 /*
  * An NFSv4 COMPOUND call as one operation: its main op's arguments, and
  * the handle it works on (the last PUTFH before it; the recalled file of
@@ -544,7 +576,7 @@ static void tail_name(struct an_msg *am, const char *s, uint32_t len,
  */
 static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 {
-	const struct nfs4_op *o, *fh = NULL;
+	const struct nfs4_op *o, *nm, *fh = NULL;
 	int m = nfs4_main_op(cp), i;
 
 	if (m < 0)
@@ -569,9 +601,9 @@ static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 		am->fh_nfs = 1;
 		tail_fh(am, &fh->fh, &am->fh_len);
 	}
-	if (o->have & N4_NAME) {
+	if ((nm = name_op(cp, m)) != NULL) {
 		am->have |= AN_HAVE_NAME;
-		tail_name(am, o->name.s, o->name.len, &am->name_len);
+		tail_name(am, nm->name.s, nm->name.len, &am->name_len);
 	}
 	if (o->have & N4_OFFSET) {
 		am->offset = o->offset;
@@ -655,6 +687,25 @@ static void reply4_op(struct an_msg *am, const struct nfs4_op *o)
 	}
 }
 
+/* The index in cp's reply of the op that named the object a GETFH after
+ * it returns: the main op (proc), or the first LOOKUP, OPEN or CREATE
+ * after it (name_op); cp->nstored if proc is not there. */
+static uint32_t namer_at(const struct nfs4_compound *cp, uint32_t proc)
+{
+	uint32_t i, m = cp->nstored;
+
+	for (i = 0; i < cp->nstored; i++) {
+		if (m == cp->nstored && cp->ops[i].op == proc) {
+			m = i;
+			if (nfs4_namer(proc))
+				return m;
+		} else if (m < cp->nstored && nfs4_namer(cp->ops[i].op)) {
+			return i;
+		}
+	}
+	return m;
+}
+
 /*
  * An NFSv4 COMPOUND reply as one operation's: the COMPOUND's status, the
  * main op's (proc) result, the handle a GETFH after it returned, and the
@@ -664,8 +715,8 @@ static void reply4_op(struct an_msg *am, const struct nfs4_op *o)
 static void build_reply4(struct an_msg *am, const struct nfs4_compound *cp,
 			 uint32_t proc)
 {
-	bool after = false;
-	uint32_t i;
+	bool after = false, stale = false;
+	uint32_t i, named = namer_at(cp, proc);
 
 	if (cp->nstored >= 2 && cp->ops[0].op == NFS4_OP_SEQUENCE)
 		i = 1;
@@ -689,11 +740,17 @@ static void build_reply4(struct an_msg *am, const struct nfs4_compound *cp,
 		if (o->op == proc && !after) {
 			after = true;
 			reply4_op(am, o);
-		} else if (after && o->op == NFS4_OP_GETFH &&
+		} else if (i > named && nfs4_namer(o->op)) {
+			stale = true;	/* LOOKUP a LOOKUP b GETFH: b's */
+		} else if (i > named && !stale && o->op == NFS4_OP_GETFH &&
 			   (o->have & N4_FH) && !(am->rhave & NFSR_FH)) {
 			/* the looked-up, opened or created object's */
 			tail_fh(am, &o->fh, &am->rfh_len);
 			am->rhave |= NFSR_FH;
+			/* PUTROOTFH LOOKUP name GETFH: a mount path */
+			if (named > 0 && cp->ops[named - 1].op ==
+			    NFS4_OP_PUTROOTFH && proc == NFS4_OP_LOOKUP)
+				am->root4 = 2;
 		}
 		if (o->op == NFS4_OP_CREATE_SESSION && (o->have & N4_CHAN) &&
 		    !(am->rhave & NFSR_FSINFO)) {
@@ -1052,17 +1109,45 @@ static void on_call(struct an_engine *e, const struct an_msg *am)
 
 /* ----------------------------------------------------------- replies -- */
 
+/* Whether an NFSv4 op has a name of its own (N4_NAME) that is no
+ * namer's: the record's name is then that op's, never a later LOOKUP's. */
+static bool nfs4_names_own(uint32_t op)
+{
+	return op == NFS4_OP_REMOVE || op == NFS4_OP_RENAME ||
+	       op == NFS4_OP_LINK || op == NFS4_OP_SECINFO ||
+	       op == NFS4_OP_GETXATTR || op == NFS4_OP_SETXATTR ||
+	       op == NFS4_OP_REMOVEXATTR;
+}
+
 static bool creates_name(uint32_t vers, uint32_t proc)
 {
-	if (vers == 4)
-		return proc == NFS4_OP_LOOKUP || proc == NFS4_OP_OPEN ||
-		       proc == NFS4_OP_CREATE;
+	if (vers == 4)	/* a main op that names none takes a namer's name */
+		return nfs4_namer(proc) || !nfs4_names_own(proc);
 	if (vers == 3)
 		return proc == NFS3_LOOKUP || proc == NFS3_CREATE ||
 		       proc == NFS3_MKDIR || proc == NFS3_SYMLINK ||
 		       proc == NFS3_MKNOD;
 	return proc == NFS2_LOOKUP || proc == NFS2_CREATE ||
 	       proc == NFS2_MKDIR;
+}
+
+/* An NFSv4 export learned from a reply (an_msg.root4): 1 the pseudo-fs
+ * root "/", 2 its child o->name (PUTROOTFH LOOKUP name GETFH, as a
+ * client mounts /name). */
+static void root4_export(struct an_engine *e, const struct an_op_core *o,
+			 uint8_t how)
+{
+	char path[AN_NAME_MAX + 1];
+	size_t n = strnlen(o->name, AN_NAME_MAX - 1);
+
+	if (how == 1) {
+		an_names_export(e->names, &o->server, &o->rfh, "/");
+	} else if (o->have & AN_HAVE_NAME) {
+		path[0] = '/';
+		memcpy(path + 1, o->name, n);
+		path[n + 1] = '\0';
+		an_names_export(e->names, &o->server, &o->rfh, path);
+	}
 }
 
 static void reply_nfs(struct an_engine *e, struct an_op_core *o,
@@ -1081,7 +1166,7 @@ static void reply_nfs(struct an_engine *e, struct an_op_core *o,
 		tail_fh_copy(&o->rfh, t->rfh, am->rfh_len);
 		o->have |= AN_HAVE_RFH;
 		if (am->root4)
-			an_names_export(e->names, &o->server, &o->rfh, "/");
+			root4_export(e, o, am->root4);
 		if ((o->have & (AN_HAVE_FH | AN_HAVE_NAME)) ==
 		    (AN_HAVE_FH | AN_HAVE_NAME) && creates_name(o->vers, o->proc))
 			an_names_child(e->names, &o->server, &o->fh, o->name,

@@ -291,7 +291,9 @@ struct an_msg {
 	uint16_t machine_len, name_len;
 	uint8_t fh_len, rfh_len;
 	uint8_t root4;			/* NFSv4 reply: rfh is the server's
-					   root (PUTROOTFH then GETFH) */
+					   root (1: PUTROOTFH then GETFH)
+					   or its child named by the call
+					   (2: PUTROOTFH LOOKUP name GETFH) */
 	/* NFSv4.1+ call: its SEQUENCE (has_seq): a hash of the session
 	   id, the slot and the sequence id */
 	uint8_t has_seq;

@@ -40,8 +40,6 @@ struct run_config {
 	struct store_run store_opts;	/* ops_mode, interval_ns, retain_ns */
 	uint64_t batch_rows;		/* 0: 65536 */
 	bool store_quiet;		/* no log lines */
-	const struct an_figs *figs;	/* stored at the end (the caller's, */
-	const struct an_find *find;	/* filled by its op hook) */
 };
 
 /* ------------------------------------------------- signals, clocks -- */

@@ -156,6 +156,19 @@ static bool selected(const struct run_ev_select *s, const struct an_op *op)
 	       !(op->flags & AN_OP_CALL_NOT_SEEN);
 }
 
+static void sink_op(void *user, const struct an_op *op, int32_t rx)
+{
+	(void)rx;
+	run_evidence_op(user, op);
+}
+
+void run_evidence_sink(struct run_evidence *ev, struct run_sinks *s)
+{
+	if (ev)
+		run_sinks_add(s, &(struct run_sink){ .user = ev,
+			      .op = sink_op });
+}
+
 void run_evidence_op(struct run_evidence *ev, const struct an_op *op)
 {
 	struct ev_op *o;
@@ -580,8 +593,6 @@ static int pass(struct run_evidence *ev, const struct run_config *c,
 	rc.progress = false;
 	rc.user = NULL;		/* -Z was done by the first run */
 	rc.store_path = NULL;
-	rc.figs = NULL;
-	rc.find = NULL;
 	rc.cap.tap_user = ev;
 	rc.cap.frame_tap = write ? on_frame : NULL;
 	rc.cap.ip_tap = write ? on_ip_write : on_ip_seen;

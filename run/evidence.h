@@ -75,6 +75,7 @@
 
 #include "analyze/ops.h"
 #include "run/base.h"
+#include "run/sink.h"
 
 #define RUN_EV_OPS_MAX 4000000u
 
@@ -109,6 +110,9 @@ struct run_evidence *run_evidence_new(const struct run_ev_select *sel);
 void run_evidence_free(struct run_evidence *ev);
 /* One operation of the run: kept if the selection takes it. */
 void run_evidence_op(struct run_evidence *ev, const struct an_op *op);
+/* ev as one of the run's sinks (run/sink.h: run_evidence_op for every
+ * operation), added to s; ev NULL: nothing. */
+void run_evidence_sink(struct run_evidence *ev, struct run_sinks *s);
 /* Live (c->iface set): spool every frame the run reads to OUT.spool
  * (c's frame tap); before run_open.  Files: nothing.  ev NULL: nothing. */
 void run_evidence_live(struct run_evidence *ev, struct run_config *c,

@@ -339,7 +339,7 @@ static void eng_op(void *user, const struct an_op *op)
 	if (r->q)
 		an_opq_push(r->q, op);
 	else
-		r->h.op(r->h.user, op);	/* ops_sync */
+		run_sinks_op(&r->h.sinks, op);	/* ops_sync */
 	if (!r->recording)
 		return;
 	run_rec_op(&r->rec, op);
@@ -351,10 +351,25 @@ void run_put_op(void *run, const struct an_op *op)
 	eng_op(run, op);
 }
 
-static void no_op(void *user, const struct an_op *op)
+/* The sinks' side of the engine or the op queue (an_op_fn). */
+static void to_sinks(void *user, const struct an_op *op)
 {
-	(void)user;
-	(void)op;
+	struct run *r = user;
+
+	run_sinks_op(&r->h.sinks, op);
+}
+
+/* The counters into the sinks that want them (capture thread). */
+static void sinks_health(struct run *r)
+{
+	struct cap_stats cs;
+	const struct dec_stats *ds;
+	const struct an_stats *es;
+
+	if (!run_sinks_want_health(&r->h.sinks))
+		return;
+	run_counters(r, &cs, &ds, &es);
+	run_sinks_health(&r->h.sinks, &cs, ds, es);
 }
 
 /* Live, about once a second (wall clock): held replies and unanswered
@@ -373,6 +388,7 @@ static void tick(struct run *r, int64_t now_ns)
 		run_rec_commit(&r->rec);
 		check_failed(r);
 	}
+	sinks_health(r);
 	if (r->h.tick)
 		r->h.tick(r->h.user, now_ns);
 }
@@ -421,9 +437,9 @@ static int build_pipe(struct run *r)
  * decodes.  Without a thread for the engine (one CPU, NFSCOPE_THREADS=1)
  * as build's store path below.
  */
-static int build_async(struct run *r, an_op_fn op)
+static int build_async(struct run *r)
 {
-	r->q = an_opq_new(0, 2, op, r->h.user);
+	r->q = an_opq_new(0, 2, to_sinks, r);
 	r->dec = dec_new(&r->cfg.dec);
 	r->msg = malloc(sizeof(*r->msg));
 	r->eng = an_new(&r->cfg.an, eng_op, r);
@@ -455,21 +471,19 @@ static int build(struct run *r)
 {
 	bool on_capture = r->h.keep || r->cfg.store_path || r->cfg.ops_only ||
 			  r->cfg.ops_sync;
-	an_op_fn op = r->h.op ? r->h.op : no_op;
 
-	r->h.op = op;
 	if (r->cfg.analyze && r->cfg.store_path && !r->h.keep &&
 	    !r->cfg.ops_only && !r->cfg.ops_sync)
-		return build_async(r, op);
+		return build_async(r);
 	if (r->cfg.analyze && on_capture && !r->cfg.ops_sync)
-		r->q = an_opq_new(0, 2, op, r->h.user);
+		r->q = an_opq_new(0, 2, to_sinks, r);
 	if (r->cfg.ops_only)
-		return r->q ? 0 : -1;
+		return r->q || r->cfg.ops_sync ? 0 : -1;
 	r->dec = dec_new(&r->cfg.dec);
 	r->msg = malloc(sizeof(*r->msg));
 	if (r->cfg.analyze) {
 		r->eng = on_capture ? an_new(&r->cfg.an, eng_op, r) :
-			 an_new(&r->cfg.an, op, r->h.user);
+			 an_new(&r->cfg.an, to_sinks, r);
 		if (r->eng)
 			r->fq = an_feedq_new(r->eng, on_capture ? 0 : 2);
 		if (!r->fq || (on_capture && !r->cfg.ops_sync && !r->q))
@@ -520,7 +534,7 @@ static void progress(struct run *r, double t0, double t)
  * A stop that comes while the command is still setting up (record
  * creating its database) would otherwise lose every packet of the run.
  */
-int run_drain(struct run *r, char *err)
+static int run_drain(struct run *r, char *err)
 {
 	double t = run_mono_s(), end = t + 1.0;
 	double quiet = (2.0 * CAP_DEFAULT_TIMEOUT_MS + 50) / 1000.0;
@@ -569,70 +583,132 @@ static void merge_notice(const struct cap_source *src, const char *who)
 	fputc('\n', stderr);
 }
 
+static bool stopping(struct run *r)
+{
+	return run_stop || (r->h.stop && r->h.stop(r->h.user));
+}
+
+static void lock(struct run *r, bool on)
+{
+	if (r->h.lock)
+		r->h.lock(r->h.user, on);
+}
+
+/* The input was cut (cut) or failed (err): on stderr, or the caller's
+ * screen (input_end). */
+static void said(struct run *r, const struct cap_read_error *cut,
+		 const char *err)
+{
+	char m[CAP_ERRBUF_SIZE + 96];
+
+	if (r->h.input_end)
+		r->h.input_end(r->h.user, cut, err);
+	else if (cut)
+		fprintf(stderr, "nfscope %s: INPUT CUT: %s; everything before "
+			"it was processed\n", r->cfg.who,
+			run_cut_str(cut, m, sizeof(m)));
+	else
+		fprintf(stderr, "nfscope %s: %s\n", r->cfg.who, err);
+}
+
+/* After a step, under the lock: the publication, then live each second
+ * the drop sample and the tick, offline each half second the progress. */
+static void after_step(struct run *r, bool live, double t0, double *last)
+{
+	double t;
+
+	if (r->h.publish &&
+	    r->h.publish(r->h.user, live ? run_wall_ns() : r->last_ns))
+		sinks_health(r);
+	t = run_mono_s();
+	if (t - *last < (live ? 1.0 : 0.5))
+		return;
+	*last = t;
+	if (!live) {
+		if (r->cfg.progress)
+			progress(r, t0, t);
+		return;
+	}
+	sample_drops(r);
+	tick(r, run_wall_ns());
+}
+
 /*
- * Read the source until end of file, -c, --duration or run_stop (or a
- * write to stdout failed: the output is lost anyway); live, wait in
- * poll() when idle and tick.  Returns RUN_OK, RUN_CUT or -1.
+ * Read the source until end of file, -c, --duration, run_stop or the stop
+ * hook (*quit: the caller's stop) (or a write to stdout failed: the output
+ * is lost anyway); live, wait in poll() when idle and tick.  Returns
+ * cap_step's last answer: 0 the end, 1 stopped (or cut: the read error
+ * says), -1 an error.
  */
-static int read_loop(struct run *r)
+static int read_loop(struct run *r, bool *quit)
 {
 	char err[CAP_ERRBUF_SIZE] = "";
 	struct cap_source *src = r->src;
-	bool live = cap_source_fd(src) >= 0;
+	int fd = cap_source_fd(src), rc = 0;
+	bool live = fd >= 0;
 	double t0 = run_mono_s(), last = t0;
-	int rc = 0, fd = cap_source_fd(src);
-	const char *who = r->cfg.who;
 	struct cap_read_error cut;
 
 	cap_source_set_stop(src, &run_stop);
-	while (!run_stop && !ferror(stdout)) {
+	*quit = false;
+	while (!(*quit = stopping(r)) && !ferror(stdout)) {
 		uint64_t before = cap_pipe_stats(r->pipe)->packets;
-		double t;
+		int max = r->h.pace ? r->h.pace(r->h.user) : 0;
 
-		rc = cap_step(src, r->pipe, live ? 4096 : 65536, err);
-		if (rc < 0 && cap_source_read_error(src, &cut)) {
-			char m[CAP_ERRBUF_SIZE + 96];
-
-			fprintf(stderr, "nfscope %s: INPUT CUT: %s; everything "
-				"before it was processed\n", who,
-				run_cut_str(&cut, m, sizeof(m)));
-			rc = 1;
-			break;
-		}
+		lock(r, true);
+		rc = cap_step(src, r->pipe, max > 0 ? max : live ? 4096 : 65536,
+			      err);
+		if (rc >= 0)
+			after_step(r, live, t0, &last);
+		else if (cap_source_read_error(src, &cut))
+			said(r, &cut, NULL);
+		else
+			said(r, NULL, err);
+		lock(r, false);
 		if (rc < 0) {
-			fprintf(stderr, "nfscope %s: %s\n", who, err);
+			rc = cap_source_read_error(src, &cut) ? 1 : -1;
 			break;
 		}
 		if (rc == 0)
 			break;
-		run_check_hup(who);
+		if (!r->h.input_end)
+			run_check_hup(r->cfg.who);
 		if (live && cap_pipe_stats(r->pipe)->packets == before) {
 			struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 			(void)poll(&pfd, 1, 100);
 		}
-		t = run_mono_s();
-		if (t - last < (live ? 1.0 : 0.5))
-			continue;
-		last = t;
-		if (!live) {
-			if (r->cfg.progress)
-				progress(r, t0, t);
-			continue;
-		}
-		sample_drops(r);
-		tick(r, run_wall_ns());
 	}
-	if (live && rc >= 0 && (run_stop || cap_source_done(src)) &&
+	*quit = *quit && r->h.stop;	/* run_stop alone: flushed */
+	return rc;
+}
+
+/*
+ * The end of the reading, under the lock: live, what the kernel still
+ * holds (read_loop stopped, or --duration/-c ended it); the pipe's
+ * held records (not when the caller quit); the drop sample.  Returns
+ * RUN_OK, RUN_CUT or -1.
+ */
+static int read_end(struct run *r, int rc, bool quit)
+{
+	char err[CAP_ERRBUF_SIZE] = "";
+	struct cap_source *src = r->src;
+	bool live = cap_source_fd(src) >= 0;
+	struct cap_read_error cut;
+
+	if (live && rc >= 0 && (run_stop || quit || cap_source_done(src)) &&
 	    (rc = run_drain(r, err)) < 0)
-		fprintf(stderr, "nfscope %s: %s\n", who, err);
+		said(r, NULL, err);
 	if (r->cfg.progress && !live)
 		fputs("\r\033[K", stderr);
-	run_check_hup(who);
-	cap_pipe_flush(r->pipe);
+	if (!r->h.input_end)
+		run_check_hup(r->cfg.who);
+	if (!quit)
+		cap_pipe_flush(r->pipe);
 	if (live)
 		sample_drops(r);
-	merge_notice(src, who);
+	if (!r->h.input_end)
+		merge_notice(src, r->cfg.who);
 	return rc < 0 ? -1 : rc == 1 && cap_source_read_error(src, &cut);
 }
 
@@ -647,6 +723,7 @@ static void call_end(struct run *r, struct run_end *e)
 	e->first_ns = r->first_ns;
 	e->last_ns = r->last_ns;
 	e->store_failed = run_store_failed(r);
+	run_sinks_end(&r->h.sinks, e);
 	if (r->h.end)
 		r->h.end(r->h.user, e);
 }
@@ -705,7 +782,8 @@ static int finish(struct run *r, int rc)
 	call_end(r, &e);
 	if (!r->recording || (rc < 0 && !failed))
 		return rc;
-	if (run_rec_end(&r->rec, r->cfg.figs, r->cfg.find, r->state) < 0) {
+	if (run_rec_end(&r->rec, r->h.sinks.figs, r->h.sinks.find,
+			r->state) < 0) {
 		fprintf(stderr, "nfscope %s: %s: %s\n", r->cfg.who,
 			r->cfg.store_path, r->rec.err);
 		return -1;
@@ -727,50 +805,44 @@ int run_start(struct run *r, const struct run_hooks *h)
 	return begin_store(r);
 }
 
+/* The caller quit (the stop hook): the stored run ends "interrupted",
+ * nothing held is delivered, no end hook. */
+static int end_unflushed(struct run *r)
+{
+	r->state = "interrupted";
+	if (r->recording && run_rec_end(&r->rec, r->h.sinks.figs,
+					r->h.sinks.find, r->state) < 0)
+		return -1;
+	return 0;
+}
+
+int run_loop(struct run *r)
+{
+	bool quit;
+	int rc = read_loop(r, &quit);
+
+	lock(r, true);
+	rc = read_end(r, rc, quit);
+	rc = quit ? end_unflushed(r) : finish(r, rc);
+	lock(r, false);
+	return rc;
+}
+
 int run_go(struct run *r, const struct run_hooks *h)
 {
 	if (run_start(r, h) < 0)
 		return -1;
 	if (r->cfg.ops_only)
 		return 0;
-	return finish(r, read_loop(r));
+	return run_loop(r);
 }
 
-int run_step(struct run *r, int max, char *err)
-{
-	return cap_step(r->src, r->pipe, max, err);
-}
-
-void run_tick(struct run *r)
-{
-	sample_drops(r);
-	tick(r, run_wall_ns());
-}
-
-int run_end_input(struct run *r, bool flush, bool cut)
-{
-	bool live = cap_source_fd(r->src) >= 0;
-
-	if (flush) {
-		cap_pipe_flush(r->pipe);
-		if (live)
-			sample_drops(r);
-		return finish(r, cut ? RUN_CUT : RUN_OK);
-	}
-	if (live)
-		sample_drops(r);
-	r->state = "interrupted";
-	if (r->recording && run_rec_end(&r->rec, r->cfg.figs, r->cfg.find,
-					r->state) < 0)
-		return -1;
-	return 0;
-}
-
-void run_finish(struct run *r)
+void run_finish(struct run *r, const struct cap_stats *cs)
 {
 	struct run_end e;
 
 	memset(&e, 0, sizeof(e));
+	e.cs = cs;
 	an_opq_drain(r->q);
 	call_end(r, &e);
 }

@@ -1,11 +1,14 @@
 /*
  * run.h - the run stage: one packet-reading run built from one
- * configuration plus output hooks.  It opens the source (files or a live
- * interface), drops privileges (-Z), builds capture -> decode -> analyze
- * (and the store, with a recorder), runs the read loop, handles the
- * signals, samples pcap_stats into drop spans and ends the run.
- * Subcommands (ui/) fill a run_config from their options, register the
- * hooks of what they show and call run_open, run_after_open, run_go.
+ * configuration, the sinks its operations feed and output hooks.  It
+ * opens the source (files or a live interface), drops privileges (-Z),
+ * builds capture -> decode -> analyze (and the store, with a recorder),
+ * wires the sinks (sink.h), runs the one read loop, handles the signals,
+ * samples pcap_stats into drop spans and ends the run.  Subcommands (ui/)
+ * fill a run_config from their options, choose their sinks, register the
+ * hooks of what they show and call run_open, run_after_open, run_go.  A
+ * stored run is one more source: its operations go through run_put_op to
+ * the same sinks.
  *
  * Hooks (any may be NULL), per run:
  *   msg   every message the decoder is done with, once, in capture order
@@ -13,19 +16,30 @@
  *         (d NULL: not RPC); before the engine sees it; capture thread
  *   keep  an operation, on the capture thread (filters: false drops it);
  *         with keep or a store the engine runs on the capture thread and
- *         ops reach `op` through a queue (opq.h), else the engine itself
- *         runs on the second thread (feedq.h)
- *   op    every operation kept, once, on the analysis thread (which is
- *         the capture thread when NFSCOPE_THREADS=1)
+ *         ops reach the sinks through a queue (opq.h), else the engine
+ *         itself runs on the second thread (feedq.h)
+ *   sinks every operation kept, once, on the analysis thread (which is
+ *         the capture thread when NFSCOPE_THREADS=1 or ops_sync)
  *   tick  live, about once a second, after the engine's and the store's
  *   drops live: packets the capture lost in a span (after the store)
- *   end   once, last, with the final counters; the analysis thread is
- *         done (everything `op` touched is the caller's again)
+ *   end   once, last, with the final counters, after the sinks' end; the
+ *         analysis thread is done (everything the sinks touched is the
+ *         caller's again)
+ * and, for a caller whose screen is the terminal (top), the loop's own:
+ *   stop     polled with run_stop: true ends the input unflushed
+ *            ("interrupted": nothing held is delivered, no end hook)
+ *   pace     before each step: may wait (replay speed); returns the
+ *            packets of the step (0: the default)
+ *   lock     around each step with its publication and tick, and the end
+ *   publish  after each step, under the lock; true: the counters were
+ *            shown (the sinks' health gets them too)
+ *   input_end  the input was cut (cut) or failed (err): shown by the
+ *            caller; with it run/ writes nothing on stderr
  *
  * Ownership: struct run (run_open/run_free) owns the source, decoder,
- * engine, queues, pipe and store; the config's strings are the caller's
- * and must outlive the run.  The only mutable globals are the signal
- * flags below.  No allocation per packet.
+ * engine, queues, pipe and store; the config's strings and the sinks'
+ * objects are the caller's and must outlive the run.  The only mutable
+ * globals are the signal flags below.  No allocation per packet.
  */
 #ifndef NFSCOPE_RUN_H
 #define NFSCOPE_RUN_H
@@ -40,34 +54,26 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 #include "run/base.h"
+#include "run/sink.h"
 #include "store/store.h"
 
-
-/* What the end hook gets: the run's final counters (ops_only: all NULL
- * and zero, the caller has its own). */
-struct run_end {
-	const struct cap_stats *cs;	/* pipe's, with pcap_stats' */
-	const struct dec_stats *ds;
-	const struct an_stats *es;	/* NULL: no engine */
-	const struct an_names *names;	/* NULL: no engine */
-	const struct cap_handshake *handshakes;	/* CAP_HANDSHAKE_PAIRS */
-	const struct cap_read_error *cut;	/* NULL: not cut */
-	const char *state;		/* complete, interrupted or cut */
-	bool error;			/* reading failed: input lost */
-	bool store_failed;
-	uint64_t rpc_msgs;
-	int64_t first_ns, last_ns;	/* capture times of the messages */
-};
 
 struct run_hooks {
 	void *user;
 	void (*msg)(void *user, const struct cap_msg *m,
 		    const struct dec_msg *d);
 	bool (*keep)(void *user, const struct an_op *op);
-	void (*op)(void *user, const struct an_op *op);
+	struct run_sinks sinks;
 	void (*tick)(void *user, int64_t now_ns);
 	void (*drops)(void *user, const struct cap_drop_span *sp);
 	void (*end)(void *user, const struct run_end *e);
+	/* the loop's (see above) */
+	bool (*stop)(void *user);
+	int (*pace)(void *user);
+	void (*lock)(void *user, bool on);
+	bool (*publish)(void *user, int64_t now_ns);
+	void (*input_end)(void *user, const struct cap_read_error *cut,
+			  const char *err);
 };
 
 struct run;
@@ -98,23 +104,12 @@ struct cap_source *run_source(const struct run *r);
  */
 int run_go(struct run *r, const struct run_hooks *h);
 /*
- * For a caller with a loop of its own (top: pacing, a lock around each
- * step): run_start builds what run_go would (and begins the store);
- * run_step reads up to max packets (cap_step: 1 more to come, 0 end of
- * input, -1 an error, err filled; run_source's cap_source_read_error says
- * if it was a cut); run_tick is the live second (drop sample, ticks,
- * the store's commit); run_end_input ends the run: flush true (the input
- * ended or was cut) delivers what is held and calls the end hook, false
- * (the caller quit) only ends the stored run ("interrupted").  Returns 0,
- * or -1 when the store failed.  run_drain, live, before run_end_input:
- * reads what the kernel still holds in its ring (the last block is handed
- * over up to 200 ms late: run.c's drain); as run_step.
+ * run_go in two steps, for a caller that starts the reading on a thread
+ * of its own (top): run_start builds what run_go would (and begins the
+ * store; errors said at once), run_loop reads and ends the run as run_go.
  */
 int run_start(struct run *r, const struct run_hooks *h);
-int run_step(struct run *r, int max, char *err);
-int run_drain(struct run *r, char *err);
-void run_tick(struct run *r);
-int run_end_input(struct run *r, bool flush, bool cut);
+int run_loop(struct run *r);
 /* An already open source (the caller's: run_free leaves it open). */
 int run_open_borrowed(struct run **out, const struct run_config *c,
 		      struct cap_source *src);
@@ -129,8 +124,10 @@ int64_t run_held_since(const struct run *r);
 /* ops_only: one operation from elsewhere (a database), through keep and
  * op as the engine's would go. */
 void run_put_op(void *run, const struct an_op *op);
-/* ops_only: the analysis thread is done; the end hook is called. */
-void run_finish(struct run *r);
+/* ops_only: the analysis thread is done; the sinks' end and the end hook
+ * are called (cs: the stored run's counters, for the findings' end; NULL:
+ * none, the caller has its own). */
+void run_finish(struct run *r, const struct cap_stats *cs);
 /* The counters as they stand, on the capture thread (hooks msg, keep,
  * tick, drops): *cs the pipe's with pcap_stats', *es NULL without an
  * engine; record's engine runs on its own thread: *es as at the last

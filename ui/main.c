@@ -9,6 +9,7 @@
 #include "ui/report/diff.h"
 #include "ui/dump/dump.h"
 #include "ui/record/record.h"
+#include "ui/serve/serve.h"
 #include "ui/report/report.h"
 
 int ui_top_main(int argc, char **argv);

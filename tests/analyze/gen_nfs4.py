@@ -11,7 +11,12 @@ the faults it put in):
   channel is reported per pair;
 - a session whose fore channel leaves room for 16k under a GETATTR
   maxread/maxwrite of 1M caps the sizes: size_capped for READ and WRITE,
-  the verdict's limit 16k;
+  the verdict's limit 16k, named as the session's (maxresp, maxreq) in its
+  text and JSON (`session_max`); GETATTR's 16k under a larger session is
+  the server's small maximum, no session named;
+- names outside the main op (libnfs's PUTFH GETATTR ACCESS OPEN name
+  GETFH) name the handle the GETFH returned (the generator's paths); a
+  REMOVE's own name never names a later LOOKUP's handle;
 - the store keeps the session (view sessions) and a report from the
   database says the same;
 - no NFSv4 finding on the real captures given (healthy public ones).
@@ -132,6 +137,14 @@ def t_healthy():
               'report from the database: the session as from the capture')
 
 
+def verdict_sizes(pcap):
+    """The text verdict's READ and WRITE size lines (their key stripped)."""
+    out = subprocess.run([NFSCOPE, 'report', '-r', pcap], capture_output=True,
+                         text=True).stdout
+    return [ln[8:].strip() for ln in out.splitlines()
+            if ln[8:].lstrip().startswith(('READ ', 'WRITE '))]
+
+
 def t_session_small():
     pcap, truth = gen('session_small')
     rep = report(pcap)
@@ -144,9 +157,56 @@ def t_session_small():
     sizes = rep['verdict'].get('sizes', [])
     check(len(sizes) == 2 and all(s.get('server_max') == 16384 and s.get('state') == 'small_maximum' for s in sizes),
           'session_small: the verdict\'s limit 16k: %s' % sizes)
+    sess = {'READ': truth['session'][1], 'WRITE': truth['session'][0]}
+    check(all(s.get('session_max') == sess[s['op']] for s in sizes),
+          'session_small: the verdict\'s sizes name the session\'s limit %s: %s' % (
+              sess, [s.get('session_max') for s in sizes]))
+    text = verdict_sizes(pcap)
+    for op, what in (('READ ', 'maxresp'), ('WRITE', 'maxreq')):
+        want = "session's small %s %d" % (what, sess[op.strip()])
+        check(any(ln.startswith(op) and want in ln and "server's" not in ln
+                  for ln in text), 'session_small: the verdict says %r: %s' % (want, text))
+    # the other way: the server's own 16k under a larger session
+    spcap, struth = gen('server_small')
+    sizes = report(spcap)['verdict'].get('sizes', [])
+    check(len(sizes) == 2 and all(s.get('server_max') == 16384 and 'session_max' not in s
+                                  and s.get('state') == 'small_maximum' for s in sizes),
+          'server_small: the server\'s 16k, no session limit: %s' % sizes)
+    text = verdict_sizes(spcap)
+    check(len([ln for ln in text if "the server's small maximum" in ln]) == 2 and
+          not [ln for ln in text if 'session' in ln],
+          'server_small: the verdict says the server\'s small maximum: %s' % text)
     # the same sizes under the server's own 1M and a large session: none
     check(not [f for f in report(gen('healthy')[0])['findings']
                if f['kind'] == 'size_capped'], 'healthy: no size_capped')
+
+
+def t_paths():
+    """Names outside the main op: the path of each handle the generator
+    opened libnfs's way, and none from a REMOVE's own name."""
+    pcap, truth = gen('paths')
+    db = os.path.join(TMP, 'paths.db')
+    r = subprocess.run([NFSCOPE, 'record', '-r', pcap, '-w', db, '--ops', 'all'],
+                       capture_output=True, text=True)
+    if not check(r.returncode == 0, 'paths: record: %s' % r.stderr[-300:]):
+        return
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT hex(fh), op, path FROM ops WHERE op IN ('READ', 'WRITE')"
+                       ).fetchall()
+    named = con.execute("SELECT op, name FROM ops WHERE name != ''").fetchall()
+    con.close()
+    got = {}
+    for fh, op, path in rows:
+        got.setdefault(fh.lower().rstrip('0') or fh, set()).add(path)
+    for fh, path in truth['paths'].items():
+        have = got.get(fh.rstrip('0'), set())
+        check(have == {path}, 'paths: READ/WRITE of %s under %r, made %r' % (
+            bytes.fromhex(fh).rstrip(b'\0'), have, path))
+    for fh, path in truth['not_paths'].items():
+        have = got.get(fh.rstrip('0'), set())
+        check(path not in have, 'paths: no %r from a REMOVE\'s own name: %r' % (path, have))
+    check(('ACCESS', 'file1') in named and ('REMOVE', 'old') in named,
+          'paths: the OPEN\'s name on its ACCESS row, the REMOVE\'s on its own: %s' % named)
 
 
 def t_real():
@@ -161,6 +221,7 @@ def t_real():
 def main():
     t_healthy()
     t_session_small()
+    t_paths()
     t_faults('errors')
     t_faults('recall', clients={'nfs4_delay': '10.0.4.3'})
     t_faults('locks', client='10.0.4.3')

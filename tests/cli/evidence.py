@@ -24,10 +24,12 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
+
 
 def run(args):
-    return subprocess.run(args, check=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    return testlib.run(args, check=True, timeout=None)
 
 
 def ns(t):

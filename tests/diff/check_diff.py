@@ -20,16 +20,16 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
+
 ERR = 1 / 256          # hist.h: a percentile within 1/256 of the value
 PROCS = {(100003, 3, 1): 'NFSv3 GETATTR', (100003, 3, 6): 'NFSv3 READ',
          (100003, 3, 7): 'NFSv3 WRITE', (100003, 3, 21): 'NFSv3 COMMIT'}
 
 
 def run(*args):
-    r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit('%s: exit %d: %s' % (' '.join(args), r.returncode, r.stderr))
-    return r.stdout
+    return testlib.output(args)
 
 
 def gen(nfsgen, work, name, *opts):

@@ -20,18 +20,17 @@ usage: check_merge.py NFSCOPE NFSGEN WORKDIR
 """
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
 
 PART_A = ('host 10.0.0.1 or host 10.0.0.2 or host fd00::1:1 or '
           'host fd00::1:2')
 
 
 def run(*args):
-    r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit('%s: exit %d: %s' % (' '.join(args), r.returncode, r.stderr))
-    return r.stdout
+    return testlib.output(args)
 
 
 def keyed(rows, key):

@@ -34,8 +34,8 @@ NFS, CB = 100003, 0x40000000
 OK, DENIED, DELAY, GRACE = 0, 10010, 10008, 10013
 STALE_CLIENTID, BADSESSION, SEQ_MISORDERED = 10022, 10052, 10063
 OP = dict(ACCESS=3, CLOSE=4, COMMIT=5, DELEGRETURN=8, GETATTR=9, GETFH=10,
-          LOCK=12, LOCKT=13, LOCKU=14, OPEN=18, PUTFH=22, PUTROOTFH=24,
-          READ=25, WRITE=38, EXCHANGE_ID=42, CREATE_SESSION=43,
+          LOCK=12, LOCKT=13, LOCKU=14, LOOKUP=15, OPEN=18, PUTFH=22, PUTROOTFH=24,
+          READ=25, REMOVE=28, WRITE=38, EXCHANGE_ID=42, CREATE_SESSION=43,
           SEQUENCE=53, CB_SEQUENCE=11, CB_RECALL=4)
 
 
@@ -275,6 +275,29 @@ class Client:
             res.append((OP['GETFH'], OK, opaque(fh)))
         return self.rpc(ops, self.seq_res(*res))
 
+    def open_libnfs(self, name, fh):
+        """libnfs 4.0's open: PUTFH GETATTR ACCESS OPEN name GETFH (its
+        main op the ACCESS); the record's paths learn fh = /name."""
+        ops = self.seq_ops(a_putfh(self.g.rootfh), a_getattr_max(),
+                           (OP['ACCESS'], u32(0x3f)), a_open(name, self.clientid),
+                           (OP['GETFH'], b''))
+        res = self.seq_res((OP['PUTFH'], OK, b''), r_getattr_max(65536, 65536),
+                           (OP['ACCESS'], OK, u32(0x3f) + u32(0x3f)), r_open(False),
+                           (OP['GETFH'], OK, opaque(fh)))
+        self.g.truth.setdefault('paths', {})[fh.hex()] = '/' + name.decode()
+        return self.rpc(ops, res)
+
+    def remove_then_lookup(self, gone, name, fh):
+        """REMOVE gone, then LOOKUP name GETFH in one COMPOUND (main op the
+        REMOVE, its name its own): fh is /name, never /gone."""
+        change = u32(1) + u64(1) + u64(2)
+        ops = self.seq_ops(a_putfh(self.g.rootfh), (OP['REMOVE'], opaque(gone)),
+                           (OP['LOOKUP'], opaque(name)), (OP['GETFH'], b''))
+        res = self.seq_res((OP['PUTFH'], OK, b''), (OP['REMOVE'], OK, change),
+                           (OP['LOOKUP'], OK, b''), (OP['GETFH'], OK, opaque(fh)))
+        self.g.truth.setdefault('not_paths', {})[fh.hex()] = '/' + gone.decode()
+        return self.rpc(ops, res)
+
     def read(self, fh, off, count, status=OK):
         res = r_read(count) if status == OK else (OP['READ'], status, b'')
         return self.rpc(self.seq_ops(a_putfh(fh), a_read(off, count)),
@@ -395,6 +418,28 @@ def session_small(g):
     io(g, c, 16384, 30)
 
 
+def server_small(g):
+    """The other way of session_small: GETATTR says 16k, the session's
+    fore channel (69632) leaves more: the server's maximum is the limit."""
+    c = Client(g, [10, 0, 4, 1], 801, 0x1000)
+    g.setup(c, 69632, 69632, 16384, 16384)
+    c.open(b'file1', FH1)
+    io(g, c, 16384, 30)
+
+
+def paths(g):
+    """Files opened as libnfs opens them (the name in the OPEN after the
+    main op, ACCESS), one looked up after a REMOVE in one COMPOUND; READs
+    and WRITEs of each by handle (truth: paths, not_paths)."""
+    c = Client(g, [10, 0, 4, 1], 801, 0x1000)
+    g.setup(c)
+    c.open_libnfs(b'file1', FH1)
+    c.remove_then_lookup(b'old', b'file2', FH2)
+    for fh in (FH1, FH2):
+        c.read(fh, 0, 4096)
+        c.write(fh, 0, 4096)
+
+
 def errors(g):
     c = Client(g, [10, 0, 4, 1], 801, 0x1000)
     g.setup(c)
@@ -500,7 +545,9 @@ def replay(g):
 def main():
     out, truth, name = sys.argv[1:4]
     g = Gen()
-    {'healthy': healthy, 'session_small': session_small, 'errors': errors,
+    {'healthy': healthy, 'session_small': session_small, 'server_small': server_small,
+     'paths': paths,
+     'errors': errors,
      'recall': recall, 'locks': locks, 'replay': replay}[name](g)
     g.pc.write(out)
     with open(truth, 'w') as f:

@@ -16,6 +16,7 @@ import collections
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -68,15 +69,41 @@ def ops_in_calls(nfscope, pcap, kind='call'):
     return ops
 
 
-def main():
+def io_paths(nfscope, pcap):
+    """{op: set of paths} of the NFSv4 READs and WRITEs nfscope records
+    from pcap (its ops table)."""
+    db = pcap + '.paths.db'
+    subprocess.run([nfscope, 'record', '-r', pcap, '-w', db, '--ops', 'all', '--force',
+                    '--quiet'], capture_output=True, check=True)
+    con = sqlite3.connect('file:%s?mode=ro' % db, uri=True)
+    rows = con.execute("SELECT DISTINCT op, path FROM ops WHERE vers = 4 AND "
+                       "op IN ('READ', 'WRITE')").fetchall()
+    con.close()
+    out = {}
+    for op, path in rows:
+        out.setdefault(op, set()).add(path)
+    return out
+
+
+def lab_args(*tools):
+    """The v4 labs' arguments (--nfscope, --work and each of tools), or
+    None, the reason printed, where the lab cannot run (no root or
+    namespaces: the test exits 77)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument('--nfscope', required=True)
-    ap.add_argument('--work', required=True)
+    for name in ('--nfscope', '--work') + tools:
+        ap.add_argument(name, required=True)
     a = ap.parse_args()
     try:
         labnet.need_privilege()
     except labnet.Skip as e:
         print('skip: %s' % e)
+        return None
+    return a
+
+
+def main():
+    a = lab_args()
+    if a is None:
         return 77
     work = os.path.join(a.work, 'v4')
     tools = {'nfscope': a.nfscope}
@@ -115,6 +142,15 @@ def main():
     print('%s every COMPOUND answered: %d unanswered' % ('ok  ' if unans == 0 else 'FAIL',
                                                        unans))
     fails += unans != 0
+    # the paths of the files read and written: the lab's own commands
+    # (nfs-cat hello.txt, nfs-cp and nfs-cat small.bin under /lab),
+    # learned from the names in OPENs after the main op (ACCESS)
+    paths = io_paths(a.nfscope, pcap)
+    want = {'READ': {'/lab/hello.txt', '/lab/small.bin'}, 'WRITE': {'/lab/small.bin'}}
+    ok = paths == want
+    fails += not ok
+    print('%s READ and WRITE paths %s, the files the lab used %s' % (
+        'ok  ' if ok else 'FAIL', paths, want))
     print('%d failed' % fails)
     return 1 if fails else 0
 

@@ -14,7 +14,6 @@ them: the ops nfscope finds inside the COMPOUND calls, per op; every
 COMPOUND a 4.1 one and answered; the session's fore channel nfscope
 reports equal to the CREATE_SESSION reply tshark decodes.  Exits 77
 without root, namespaces or the proxy FSAL."""
-import argparse
 import collections
 import json
 import os
@@ -163,14 +162,8 @@ def lock_case(lab, nfscope, work):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--nfscope', required=True)
-    ap.add_argument('--work', required=True)
-    a = ap.parse_args()
-    try:
-        labnet.need_privilege()
-    except labnet.Skip as e:
-        print('skip: %s' % e)
+    a = lab_v4.lab_args()
+    if a is None:
         return 77
     if not os.path.exists(PROXY_FSAL) or not shutil.which('tshark'):
         print('skip: needs nfs-ganesha-proxy-v4 (%s) and tshark' % PROXY_FSAL)
@@ -239,6 +232,10 @@ def main():
                'stale_clientid', 'session_replay', 'deleg_recall', 'lock_contention'}
     found = [f['kind'] for f in rep['findings'] if f['kind'] in v4kinds]
     check(not found, 'no NFSv4 finding between healthy peers: %s' % found)
+    paths = lab_v4.io_paths(a.nfscope, pcap)
+    want = {'READ': {'/lab/hello.txt', '/lab/small.bin'}, 'WRITE': {'/lab/small.bin'}}
+    check(paths == want, 'the proxy\'s READ and WRITE paths %s, the files used %s' % (
+        paths, want))
     rec, lrep, lpcap = lock
     lock_replies = tshark_view_status(lpcap)
     denied_wire = [f for f in lock_replies if f == '10010']

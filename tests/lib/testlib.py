@@ -11,6 +11,12 @@ full_tier() is true in the full tier (NFSCOPE_TESTS=full, as CI runs):
 a test that samples its sweep in the quick tier (the default) runs it
 whole there (doc/testing.md, "Two tiers").
 
+output(args, ...) is run() for a step the test cannot go on without: a
+nonzero exit ends the test (sys.exit) with the command, its status and
+stderr; returns stdout.  run_to(args, path, ...) runs args with stdout
+into the file path (bytes as they come) and stderr captured as text;
+returns the CompletedProcess.
+
 live_netns(ns) is the opening of the tests that replay onto a veth pair
 in a namespace of their own: None once the namespace ns is made, or why
 the test must be skipped (not root, no tcpreplay, no namespaces).
@@ -18,6 +24,7 @@ the test must be skipped (not root, no tcpreplay, no namespaces).
 import os
 import shutil
 import subprocess
+import sys
 
 
 def run(args, *, timeout=300, text=True, **kw):
@@ -27,6 +34,20 @@ def run(args, *, timeout=300, text=True, **kw):
 
 def full_tier():
     return os.environ.get('NFSCOPE_TESTS') == 'full'
+
+
+def output(args, *, timeout=None, **kw):
+    r = run(args, timeout=timeout, **kw)
+    if r.returncode != 0:
+        sys.exit('%s: exit %d: %s' % (' '.join(map(str, args)), r.returncode,
+                                      r.stderr))
+    return r.stdout
+
+
+def run_to(args, path, *, timeout=None, **kw):
+    with open(path, 'wb') as f:
+        return subprocess.run(list(args), stdout=f, stderr=subprocess.PIPE,
+                              timeout=timeout, **kw)
 
 
 def live_netns(ns):

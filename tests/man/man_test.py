@@ -40,24 +40,17 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
+import tally  # noqa: E402
+from tally import check  # noqa: E402
+
 NFSCOPE, PAGE, PCAP = sys.argv[1:4]
 TMP = tempfile.mkdtemp(prefix="nfscope-man-")
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL " + what)
 
 
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, timeout=60,
-                          **kw)
+    return testlib.run(args, timeout=60, **kw)
 
 
 # ------------------------------------------------------------- the page --
@@ -581,5 +574,4 @@ if groff:
               (" ".join(ll), r.returncode, r.stderr))
 
 shutil.rmtree(TMP, True)
-print("%d passed, %d failed" % (passed, len(failures)))
-sys.exit(1 if failures else 0)
+sys.exit(tally.summary())

@@ -49,15 +49,10 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from ports import free_port  # noqa: E402
+import tally  # noqa: E402
+from tally import check  # noqa: E402
 
 NFSCOPE, CAPTURE, WORK, DOC = sys.argv[1:5]
-failures = []
-
-
-def check(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
 
 
 def query(prom, q):
@@ -164,8 +159,7 @@ def main():
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
-    print('%d failed' % len(failures))
-    return 1 if failures else 0
+    return tally.summary()
 
 
 def dashboard(prom):
@@ -346,8 +340,7 @@ def live():
         live_run(ns, target, pcap, want, 'record')
     finally:
         subprocess.run(['ip', 'netns', 'del', ns])
-    print('%d failed' % len(failures))
-    return 1 if failures else 0
+    return tally.summary()
 
 
 def parse_text(text):
@@ -466,8 +459,7 @@ def top():
         if serve.poll() is None:
             serve.kill()
             serve.wait()
-    print('%d failed' % len(failures))
-    return 1 if failures else 0
+    return tally.summary()
 
 
 if __name__ == '__main__':

@@ -134,12 +134,13 @@ static bool on_keep(void *user, const struct an_op *op)
 	return true;
 }
 
-static void on_op(void *user, const struct an_op *op)
+static void on_op(void *user, const struct an_op *op, int32_t rx)
 {
 	struct t *t = user;
 	struct key *k;
 	int64_t last = op->reply_ns ? op->reply_ns : op->last_call_ns;
 
+	(void)rx;
 	if (atomic_load(&t->ended))
 		FAIL(t, "operation after the end");
 	t->ops++;
@@ -187,7 +188,7 @@ int main(int argc, char **argv)
 {
 	struct t t;
 	struct run_config c;
-	struct run_hooks h = { .user = &t, .msg = on_msg, .op = on_op,
+	struct run_hooks h = { .user = &t, .msg = on_msg,
 			       .tick = on_tick, .end = on_end };
 	struct run *r;
 	const char *files[1];
@@ -211,6 +212,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(t.mode, "keep"))
 		h.keep = on_keep;
+	run_sinks_add(&h.sinks, &(struct run_sink){ .user = &t, .op = on_op });
 	files[0] = argv[1];
 	memset(&c, 0, sizeof(c));
 	c.who = "test";

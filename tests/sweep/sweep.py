@@ -18,14 +18,16 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import testlib  # noqa: E402
+
 SNAPLENS = [64, 96, 128, 200, 256, 1500, 0]
 SAMPLED = [96, 256, 0]          # the quick tier's, for large captures
 LARGE = 4 << 20
 
 
 def run(cmd, out):
-    with open(out, 'wb') as f:
-        p = subprocess.run(cmd, stdout=f, stderr=subprocess.PIPE)
+    p = testlib.run_to(cmd, out)
     return p.returncode, p.stderr.decode(errors='replace')
 
 

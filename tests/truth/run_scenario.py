@@ -16,15 +16,18 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+import testlib  # noqa: E402
+
 COMPARE = os.path.join(HERE, 'compare_truth.py')
 
 
 def run(cmd, out=None):
+    """Its exit status; on a failure the tail of what it said."""
     if out:
-        with open(out, 'wb') as f:
-            p = subprocess.run(cmd, stdout=f, stderr=subprocess.PIPE)
+        p = testlib.run_to(cmd, out)
     else:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p = testlib.run(cmd, text=False, timeout=None)
     if p.returncode != 0:
         sys.stdout.write((p.stderr or p.stdout).decode(errors='replace')[-3000:])
     return p.returncode

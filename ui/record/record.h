@@ -11,11 +11,8 @@
 #ifndef NFSCOPE_RECORD_H
 #define NFSCOPE_RECORD_H
 
-/* The `record` subcommand; argv[0] is "record".  Returns the exit status. */
+/* The `record` subcommand; argv[0] is "record".  Returns the exit status.
+ * (`serve`, the same run feeding the endpoint: ui/serve/serve.h.) */
 int ui_record_main(int argc, char **argv);
-/* `nfscope serve`: record with -w optional and --metrics ADDR:PORT
- * required; after the end of the input the endpoint serves the final
- * figures until SIGINT/SIGTERM. */
-int ui_serve_main(int argc, char **argv);
 
 #endif

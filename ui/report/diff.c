@@ -40,8 +40,7 @@ static int side_read(struct side *s, const char *arg, bool db)
 {
 	struct run_hooks h;
 
-	rep_hooks(&h);
-	h.user = &s->r;
+	rep_hooks(&s->r, &h);
 	if (run_go(s->r.run, &h) < 0)
 		return -1;
 	if (!db)
@@ -55,7 +54,7 @@ static int side_read(struct side *s, const char *arg, bool db)
 			"needed)\n", arg, s->run.id);
 		return -1;
 	}
-	run_finish(s->r.run);
+	run_finish(s->r.run, NULL);
 	return 0;
 }
 

@@ -24,21 +24,11 @@
 
 /* ----------------------------------------------------------- driving -- */
 
-/* On the analysis thread (run.h): the figures (pipelined: the figures
- * are read only at the end) and findings. */
-static void on_op_sums(void *user, const struct an_op *op)
+/* --every's window, on the analysis thread (a sink, run/sink.h). */
+static void on_every(void *user, const struct an_op *op, int32_t rx)
 {
-	struct rep *r = user;
-	int32_t rx;
-
-	an_figs_push(r->figs, op);
-	rx = an_find_add(r->find, op);
-	if (r->series)
-		an_series_add(r->series, op, rx);
-	if (r->every)
-		rep_every_add(r, op);
-	if (r->ev)
-		run_evidence_op(r->ev, op);
+	(void)rx;
+	rep_every_add(user, op);
 }
 
 /* On the capture thread: the operation filters (a database's ops too). */
@@ -90,12 +80,21 @@ static void on_end(void *user, const struct run_end *e)
 	an_find_handshakes(r->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
 }
 
-void rep_hooks(struct run_hooks *h)
+void rep_hooks(struct rep *r, struct run_hooks *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->op = on_op_sums;
+	h->user = r;
 	h->drops = on_drops;
 	h->end = on_end;
+	/* the figures are read only at the end: pipelined */
+	h->sinks.figs = r->figs;
+	h->sinks.figs_push = true;
+	h->sinks.find = r->find;
+	h->sinks.series = r->series;
+	if (r->every)
+		run_sinks_add(&h->sinks, &(struct run_sink){ .user = r,
+			      .op = on_every });
+	run_evidence_sink(r->ev, &h->sinks);
 }
 
 /* ------------------------------------------------------------- main -- */
@@ -525,8 +524,7 @@ int ui_report_main(int argc, char **argv)
 	static struct rep_opts o;
 	struct rep r;
 	struct run_config c;
-	struct run_hooks h = { .op = on_op_sums, .drops = on_drops,
-			       .end = on_end };
+	struct run_hooks h;
 	struct store_run run;
 	struct an_names *names = NULL;
 	const char *db = NULL;
@@ -586,12 +584,12 @@ int ui_report_main(int argc, char **argv)
 	 * reads and decodes.  Otherwise the filter runs where the ops come
 	 * from (keep) and the ops that pass go to the second thread.
 	 */
-	h.keep = db || r.filtered ? on_op : NULL;
-	h.user = &r;
 	if (!rep_alloc(&r, &o)) {
 		fprintf(stderr, "nfscope: out of memory\n");
 		goto out;
 	}
+	rep_hooks(&r, &h);
+	h.keep = db || r.filtered ? on_op : NULL;
 	if (run_go(r.run, &h) < 0)
 		goto out;
 	if (db) {
@@ -606,7 +604,7 @@ int ui_report_main(int argc, char **argv)
 					    o.json, o.csv != NULL);
 			goto out;
 		}
-		run_finish(r.run);	/* the findings are ours again */
+		run_finish(r.run, NULL);	/* the findings are ours again */
 	}
 	rep_every_end(&r);
 	rep_clamp(&r);

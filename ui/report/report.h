@@ -17,10 +17,11 @@
 #include "run/run.h"
 #include "ui/report/rep.h"
 
-/* The hooks report reads a capture with (run.h): the figures and
- * findings of every operation, the drops and the counters at the end into
- * struct rep (the caller sets h->user).  diff.c loads each side so. */
-void rep_hooks(struct run_hooks *h);
+/* The hooks and sinks report reads a capture with (run.h): r's figures,
+ * findings, series, --every and evidence take every operation, the drops
+ * and the counters at the end go into r (r's objects allocated first).
+ * diff.c loads each side so. */
+void rep_hooks(struct rep *r, struct run_hooks *h);
 
 /* The `report` subcommand; argv[0] is "report".  Returns the exit status. */
 int ui_report_main(int argc, char **argv);

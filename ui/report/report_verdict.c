@@ -47,6 +47,8 @@ static void j_sizes(struct jw *w, const struct an_verdict *v)
 		jw_u64(w, "share_pct", s->pct);
 		jw_u64(w, "calls", s->calls);
 		jw_u64(w, "server_max", s->limit);
+		if (s->session)		/* the session's room is server_max */
+			jw_u64(w, "session_max", s->session);
 		jw_u64(w, "asked_max", s->asked_max);
 		jw_u64(w, "granted_max", s->granted_max);
 		jw_end_obj(w);

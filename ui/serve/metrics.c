@@ -86,6 +86,7 @@ struct ui_mx {
 	uint32_t other;			/* the overflow series + 1, 0 none */
 	struct mx_state st;
 	size_t find_seen;		/* findings counted (op thread only) */
+	const struct an_find *find;	/* the sink's findings (ui_mx_sink) */
 	/* the scrape side (the HTTP server's thread) */
 	int fd;				/* the listening socket, -1 none */
 	bool v6;
@@ -870,4 +871,44 @@ int ui_mx_start(struct ui_mx *m, char *err, size_t n)
 	m->http = mx_http_start(&src, m->fd, m->v6, err, n);
 	m->fd = -1;		/* taken */
 	return m->http ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ sink -- */
+
+/* The run's sinks (run/sink.h): each op, with the findings it made. */
+static void sink_op(void *user, const struct an_op *op, int32_t rx)
+{
+	struct ui_mx *m = user;
+
+	(void)rx;
+	ui_mx_op(m, op);
+	if (m->find)
+		ui_mx_findings(m, m->find);
+}
+
+static void sink_health(void *user, const struct cap_stats *cs,
+			const struct dec_stats *ds, const struct an_stats *es)
+{
+	ui_mx_health(user, cs, ds, es, false);
+}
+
+static void sink_end(void *user, const struct run_end *e)
+{
+	struct ui_mx *m = user;
+
+	if (e->ds == NULL)	/* a database's: no capture counters */
+		return;
+	if (m->find)
+		ui_mx_findings(m, m->find);
+	ui_mx_health(m, e->cs, e->ds, e->es, true);
+	if (e->cut)
+		ui_mx_input_cut(m);
+}
+
+void ui_mx_sink(struct ui_mx *m, const struct an_find *find,
+		struct run_sink *out)
+{
+	m->find = find;
+	*out = (struct run_sink){ .user = m, .op = sink_op,
+				  .health = sink_health, .end = sink_end };
 }

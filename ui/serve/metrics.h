@@ -51,6 +51,7 @@
 #include "analyze/ops.h"
 #include "capture/capture.h"
 #include "decode/decode.h"
+#include "run/sink.h"
 
 #define UI_MX_SERIES_DEFAULT 16384
 #define UI_MX_SERIES_LIMIT (1u << 22)	/* --metrics-max's largest */
@@ -88,6 +89,11 @@ void ui_mx_health(struct ui_mx *m, const struct cap_stats *cs,
 		  bool done);
 /* The input was cut short or damaged (nfscope_input_cut). */
 void ui_mx_input_cut(struct ui_mx *m);
+/* m as a run's sink (run/sink.h): each op and the findings of find it
+ * made (NULL: none), the health as it stands, at the end the final
+ * health and findings and the cut.  The commands only add it. */
+void ui_mx_sink(struct ui_mx *m, const struct an_find *find,
+		struct run_sink *out);
 /* The exposition text of the figures so far into *buf (grown with
  * realloc, the caller frees it).  Returns its length, or 0 out of memory. */
 size_t ui_mx_render(struct ui_mx *m, char **buf, size_t *cap);

@@ -98,7 +98,9 @@ struct tm_model {
  * the rest are index 0. */
 int tm_model_init(struct tm_model *m, uint64_t history, uint32_t addrs);
 void tm_model_fini(struct tm_model *m);
-/* Worker side, with m->mu held. */
+/* Worker side, with m->mu held.  tm_model_add: an op into the window's
+ * history (a sink of the run, early: before the figures and findings,
+ * which the run adds it to). */
 void tm_model_add(struct tm_model *m, const struct an_op *op);
 void tm_model_tick(struct tm_model *m, int64_t ts_ns,
 		   const struct cap_stats *cs);

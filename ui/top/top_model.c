@@ -143,25 +143,21 @@ void tm_model_add(struct tm_model *m, const struct an_op *op)
 	uint32_t client, server, path;
 	uint16_t proc;
 
-	if (op->flags & AN_OP_CALL_NOT_SEEN) {
-		/* known from its reply alone: no call, no latency, so not a
-		 * record of the windows; the figures count it apart */
-		an_figs_add(m->figs, op);
-		an_find_add(m->find, op);
+	/* known from its reply alone: no call, no latency, so not a record
+	 * of the windows; the figures count it apart */
+	if (op->flags & AN_OP_CALL_NOT_SEEN)
 		return;
-	}
 	/* interned in this order: the client's address before the server's */
 	client = addr_index(m, &op->client);
 	server = addr_index(m, &op->server);
 	path = path_index(m, op->path);
 	proc = proc_index(m, op);
+	/* the findings as they stood before this op (an early sink) */
 	r = an_win_rec_of(op, client, server, path, proc, op->retrans ?
 			  (uint8_t)an_retrans_cause(m->find, op) : 0);
 	an_window_add(&m->win, &r);
 	if (op->first_call_ns > m->delivered_ns)
 		m->delivered_ns = op->first_call_ns;
-	an_figs_add(m->figs, op);
-	an_find_add(m->find, op);
 }
 
 void tm_model_tick(struct tm_model *m, int64_t ts_ns,

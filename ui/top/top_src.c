@@ -6,9 +6,6 @@
 #include "ui/cli.h"
 #include "ui/serve/metrics.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +21,10 @@ struct tm_worker {
 	pthread_t thread;
 	bool started;
 	atomic_int quit;		/* set by the UI thread */
-	/* packets */
-	struct run *run;		/* the pipeline (run/run.h) */
+	struct run *run;		/* the pipeline (run/run.h); attach: a
+					   run of the database's ops */
 	int64_t last_ts;		/* newest message */
+	double published;		/* live: when the counters last were */
 	/* replay pacing: capture time base_ts is due at wall time base_wall */
 	double speed;
 	int64_t base_ts;
@@ -47,19 +45,33 @@ static void fail(struct tm_worker *w, const char *what, const char *err)
 	snprintf(w->m->err, sizeof(w->m->err), "%s: %s", what, err);
 }
 
-/* ---------------------------------------------------------- packets -- */
+/* ------------------------------------------------------------ sinks -- */
 
-/* On the worker thread, the lock held (run.h: ops_sync). */
-static void on_op(void *user, const struct an_op *op)
+/* The window's history, before the figures and findings (run/sink.h);
+ * on the worker thread, the lock held (ops_sync). */
+static void on_op(void *user, const struct an_op *op, int32_t rx)
 {
-	struct tm_worker *w = user;
+	(void)rx;
+	tm_model_add(user, op);
+}
 
-	tm_model_add(w->m, op);
+/* What the run's operations feed: the window, the model's figures and
+ * findings, the metrics. */
+static void tm_sinks(struct tm_worker *w, struct run_sinks *s)
+{
+	struct run_sink k = { .user = w->m, .early = true, .op = on_op };
+
+	s->figs = w->m->figs;
+	s->find = w->m->find;
+	s->find_finish = true;
+	run_sinks_add(s, &k);
 	if (w->cfg.mx) {
-		ui_mx_op(w->cfg.mx, op);
-		ui_mx_findings(w->cfg.mx, w->m->find);
+		ui_mx_sink(w->cfg.mx, w->m->find, &k);
+		run_sinks_add(s, &k);
 	}
 }
+
+/* ---------------------------------------------------------- packets -- */
 
 static void on_msg(void *user, const struct cap_msg *m,
 		   const struct dec_msg *d)
@@ -101,26 +113,66 @@ static void publish(struct tm_worker *w, int64_t now_ns)
 	w->m->es = *es;
 	tm_model_tick(w->m, now_ns, &cs);
 	rec_check(w);
-	if (w->cfg.mx)
-		ui_mx_health(w->cfg.mx, &cs, ds, es, false);
 }
 
-/* The end of the input (or a cut): everything delivered, then verdicts;
- * called with the lock held (run_end_input). */
+/* After each step (the lock held): replayed, every step; live, each
+ * quarter second. */
+static bool on_publish(void *user, int64_t now_ns)
+{
+	struct tm_worker *w = user;
+	double t = run_mono_s();
+
+	if (w->cfg.mode == TM_LIVE && t - w->published < 0.25)
+		return false;
+	w->published = t;
+	publish(w, now_ns);
+	return true;
+}
+
+/* The end of the input (or a cut): everything delivered, the findings
+ * finished (the run's sinks); called with the lock held. */
 static void on_end(void *user, const struct run_end *e)
 {
 	struct tm_worker *w = user;
 
+	if (e->error)
+		return;
 	publish(w, w->last_ts);
-	an_find_handshakes(w->m->find, e->handshakes, CAP_HANDSHAKE_PAIRS);
-	an_find_finish(w->m->find, w->m->figs, w->m->cs.ipfrag_incomplete);
 	w->m->done = true;
-	if (w->cfg.mx) {
-		ui_mx_findings(w->cfg.mx, w->m->find);
-		ui_mx_health(w->cfg.mx, e->cs, e->ds, e->es, true);
-		if (e->cut)
-			ui_mx_input_cut(w->cfg.mx);
+}
+
+/* The input cut (said in the header and under it) or failed; the lock is
+ * held. */
+static void on_input_end(void *user, const struct cap_read_error *cut,
+			 const char *err)
+{
+	struct tm_worker *w = user;
+	char m[CAP_ERRBUF_SIZE + 96];
+
+	if (cut == NULL) {
+		fail(w, "capture", err);
+		return;
 	}
+	w->m->input_cut = true;
+	snprintf(w->m->note, sizeof(w->m->note), "INPUT CUT: %s; everything "
+		 "before it is shown", run_cut_str(cut, m, sizeof(m)));
+}
+
+static bool on_stop(void *user)
+{
+	struct tm_worker *w = user;
+
+	return atomic_load(&w->quit);
+}
+
+static void on_lock(void *user, bool on)
+{
+	struct tm_worker *w = user;
+
+	if (on)
+		pthread_mutex_lock(&w->m->mu);
+	else
+		pthread_mutex_unlock(&w->m->mu);
 }
 
 /* Replay: sleep until the newest message is due (at most 100 ms at a time,
@@ -154,62 +206,23 @@ static bool pace(struct tm_worker *w)
 	return true;
 }
 
+/* The run's pacing hook: replayed at a speed, a few packets at a time,
+ * each when due. */
+static int on_pace(void *user)
+{
+	struct tm_worker *w = user;
+
+	if (w->cfg.mode == TM_LIVE)
+		return 2048;
+	while (!stopping(w) && pace(w))
+		;
+	return w->speed > 0 ? 16 : 2048;
+}
+
 static void tm_read_packets(struct tm_worker *w)
 {
-	char err[CAP_ERRBUF_SIZE] = "";
-	bool live = w->cfg.mode == TM_LIVE;
-	int fd = live ? cap_source_fd(w->cfg.src) : -1;
-	double last_tick = run_mono_s();
-	int rc = 1;
-
-	while (!stopping(w) && rc == 1) {
-		uint64_t before;
-		int batch;
-
-		while (!live && !stopping(w) && pace(w))
-			;
-		batch = (!live && w->speed > 0) ? 16 : 2048;
-		pthread_mutex_lock(&w->m->mu);
-		before = run_packet_count(w->run);
-		rc = run_step(w->run, batch, err);
-		if (!live || run_mono_s() - last_tick >= 0.25)
-			publish(w, live ? run_wall_ns() : w->last_ts);
-		if (live && run_mono_s() - last_tick >= 1.0) {
-			last_tick = run_mono_s();
-			run_tick(w->run);	/* drops stored, as record does */
-		}
-		pthread_mutex_unlock(&w->m->mu);
-		if (rc < 0) {
-			struct cap_read_error e;
-			char m[CAP_ERRBUF_SIZE + 96];
-
-			pthread_mutex_lock(&w->m->mu);
-			if (cap_source_read_error(w->cfg.src, &e)) {
-				/* cut: the end of the input, said in the
-				   header and under it */
-				w->m->input_cut = true;
-				snprintf(w->m->note, sizeof(w->m->note),
-					 "INPUT CUT: %s; everything before it "
-					 "is shown", run_cut_str(&e, m, sizeof(m)));
-				rc = 0;
-			} else {
-				fail(w, "capture", err);
-			}
-			pthread_mutex_unlock(&w->m->mu);
-			break;
-		}
-		if (live && fd >= 0 && run_packet_count(w->run) == before) {
-			struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-			(void)poll(&pfd, 1, 100);
-		}
-	}
+	(void)run_loop(w->run);	/* failures are in the model */
 	pthread_mutex_lock(&w->m->mu);
-	/* live, quit or --duration: what the kernel still holds first */
-	if (live && rc >= 0 && run_drain(w->run, err) < 0)
-		fail(w, "capture", err);
-	/* end of input: deliver everything, then verdicts (on_end) */
-	(void)run_end_input(w->run, rc == 0, w->m->input_cut);
 	rec_check(w);
 	pthread_mutex_unlock(&w->m->mu);
 }
@@ -224,13 +237,39 @@ static void on_stored_op(void *user, const struct an_op *op)
 		w->buf[w->nbuf++] = *op;
 }
 
+/* A batch of a database's ops into the model (the lock held): through
+ * the run's sinks, as a capture's. */
+static void attach_batch(struct tm_worker *w, const struct store_run *run,
+			 bool more)
+{
+	uint32_t k;
+
+	for (k = 0; k < w->nbuf; k++)
+		run_put_op(w->run, &w->buf[k]);
+	w->m->attach_rows += w->nbuf;
+	w->nbuf = 0;
+	w->m->first_ns = run->first_ns;
+	w->m->ds = run->ds;
+	w->m->es = run->es;
+	snprintf(w->m->run_state, sizeof(w->m->run_state), "%s", run->state);
+	if (run->ops_mode != STORE_OPS_ALL)	/* say what is missing */
+		snprintf(w->m->note, sizeof(w->m->note), "run recorded with "
+			 "--ops %s: only the operations stored are shown",
+			 run->ops_mode == STORE_OPS_NONE ? "none" : "slow");
+	tm_model_tick(w->m, run->last_ns, &run->cs);
+	/* a finished run: everything it has is read */
+	if (!more && strcmp(run->state, "recording") != 0 && !w->m->done) {
+		run_finish(w->run, &run->cs);	/* the findings' end */
+		w->m->done = true;
+	}
+}
+
 static void tm_attach_store(struct tm_worker *w)
 {
 	struct store *st = NULL;
 	struct store_run run;
 	char err[STORE_ERRBUF_SIZE];
 	int64_t id = w->cfg.run_id, last = 0;
-	uint32_t k;
 
 	if (store_open(w->cfg.db, STORE_RDONLY | STORE_FOLLOW, &st, err) < 0 ||
 	    (id == 0 && store_last_run(st, &id, err) < 0)) {
@@ -253,27 +292,7 @@ static void tm_attach_store(struct tm_worker *w)
 		}
 		more = w->nbuf == ATTACH_BATCH;
 		pthread_mutex_lock(&w->m->mu);
-		for (k = 0; k < w->nbuf; k++)
-			tm_model_add(w->m, &w->buf[k]);
-		w->m->attach_rows += w->nbuf;
-		w->nbuf = 0;
-		w->m->first_ns = run.first_ns;
-		w->m->ds = run.ds;
-		w->m->es = run.es;
-		snprintf(w->m->run_state, sizeof(w->m->run_state), "%s",
-			 run.state);
-		if (run.ops_mode != STORE_OPS_ALL)	/* say what is missing */
-			snprintf(w->m->note, sizeof(w->m->note), "run recorded "
-				 "with --ops %s: only the operations stored are "
-				 "shown", run.ops_mode == STORE_OPS_NONE ? "none" :
-				 "slow");
-		tm_model_tick(w->m, run.last_ns, &run.cs);
-		/* a finished run: everything it has is read */
-		if (!more && strcmp(run.state, "recording") != 0 && !w->m->done) {
-			an_find_finish(w->m->find, w->m->figs,
-				       run.cs.ipfrag_incomplete);
-			w->m->done = true;
-		}
+		attach_batch(w, &run, more);
 		pthread_mutex_unlock(&w->m->mu);
 		if (!more)	/* caught up: wait for the next commit */
 			usleep(w->m->done ? 200000 : 250000);
@@ -309,14 +328,27 @@ int tm_worker_start(struct tm_worker **out, struct tm_model *m,
 	m->speed = cfg->speed;
 	snprintf(m->source, sizeof(m->source), "%s", cfg->source);
 	if (cfg->mode == TM_ATTACH) {
+		/* a database's ops through run_put_op, under the lock */
+		struct run_config rc;
+		struct run_hooks h = { .user = w };
+
+		memset(&rc, 0, sizeof(rc));
+		rc.who = "top";
+		rc.ops_only = rc.ops_sync = rc.analyze = true;
+		tm_sinks(w, &h.sinks);
 		w->buf = malloc(ATTACH_BATCH * sizeof(*w->buf));
-		if (w->buf == NULL)
+		if (w->buf == NULL ||
+		    run_open_borrowed(&w->run, &rc, NULL) < 0 ||
+		    run_start(w->run, &h) < 0)
 			goto fail;
 	} else {
 		struct run_config rc;
-		struct run_hooks h = { .user = w, .msg = on_msg, .op = on_op,
-				       .end = on_end };
+		struct run_hooks h = { .user = w, .msg = on_msg, .end = on_end,
+				       .stop = on_stop, .pace = on_pace,
+				       .lock = on_lock, .publish = on_publish,
+				       .input_end = on_input_end };
 
+		tm_sinks(w, &h.sinks);
 		/* the source is top's (opened before -Z, closed after) */
 		ui_run_config(cfg->so, "top", &rc);
 		rc.analyze = true;
@@ -324,8 +356,6 @@ int tm_worker_start(struct tm_worker **out, struct tm_model *m,
 		rc.store_path = cfg->out_db;
 		rc.store_quiet = true;	/* the terminal is the screen */
 		rc.store_opts.interval_ns = 10000000000LL;
-		rc.figs = m->figs;
-		rc.find = m->find;
 		rc.cap.frag_lost = on_frag_lost;	/* per second, top */
 		rc.cap.frag_lost_user = w;
 		if (run_open_borrowed(&w->run, &rc, cfg->src) < 0 ||
