@@ -10,7 +10,8 @@ G=$1
 TS=${2:-}
 [ -n "$TS" ] || TS=$(command -v tshark || true)
 HERE=$(cd "$(dirname "$0")" && pwd)
-command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
+PY=${PYTHON:-python3}	# meson's Python (tests/meson.build)
+command -v "$PY" >/dev/null || { echo "python3 missing: skipped"; exit 77; }
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
@@ -31,7 +32,7 @@ cmp -s "$D/d1.pcap" "$D/d2.pcap" && cmp -s "$D/d1.json" "$D/d2.json" ||
 for l in eth vlan qinq sll sll2 raw; do
 	gen s_$l --all-features --lost-segments 0 --count 400 --link $l --seed 7
 	printf '%s: ' "streams $l"
-	python3 "$HERE/check_streams.py" "$D/s_$l.pcap" "$D/s_$l.json" || fail=1
+	"$PY" "$HERE/check_streams.py" "$D/s_$l.pcap" "$D/s_$l.json" || fail=1
 done
 
 # 3. tshark
@@ -53,7 +54,7 @@ while read -r args; do
 	"$TS" -r "$D/t$n.pcap" $DA -T fields -e frame.number -e rpc.xid \
 		-e rpc.msgtyp -e rpc.program -e rpc.procedure >"$D/t$n.tsv" 2>/dev/null
 	printf '%s: ' "tshark [$args]"
-	python3 "$HERE/check_gen.py" "$D/t$n.json" "$D/t$n.tsv" || fail=1
+	"$PY" "$HERE/check_gen.py" "$D/t$n.json" "$D/t$n.tsv" || fail=1
 done <<'EOS'
 --transport udp --ip mix --mix all --link vlan --count 400 --seed 1
 --transport udp --ip 6 --mix data --size 32768 --count 100 --seed 2

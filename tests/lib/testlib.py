@@ -7,6 +7,10 @@ limit); other keywords (cwd, env, stdin, preexec_fn, check) go to
 subprocess.run.  Returns the CompletedProcess.  A suite binds its program
 once:  def run(*args): return testlib.run([NFSCOPE, *args], cwd=WORK)
 
+full_tier() is true in the full tier (NFSCOPE_TESTS=full, as CI runs):
+a test that samples its sweep in the quick tier (the default) runs it
+whole there (doc/testing.md, "Two tiers").
+
 output(args, ...) is run() for a step the test cannot go on without: a
 nonzero exit ends the test (sys.exit) with the command, its status and
 stderr; returns stdout.  run_to(args, path, ...) runs args with stdout
@@ -26,6 +30,10 @@ import sys
 def run(args, *, timeout=300, text=True, **kw):
     return subprocess.run(list(args), capture_output=True, text=text,
                           timeout=timeout, **kw)
+
+
+def full_tier():
+    return os.environ.get('NFSCOPE_TESTS') == 'full'
 
 
 def output(args, *, timeout=None, **kw):

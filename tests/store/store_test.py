@@ -6,6 +6,7 @@ MODE:
                the text) for generator scenarios and the public captures in
                pcaps/golden, with --by/--interval/filters; per-procedure
                percentiles merged from table intervals == the report's
+               (the quick tier: 5,000 all-features operations, not 20,000)
   concurrency  a reader polls (sqlite3 and `nfscope report OUT.db`) while
                `record` writes a long capture: never an error, counts only grow
   crash        kill -9 `record` at random points: integrity_check passes and
@@ -160,7 +161,10 @@ def mode_roundtrip():
         print("SKIP: this nfscope cannot report from a database yet")
         sys.exit(77)
     caps = []
-    caps.append(("all-features", gen("af", "--all-features", "--count", "20000",
+    # the quick tier: a quarter of the all-features capture, which every
+    # option and filter below reads again (NFSCOPE_TESTS=full: all of it)
+    count = "20000" if testlib.full_tier() else "5000"
+    caps.append(("all-features", gen("af", "--all-features", "--count", count,
                                      "--seed", "7")[0]))
     caps.append(("mixed", gen("mixed", "--scenario", "mixed", "--count", "4000",
                               "--retrans", "0.05", "--dup-replies", "0.03",

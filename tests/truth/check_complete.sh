@@ -2,7 +2,8 @@
 # Every full-size capture (bundled, golden, public) must come out of
 # `report --json` with no hidden-record warning and the same `complete` as
 # before.  usage: check_complete.sh NFSCOPE SRCDIR
-# Prints one line per capture: complete, hidden spans.
+# Prints one line per capture: complete, hidden spans.  $PYTHON: the
+# Python to use (meson's, tests/meson.build), else python3.
 nfscope=$1
 src=$2
 tmp=$(mktemp -d)
@@ -16,7 +17,7 @@ for f in "$src"/pcaps/*.pcap "$src"/pcaps/golden/*.pcap \
 	*) in=$f ;;
 	esac
 	"$nfscope" report --json -r "$in" > "$tmp/r.json" 2>/dev/null
-	line=$(python3 -c '
+	line=$("${PYTHON:-python3}" -c '
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
