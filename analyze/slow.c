@@ -117,74 +117,57 @@ static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
 
 	for (k = 0; k < LAT_CONNS; k++) {
 		c = &l->conn[k];
-		if (c->n != 0 && c->client_port == op->client_port_last &&
+		if (c->used && c->client_port == op->client_port_last &&
 		    c->server_port == op->server_port &&
 		    cap_addr_eq(&c->client, &op->client))
 			return c;
 	}
 	c = &l->conn[l->conn_next++ % LAT_CONNS];
 	memset(c, 0, sizeof(*c));
+	c->used = true;
 	c->client = op->client;
 	c->client_port = op->client_port_last;
 	c->server_port = op->server_port;
 	return c;
 }
 
-/* The time of [from, to] the connection's earlier replies spent on the
- * wire (they follow one another, never overlap). */
-static int64_t wire_busy(const struct lat_conn *c, int64_t from, int64_t to)
+/* How long op's reply took to begin once the server was free to answer
+ * (struct lat free_n), ns: from its call's last segment, or from the end
+ * of the reply before it on the connection when that came later (*ahead
+ * set): the server was answering that one first.  A server with threads
+ * in parallel may have worked on op meanwhile, so a pipeline's waits say
+ * little of it: its calls with none ahead say the rest (alone_n).  Ops
+ * come in the order their replies end. */
+static int64_t free_wait(struct lat *l, const struct an_op *op, bool *ahead)
 {
-	int64_t busy = 0;
-	uint32_t k;
-
-	for (k = 0; k < c->n; k++) {
-		int64_t a = c->wire[k][0] > from ? c->wire[k][0] : from;
-		int64_t b = c->wire[k][1] < to ? c->wire[k][1] : to;
-
-		if (b > a)
-			busy += b - a;
-	}
-	return busy;
-}
-
-/* How long op's reply took to begin once its call was in (struct lat
- * free_n), ns, less the time earlier replies on its connection were on
- * the wire meanwhile: a reply queued behind a large one waits for the
- * wire, not the server; one after small replies (no wire time) waited
- * for the server (its threads work in parallel).  Ops come in the order
- * their replies end. */
-static int64_t free_wait(struct lat *l, const struct an_op *op)
-{
-	int64_t from = op->last_call_ns, wait;
+	struct lat_conn *c = conn_of(l, op);
+	int64_t from = op->last_call_ns;
 	int64_t seg0 = op->reply_seg0_ns > 0 && op->reply_seg0_ns <= op->reply_ns ?
 		       op->reply_seg0_ns : op->reply_ns;
 
-	if (seg0 <= from)
-		return 0;
-	wait = seg0 - from;
-	if (op->transport == CAP_TCP) {
-		struct lat_conn *c = conn_of(l, op);
-		uint32_t k = c->next++ % LAT_WIRE;
-
-		wait -= wire_busy(c, from, seg0);
-		c->wire[k][0] = seg0;
-		c->wire[k][1] = op->reply_ns;
-		if (c->n < LAT_WIRE)
-			c->n++;
-	}
-	return wait;
+	*ahead = c->end_ns > from && c->end_ns <= seg0;
+	if (*ahead)
+		from = c->end_ns;
+	if (op->reply_ns > c->end_ns)
+		c->end_ns = op->reply_ns;
+	return seg0 > from ? seg0 - from : 0;
 }
 
 /* Count op's free wait in its procedure's row. */
 static void free_add(struct an_find *f, struct lat *l, const struct an_op *op)
 {
 	int v = op->vers == 2;
+	bool ahead, over;
 
 	if ((op->vers != 2 && op->vers != 3) || op->proc >= LAT_PROCS)
 		return;
+	over = free_wait(l, op, &ahead) > (int64_t)f->cfg.slow_ms * 1000000;
 	l->free_n[v][op->proc]++;
-	l->free_over[v][op->proc] += free_wait(l, op) >
-				     (int64_t)f->cfg.slow_ms * 1000000;
+	l->free_over[v][op->proc] += over;
+	if (!ahead) {
+		l->alone_n[v][op->proc]++;
+		l->alone_over[v][op->proc] += over;
+	}
 }
 
 void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
@@ -323,14 +306,18 @@ static size_t splits_of(const struct an_figs *figs, const struct subj *s,
 }
 
 /* Did most replies of row w begin within slow_ms once the server was free
- * to answer (struct lat free_n)?  Then its latency is queueing behind other
- * replies on the wire, not the server's time. */
+ * to answer (struct lat free_n), and most of its calls with none ahead
+ * too (when there are LAT_ALONE_MIN)?  Then its latency is queueing
+ * behind the connection's other calls, not the server's time. */
 static bool row_queued(const struct lat *l, const struct an_row *w)
 {
 	int v = w->vers == 2;
 
 	if ((w->vers != 2 && w->vers != 3) || w->proc >= LAT_PROCS ||
 	    l->free_n[v][w->proc] == 0)
+		return false;
+	if (l->alone_n[v][w->proc] >= LAT_ALONE_MIN &&
+	    median_over(l->alone_over[v][w->proc], l->alone_n[v][w->proc]))
 		return false;
 	return !median_over(l->free_over[v][w->proc], l->free_n[v][w->proc]);
 }

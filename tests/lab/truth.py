@@ -300,13 +300,15 @@ def check_latency(c, report, op_lats, ganesha, delay_ms, jitter_ms, late_us, sla
 # ------------------------------------------------------------ retransmits --
 def check_retrans_xids(c, nfscope_xids, client, drops):
     """The calls nfscope saw re-sent are the ones the client re-sent, as
-    often; each of them lost its call or its reply on the link; and every
-    call or reply the link dropped belongs to one of them."""
+    often; every call or reply the link dropped belongs to one of them.
+    A re-send the link's drops do not explain is a late answer (the server
+    or the forwarder slow on a loaded machine: the client's timeout ran
+    out first), not nfscope's to judge: it is listed, never failed."""
     want = {int(x, 16): v['times'] for x, v in client['resent_xids'].items()}
     c.eq('retransmitted xids (xid: re-sends)', nfscope_xids, want)
     dropped = {int(d['xid'], 16) for d in drops if 'xid' in d and d.get('proto') == 17}
-    c.ok('re-sent calls with no drop to explain them:', set(want) <= dropped,
-         sorted(hex(x) for x in set(want) - dropped))
+    c.table.append(('re-sent with no drop on the link (late answers)',
+                    sorted(hex(x) for x in set(want) - dropped), 'any'))
     c.ok('dropped RPC messages with no re-send:', dropped <= set(want),
          sorted(hex(x) for x in dropped - set(want)))
 
