@@ -336,6 +336,14 @@ struct an_path {
 };
 bool an_find_path(const struct an_find *f, const struct cap_addr *client,
 		  const struct cap_addr *server, struct an_path *out);
+/* Pipelining at a server: of its NFSv2/v3 calls' time (from the call's
+ * last segment to its reply's end), the share they waited for the reply
+ * ahead of them on their connection to end (a server answers a
+ * connection's calls in turn), and the rest, their own turn (the server's
+ * time and their reply's transfer), per cent.  false (both -1): none
+ * counted. */
+bool an_find_queued(const struct an_find *f, const struct cap_addr *server,
+		    double *queued_pct, double *server_pct);
 /* No round trip is longer than the quickest RPC seen from the same place
  * (rpc_min_ns, from the last transmission; <= 0: none): the server's
  * part of the path at most that (ACKs held by a delayed-ACK timer or a

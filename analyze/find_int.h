@@ -116,8 +116,6 @@ struct lat_rec {
 
 #define LAT_CONNS 8		/* connections a server's replies are
 				   followed on (more: the oldest goes) */
-#define LAT_ALONE_MIN 3		/* calls with none ahead that decide alone */
-
 struct lat_conn {		/* where the last reply on one ended */
 	struct cap_addr client;
 	uint16_t client_port, server_port;
@@ -128,13 +126,14 @@ struct lat_conn {		/* where the last reply on one ended */
 struct lat {
 	uint64_t cheap_n[LAT_CHEAP], cheap_over[LAT_CHEAP];
 	/* per procedure ([0] NFSv3, [1] NFSv2): answered ops, and those whose
-	   reply began over slow_ms after the server was free to answer: after
+	   reply ended over slow_ms after the server was free to answer: after
 	   the call's last segment, or the end of the reply before it on the
 	   connection when later (a server answers a connection's calls in
-	   turn: time spent on the calls ahead is theirs); alone_*: the calls
-	   with no reply ahead (their wait is the server's whole time) */
+	   turn: time spent on the calls ahead is theirs) */
 	uint32_t free_n[2][LAT_PROCS], free_over[2][LAT_PROCS];
-	uint32_t alone_n[2][LAT_PROCS], alone_over[2][LAT_PROCS];
+	/* the calls' time from their last segment to their reply's end, and
+	   the part of it they waited for the reply ahead to end, ns */
+	double wait_ns, queued_ns;
 	struct lat_conn conn[LAT_CONNS];
 	uint32_t conn_next;
 	int64_t ivl_k, ivl_lo, ivl_hi;	/* the last op's interval */

@@ -201,6 +201,21 @@ static const struct an_row *server_row(const struct an_model *m,
 	return NULL;
 }
 
+/* Has server a a slow_server finding? */
+static bool slow_server(const struct an_model *m, const struct cap_addr *a)
+{
+	size_t k;
+
+	for (k = 0; k < an_find_count(m->in.find); k++) {
+		const struct an_finding *o = an_find_get(m->in.find, k);
+
+		if (o->kind == AN_F_SLOW_SERVER && o->have_server &&
+		    cap_addr_eq(&o->server, a))
+			return true;
+	}
+	return false;
+}
+
 static void time_of(const struct an_model *m, const struct an_row *w,
 		    struct an_verdict_time *t)
 {
@@ -226,6 +241,10 @@ static void time_of(const struct an_model *m, const struct an_row *w,
 		t->where = "fast";
 	else
 		t->where = t->own_ms >= t->path_ms ? "server" : "path";
+	an_find_queued(m->in.find, &w->addr, &t->queued_pct, &t->server_pct);
+	if (t->queued_pct > t->server_pct && t->own_ms >= fast &&
+	    strncmp(t->where, "server", 6) == 0 && !slow_server(m, &w->addr))
+		t->where = "queue";
 }
 
 static void judge_time(const struct an_model *m, struct an_verdict *v)
@@ -260,10 +279,16 @@ static void judge_time(const struct an_model *m, struct an_verdict *v)
 			     "path %.2f: %s", a, t->rpc_ms, t->own_ms,
 			     t->srv_path_ms, strcmp(t->where, "fast") == 0 ?
 			     "fast" : strcmp(t->where, "path") == 0 ?
-			     "the path" : "the server");
+			     "the path" : strcmp(t->where, "queue") == 0 ?
+			     "queueing" : "the server");
 		else
 			line(v, "time", "%s: RPC p50 %.2f ms (no TCP timing: "
-			     "path not split)", a, t->rpc_ms);
+			     "path not split)%s", a, t->rpc_ms,
+			     strcmp(t->where, "queue") == 0 ? ": queueing" : "");
+		if (strcmp(t->where, "queue") == 0)
+			line(v, "time", "  pipelined: %.0f%% of the wait is for "
+			     "the replies ahead, %.0f%% their own",
+			     t->queued_pct, t->server_pct);
 		if (t->path_known && t->cli_path_ms >= 1.0)
 			line(v, "time", "  clients wait %.2f ms more on their "
 			     "side of the capture point", t->cli_path_ms);

@@ -70,8 +70,13 @@ struct an_verdict_time {
 	bool path_known;
 	double srv_path_ms, cli_path_ms, path_ms;
 	double own_ms;			/* rpc_ms less srv_path_ms, >= 0 */
-	const char *where;		/* "server", "path", "fast", "server
-					   (path not measured)" */
+	double queued_pct, server_pct;	/* an_find_queued; -1: unknown */
+	const char *where;		/* "server", "queue" (the server's
+					   time, more of it the calls
+					   waiting for the replies ahead
+					   than their own, no slow_server
+					   finding), "path", "fast",
+					   "server (path not measured)" */
 };
 
 struct an_verdict_loss {

@@ -131,43 +131,41 @@ static struct lat_conn *conn_of(struct lat *l, const struct an_op *op)
 	return c;
 }
 
-/* How long op's reply took to begin once the server was free to answer
+/* How long op's reply took to end once the server was free to answer it
  * (struct lat free_n), ns: from its call's last segment, or from the end
  * of the reply before it on the connection when that came later (*ahead
- * set): the server was answering that one first.  A server with threads
- * in parallel may have worked on op meanwhile, so a pipeline's waits say
- * little of it: its calls with none ahead say the rest (alone_n).  Ops
- * come in the order their replies end. */
+ * set): the server was answering that one first.  To the reply's end, not
+ * its first segment: the store keeps no first segments, and a report of
+ * a database must say what one of the capture says.  Ops come in the
+ * order their replies end. */
 static int64_t free_wait(struct lat *l, const struct an_op *op, bool *ahead)
 {
 	struct lat_conn *c = conn_of(l, op);
-	int64_t from = op->last_call_ns;
-	int64_t seg0 = op->reply_seg0_ns > 0 && op->reply_seg0_ns <= op->reply_ns ?
-		       op->reply_seg0_ns : op->reply_ns;
+	int64_t from = op->last_call_ns, end = op->reply_ns;
 
-	*ahead = c->end_ns > from && c->end_ns <= seg0;
-	if (*ahead)
+	*ahead = c->end_ns > from && c->end_ns <= end;
+	if (end > from)
+		l->wait_ns += (double)(end - from);
+	if (*ahead) {
+		l->queued_ns += (double)(c->end_ns - from);
 		from = c->end_ns;
-	if (op->reply_ns > c->end_ns)
-		c->end_ns = op->reply_ns;
-	return seg0 > from ? seg0 - from : 0;
+	}
+	if (end > c->end_ns)
+		c->end_ns = end;
+	return end > from ? end - from : 0;
 }
 
 /* Count op's free wait in its procedure's row. */
 static void free_add(struct an_find *f, struct lat *l, const struct an_op *op)
 {
 	int v = op->vers == 2;
-	bool ahead, over;
+	bool ahead;
 
 	if ((op->vers != 2 && op->vers != 3) || op->proc >= LAT_PROCS)
 		return;
-	over = free_wait(l, op, &ahead) > (int64_t)f->cfg.slow_ms * 1000000;
 	l->free_n[v][op->proc]++;
-	l->free_over[v][op->proc] += over;
-	if (!ahead) {
-		l->alone_n[v][op->proc]++;
-		l->alone_over[v][op->proc] += over;
-	}
+	l->free_over[v][op->proc] += free_wait(l, op, &ahead) >
+				     (int64_t)f->cfg.slow_ms * 1000000;
 }
 
 void an_slow_add(struct an_find *f, struct subj *s, struct subj *client,
@@ -224,6 +222,28 @@ void an_slow_free(struct subj *s)
 	free(s->lat->rec);
 	free(s->lat);
 	s->lat = NULL;
+}
+
+bool an_find_queued(const struct an_find *f, const struct cap_addr *server,
+		    double *queued_pct, double *server_pct)
+{
+	uint32_t k;
+
+	*queued_pct = *server_pct = -1;
+	for (k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, 0);
+	     k < AN_FIND_SUBJECTS;
+	     k = an_bit_next(f->subj_bits, AN_FIND_SUBJECTS, k + 1)) {
+		const struct subj *s = &f->subj[k];
+		const struct lat *l = s->lat;
+
+		if (!s->used || !s->is_server || l == NULL || l->wait_ns <= 0 ||
+		    !cap_addr_eq(&s->addr, server))
+			continue;
+		*queued_pct = 100.0 * l->queued_ns / l->wait_ns;
+		*server_pct = 100.0 - *queued_pct;
+		return true;
+	}
+	return false;
 }
 
 /* ------------------------------------------------------ slow server -- */
@@ -305,19 +325,15 @@ static size_t splits_of(const struct an_figs *figs, const struct subj *s,
 	return n;
 }
 
-/* Did most replies of row w begin within slow_ms once the server was free
- * to answer (struct lat free_n), and most of its calls with none ahead
- * too (when there are LAT_ALONE_MIN)?  Then its latency is queueing
- * behind the connection's other calls, not the server's time. */
+/* Did most replies of row w end within slow_ms once the server was free
+ * to answer (struct lat free_n)?  Then its latency is queueing behind the
+ * connection's other calls, not the server's time. */
 static bool row_queued(const struct lat *l, const struct an_row *w)
 {
 	int v = w->vers == 2;
 
 	if ((w->vers != 2 && w->vers != 3) || w->proc >= LAT_PROCS ||
 	    l->free_n[v][w->proc] == 0)
-		return false;
-	if (l->alone_n[v][w->proc] >= LAT_ALONE_MIN &&
-	    median_over(l->alone_over[v][w->proc], l->alone_n[v][w->proc]))
 		return false;
 	return !median_over(l->free_over[v][w->proc], l->free_n[v][w->proc]);
 }

@@ -420,6 +420,13 @@ def check(name, sc, facts, live, offline, nfscope_xids, twins=None):
             all(run['proto'] == 'tcp' for run in sc['runs']):
         truth.check_tcp_loss(c, r, facts['pcap'], drops)
     truth.check_storms(c, r, sc.get('storms', set()))
+    if not sc.get('libnfs'):
+        pipes = [run for run in sc['runs'] if any(ph.startswith('pipe:')
+                                                  for ph in run['phases'])]
+        # 1M transfers 4 in flight: about half the wait is each reply's own
+        # transfer on the lab's link, so either word may come first
+        truth.check_queue(c, r, bool(pipes), required=all(
+            run.get('depth', 8) >= 8 and run.get('rsize', 0) <= 32768 for run in pipes))
     check_issue16(c, sc, facts, r)
     if twins is not None:
         check_twins(c, sc, facts, *twins)

@@ -109,6 +109,13 @@ def ack_timing_apart(live, offline):
             x, y = a.pop(k, 0), b.pop(k, 0)
             if abs(x - y) > max(0.010, 0.25 * max(x, y)) + 1e-9:
                 out.append('/verdict/time[%d]/%s: live %r, pcap %r' % (i, k, x, y))
+    # a pipeline's shares: from the order of a call and a reply's end
+    # microseconds apart, which the two sockets need not see alike either
+    for i, (a, b) in enumerate(zip(vl.get('time', []), vo.get('time', []))):
+        for k in ('queued_pct', 'own_pct'):
+            x, y = a.pop(k, None), b.pop(k, None)
+            if (x is None) != (y is None) or x is not None and abs(x - y) > 5:
+                out.append('/verdict/time[%d]/%s: live %r, pcap %r' % (i, k, x, y))
     for i, (a, b) in enumerate(zip(vl.get('lines', []), vo.get('lines', []))):
         if a.get('text') != b.get('text') and a.get('key') == b.get('key') and \
                 numbers_close(a.get('text', ''), b.get('text', '')):
@@ -121,12 +128,15 @@ PATH_TIMING = ('server_ms', 'path_ms', 'path_server_side_ms', 'path_client_side_
 
 def numbers_close(a, b):
     """Two verdict lines alike but for figures with a decimal point, each
-    within 10 us or a quarter (the ACK timings' allowance); counts equal."""
+    within 10 us or a quarter (the ACK timings' allowance); counts equal,
+    but a pipeline's shares (per cent), within 5 (ack_timing_apart)."""
     ta, tb = NUMBER.split(a), NUMBER.split(b)
     if ta != tb:
         return False
-    for x, y in zip(NUMBER.findall(a), NUMBER.findall(b)):
+    for x, y, after in zip(NUMBER.findall(a), NUMBER.findall(b), ta[1:]):
         if '.' not in x or '.' not in y:
+            if 'pipelined:' in a and after.startswith('%') and abs(int(x) - int(y)) <= 5:
+                continue
             if x != y:
                 return False
         elif abs(float(x) - float(y)) > max(0.010, 0.25 * max(float(x), float(y))) + 1e-9:
@@ -311,6 +321,21 @@ def check_retrans_xids(c, nfscope_xids, client, drops):
                     sorted(hex(x) for x in set(want) - dropped), 'any'))
     c.ok('dropped RPC messages with no re-send:', dropped <= set(want),
          sorted(hex(x) for x in dropped - set(want)))
+
+
+def check_queue(c, report, pipelined, required=True):
+    """labclient's pipe: phases keep --depth calls in flight on one
+    connection: the verdict says the time is queueing (required: else
+    queueing or the server), and no slow_server; its other phases send a
+    call once the last reply is in: never queueing."""
+    where = [t['where'] for t in report['verdict']['time']]
+    if pipelined:
+        c.ok('pipelined: the verdict says queueing',
+             where[:1] == ['queue'] or not required and where[:1] == ['server'], where)
+        c.ok('pipelined: no slow_server', not findings(report, 'slow_server'),
+             [f['evidence'] for f in findings(report, 'slow_server')])
+    else:
+        c.ok('one call at a time: no queueing said', 'queue' not in where, where)
 
 
 def check_frag_trains(c, report, drops):

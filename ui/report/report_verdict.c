@@ -72,6 +72,13 @@ static void j_times(struct jw *w, const struct an_verdict *v)
 		jw_dbl(w, "path_ms", t->path_ms, 3);
 		jw_dbl(w, "path_server_side_ms", t->srv_path_ms, 3);
 		jw_dbl(w, "path_client_side_ms", t->cli_path_ms, 3);
+		if (t->queued_pct >= 0) {
+			jw_dbl(w, "queued_pct", t->queued_pct, 1);
+			jw_dbl(w, "own_pct", t->server_pct, 1);
+		} else {
+			jw_null(w, "queued_pct");
+			jw_null(w, "own_pct");
+		}
 		jw_str(w, "where", t->where);
 		jw_end_obj(w);
 	}
