@@ -11,6 +11,7 @@
  */
 #include "analyze/ops.h"
 #include "base/hash.h"
+#include "base/table.h"
 #include "base/units.h"
 
 #include <assert.h>
@@ -463,7 +464,7 @@ struct an_engine *an_new(const struct an_config *cfg, an_op_fn fn, void *user)
 	e->fn = fn;
 	e->user = user;
 	e->nent = e->cfg.xid_max;
-	e->ent = calloc(e->nent, sizeof(*e->ent));
+	e->ent = base_table_calloc(e->nent, sizeof(*e->ent));
 	e->ref = calloc(e->nent, sizeof(*e->ref));
 	e->names = an_names_new(e->cfg.names_max);
 	e->msg = malloc(AN_MSG_MAX);

@@ -52,6 +52,8 @@ struct cap_tcp_table {
 	uint32_t nflows;
 	struct tcp_flow *lru_head, *lru_tail;	/* head: most recent */
 	size_t ooo_segs;		/* queued out of order, all flows */
+	struct tcp_flow *last;		/* the last segment's flow: tried
+					   first, then its reverse */
 };
 
 #define OOO_COST(caplen) (sizeof(struct ooo_seg) + (caplen))
@@ -111,6 +113,8 @@ static void flow_unlink_free(struct cap_tcp_table *t, struct tcp_flow *f,
 	else
 		t->lru_tail = f->lru_prev;
 	t->nflows--;
+	if (t->last == f)
+		t->last = NULL;
 	if (f->rev)
 		f->rev->rev = NULL;
 	ooo_free_all(t, f, mem);
@@ -357,11 +361,31 @@ static struct tcp_flow *flow_find_addr(struct cap_tcp_table *t, uint32_t h,
 	return NULL;
 }
 
-static struct tcp_flow *flow_find(struct cap_tcp_table *t, uint32_t h,
+static bool flow_is(const struct tcp_flow *f, const struct cap_l3 *l3,
+		    uint16_t sport, uint16_t dport)
+{
+	return f->sport == sport && f->dport == dport &&
+	       cap_addr_eq(&f->src, &l3->src) && cap_addr_eq(&f->dst, &l3->dst);
+}
+
+/* The segment's flow, *h its hash.  A flow is in the table once, so the
+ * last segment's flow or its reverse, when either is the segment's, is
+ * the one the hash would find (most segments: hashing skipped). */
+static struct tcp_flow *flow_find(struct cap_tcp_table *t, uint32_t *h,
 				  const struct cap_l3 *l3, uint16_t sport,
 				  uint16_t dport)
 {
-	return flow_find_addr(t, h, &l3->src, &l3->dst, sport, dport);
+	struct tcp_flow *f = t->last;
+
+	if (f != NULL && !flow_is(f, l3, sport, dport))
+		f = f->rev != NULL && flow_is(f->rev, l3, sport, dport) ?
+		    f->rev : NULL;
+	if (f != NULL) {
+		*h = f->hash;
+		return f;
+	}
+	*h = flow_hash(&l3->src, &l3->dst, sport, dport);
+	return flow_find_addr(t, *h, &l3->src, &l3->dst, sport, dport);
 }
 
 static struct tcp_flow *flow_new(struct cap_pipe *p, uint32_t h,
@@ -637,7 +661,6 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 	caplen = l3->caplen - doff;
 	len = l3->len - doff;
 	d += doff;
-	h = flow_hash(&l3->src, &l3->dst, sport, dport);
 	if ((fl & TH_ACK) && t->ooo_segs > 0) {
 		/* the reverse direction's holes: did its receiver (us) get
 		 * bytes the capture never showed?  (Not looked up while no
@@ -649,7 +672,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		if (r && r->ooo)
 			hole_check(p, r, true, cap_be32(l3->data + 8));
 	}
-	f = flow_find(t, h, l3, sport, dport);
+	f = flow_find(t, &h, l3, sport, dport);
 
 	if (fl & TH_SYN) {
 		if (f && f->next_seq == seq + 1 && f->state != FS_REJECT) {
@@ -703,6 +726,7 @@ void cap_tcp_input(struct cap_pipe *p, const struct cap_l3 *l3)
 		p->st.flows++;
 	}
 	lru_touch(t, f);
+	t->last = f;
 	f->last_ts_ns = p->ts_ns;
 	if (f->ooo)
 		hole_check(p, f, false, 0);

@@ -97,6 +97,10 @@ struct pair_slot {
 struct dec_pairs {
 	uint32_t nslots;	/* a power of two */
 	struct pair_slot *slot;
+	/* the slots the last call noted (its pair's, its server port's):
+	   a pair has one slot, so one that holds it still is its own, and
+	   the next call of the pair sets its bit there unhashed */
+	struct pair_slot *last[2];
 };
 
 struct dec_pairs *
@@ -160,11 +164,16 @@ pair_is(const struct pair_slot *s, const struct cap_addr *cl,
 static const struct cap_addr any_client;
 
 static void
-pair_note(struct dec_pairs *p, const struct cap_addr *cl,
+pair_note(struct dec_pairs *p, int k, const struct cap_addr *cl,
 	  const struct cap_addr *sv, uint16_t port, uint16_t bit)
 {
-	struct pair_slot *s = pair_slot(p, cl, sv, port);
+	struct pair_slot *s = p->last[k];
 
+	if (s != NULL && pair_is(s, cl, sv, port)) {
+		s->mask |= bit;
+		return;
+	}
+	s = p->last[k] = pair_slot(p, cl, sv, port);
 	if (!pair_is(s, cl, sv, port)) {
 		s->client = *cl;
 		s->server = *sv;
@@ -182,8 +191,8 @@ dec_pairs_note(struct dec_pairs *p, const struct cap_msg *call,
 	uint16_t bit = prog == PROG_NFS && (vers == 2 || vers == 3) ?
 		       (uint16_t)(1u << vers) : PAIR_OTHER;
 
-	pair_note(p, &call->src, &call->dst, call->dport, bit);
-	pair_note(p, &any_client, &call->dst, call->dport, bit);
+	pair_note(p, 0, &call->src, &call->dst, call->dport, bit);
+	pair_note(p, 1, &any_client, &call->dst, call->dport, bit);
 }
 
 static uint16_t

@@ -135,26 +135,6 @@ int store_exec(struct store *s, const char *sql, char *errbuf)
 	return 0;
 }
 
-/* Word-at-a-time multiplicative hash (keys are short, fixed-layout). */
-uint64_t store_hash(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint64_t w;
-
-	for (; n >= 8; n -= 8, b += 8) {
-		memcpy(&w, b, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, b, n);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return h ^ (h >> 32);
-}
-
 bool store_has_column(struct store *s, const char *table, const char *col)
 {
 	sqlite3_stmt *q;

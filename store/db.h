@@ -13,6 +13,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sqlite3.h>
+#include <stdint.h>
+#include <string.h>
 
 struct store_keys;		/* keys.h */
 #include "store/store.h"
@@ -133,6 +135,8 @@ struct store {
 					   order they became dirty (owned) */
 	uint32_t nflow_dirty;
 	uint32_t flow_last;		/* index + 1 of the last flow found */
+	uint32_t flow_prev;		/* and of the one before (a reply's
+					   direction): both tried first */
 	/* names written recently: hash of (server, fh, path) (owned) */
 	uint64_t *name_seen;
 	int nexports_written;
@@ -188,7 +192,27 @@ int store_run_stmt(struct store *s, sqlite3_stmt *q, char *errbuf,
 		   const char *what);
 void store_bind_text(sqlite3_stmt *q, int k, const char *t);
 void store_bind_addr(sqlite3_stmt *q, int k, const struct cap_addr *a);
-uint64_t store_hash(uint64_t h, const void *p, size_t n);
+/* Word-at-a-time multiplicative hash (keys are short, fixed-layout);
+ * inline: the store hashes a few fields of every message and op, and
+ * with n known the compiler drops the loop. */
+static inline uint64_t store_hash(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, b += 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, b, n);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return h ^ (h >> 32);
+}
 /* Has table a column named col?  (A file of an older schema opened
  * read-only lacks the columns added since.) */
 bool store_has_column(struct store *s, const char *table, const char *col);

@@ -22,6 +22,10 @@ struct kcache {
 	uint32_t mask;
 	size_t keymax, stride;
 	uint8_t *mem;		/* (mask + 1) * stride bytes (owned) */
+	/* the slots the last two lookups found, compared before hashing:
+	   an op's values are mostly the op's before's (a value is in one
+	   slot at most: slots are only ever emptied all together) */
+	struct kslot *recent[2];
 };
 
 struct store_keys {
@@ -75,8 +79,10 @@ void store_keys_reset(struct store_keys *k)
 {
 	int i;
 
-	for (i = 0; i < KEY_N; i++)
+	for (i = 0; i < KEY_N; i++) {
 		memset(k->c[i].mem, 0, (k->c[i].mask + 1) * k->c[i].stride);
+		k->c[i].recent[0] = k->c[i].recent[1] = NULL;
+	}
 }
 
 /* store_hash (db.c), mixed further so that every bit reaches the low
@@ -104,20 +110,34 @@ static bool same(const struct kslot *x, uint64_t h, const void *v, size_t len)
 	return x->h == h && x->len == len && memcmp(x + 1, v, len) == 0;
 }
 
+static bool recent_has(const struct kslot *x, const void *v, size_t len)
+{
+	return x != NULL && x->h != 0 && x->len == len &&
+	       memcmp(x + 1, v, len) == 0;
+}
+
 bool store_keys_get(struct store_keys *k, enum store_key_kind kind,
 		    const void *v, size_t len, int64_t *id)
 {
-	const struct kcache *c = &k->c[kind];
-	uint64_t h = khash(v, len);
+	struct kcache *c = &k->c[kind];
+	uint64_t h;
 	int i;
 
 	assert(len <= c->keymax);
+	for (i = 0; i < 2; i++)
+		if (recent_has(c->recent[i], v, len)) {
+			*id = c->recent[i]->id;
+			return true;
+		}
+	h = khash(v, len);
 	for (i = 0; i < PROBES; i++) {
-		const struct kslot *x = slot_at(c, h + (uint64_t)i);
+		struct kslot *x = slot_at(c, h + (uint64_t)i);
 
 		if (x->h == 0)
 			return false;
 		if (same(x, h, v, len)) {
+			c->recent[1] = c->recent[0];
+			c->recent[0] = x;
 			*id = x->id;
 			return true;
 		}

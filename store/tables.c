@@ -16,9 +16,9 @@ static bool flow_is(const struct flow *f, const struct cap_msg *m)
 	       cap_addr_eq(&f->dst, &m->dst);
 }
 
-/* Messages come in runs of one flow (a TCP stream's segments, a call and
- * its reply's direction), so the last flow found is tried before the
- * hash. */
+/* Messages come in runs of one flow or two (a TCP stream's segments; a
+ * call's direction and its reply's), so the last two flows found are
+ * tried before the hash. */
 void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 		   bool rpc_reply)
 {
@@ -30,6 +30,11 @@ void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 		return;
 	if (s->flow_last && flow_is(&s->flow[s->flow_last - 1], m)) {
 		k = s->flow_last - 1;
+		f = &s->flow[k];
+		goto found;
+	}
+	if (s->flow_prev && flow_is(&s->flow[s->flow_prev - 1], m)) {
+		k = s->flow_prev - 1;
 		f = &s->flow[k];
 		goto found;
 	}
@@ -60,7 +65,10 @@ void store_put_msg(struct store *s, const struct cap_msg *m, bool rpc_call,
 	f->first_ns = m->ts_ns;
 	s->nflows++;
 found:
-	s->flow_last = k + 1;
+	if (s->flow_last != k + 1) {
+		s->flow_prev = s->flow_last;
+		s->flow_last = k + 1;
+	}
 	if (!f->dirty) {	/* at most FLOW_MAX / 2 flows are used */
 		f->dirty = true;
 		s->flow_dirty[s->nflow_dirty++] = k;

@@ -5,6 +5,7 @@
 #include "store/schema.h"
 #include "store/tables.h"
 #include "store/keys.h"
+#include "base/table.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -741,7 +742,7 @@ static int writer_start(struct store *s, char *errbuf)
 {
 	if (s->thread_up)
 		return 0;
-	s->q = malloc(QUEUE_SLOTS * sizeof(*s->q));
+	s->q = base_table_calloc(QUEUE_SLOTS, sizeof(*s->q));
 	if (s->q == NULL || pthread_mutex_init(&s->mu, NULL) != 0) {
 		free(s->q);
 		s->q = NULL;
