@@ -346,9 +346,14 @@ static void judge_loss(const struct an_model *m, struct an_verdict *v)
 	l->udp_ops = m->totals->ops > l->h.tcp_ops ? m->totals->ops -
 		     l->h.tcp_ops : 0;
 	l->udp = l->udp_ops > 0 && l->udp_retrans_ops > 0;
+	/* at the receiving end a loss shows only by a hole or duplicate ACKs
+	   (a lost last segment leaves neither): a lower bound */
 	if (l->tcp && l->h.segs[0] + l->h.segs[1])
-		line(v, "loss", "TCP segments lost %.1f%% client->server, "
-		     "%.1f%% back; %" PRIu64 " resets", l->lost_pct[0],
+		line(v, "loss", "TCP segments lost %s%.1f%% client->server, "
+		     "%s%.1f%% back; %" PRIu64 " resets",
+		     v->vantage == AN_VP_SERVER && l->lost[0] ? "at least " : "",
+		     l->lost_pct[0],
+		     v->vantage == AN_VP_CLIENT && l->lost[1] ? "at least " : "",
 		     l->lost_pct[1], l->h.rsts[0] + l->h.rsts[1]);
 	if (l->udp) {
 		l->udp_resent_pct = 100.0 * (double)l->udp_retrans_ops /

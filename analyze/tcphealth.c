@@ -98,7 +98,8 @@ static void find_stall(struct an_find *f, const struct vpair *p)
 
 /* Segments of direction d lost, at least: sent again and seen twice
  * here, or signalled by the receiver's duplicate ACKs (a loss before the
- * capture point shows only so). */
+ * capture point shows only so; at the receiving end a lost last segment
+ * shows not at all: the evidence says "at least"). */
 static uint64_t lost(const struct vpair *p, int d)
 {
 	return p->resent[d] > p->dupack_loss[d] ? p->resent[d] :
@@ -121,13 +122,15 @@ static void find_loss(struct an_find *f, const struct vpair *p,
 	o->count = l0 + l1;
 	o->cost_ops = l0 + l1;
 	snprintf(o->evidence, sizeof(o->evidence),
-		 "%s -> %s: segments lost %.1f%% client -> server (%" PRIu64
-		 " of %" PRIu64 "), %.1f%% server -> client (%" PRIu64 " of %"
+		 "%s -> %s: segments lost %s%.1f%% client -> server (%" PRIu64
+		 " of %" PRIu64 "), %s%.1f%% server -> client (%" PRIu64 " of %"
 		 PRIu64 "); seen from %s: sent again and seen twice %" PRIu64
 		 " and %" PRIu64 ", signalled by 3 duplicate ACKs %" PRIu64
 		 " and %" PRIu64 "; %" PRIu64 " zero windows advertised",
 		 an_find_astr(&p->client, a), an_find_astr(&p->server, b),
-		 s0, l0, p->segs[0], s1, l1, p->segs[1], an_vantage_name(vp),
+		 vp == AN_VP_SERVER && l0 ? "at least " : "", s0, l0,
+		 p->segs[0], vp == AN_VP_CLIENT && l1 ? "at least " : "", s1,
+		 l1, p->segs[1], an_vantage_name(vp),
 		 p->resent[0], p->resent[1], p->dupack_loss[0],
 		 p->dupack_loss[1], p->zero_win[0] + p->zero_win[1]);
 }
