@@ -18,22 +18,7 @@
 
 /* ------------------------------------------------------- harness -- */
 
-struct tally {
-	int pass, fail;
-};
-
-static void
-check(struct tally *t, bool ok, const char *what, int line)
-{
-	if (ok) {
-		t->pass++;
-		return;
-	}
-	t->fail++;
-	fprintf(stderr, "FAIL line %d: %s\n", line, what);
-}
-
-#define CHECK(t, cond) check((t), (cond), #cond, __LINE__)
+#include "tests/lib/check.h"
 
 /* big-endian XDR writer */
 struct wb {
@@ -283,7 +268,7 @@ all_ok(bool ok, const struct xdr *c, const struct wb *w)
 /* ------------------------------------------------------ v3 calls -- */
 
 static void
-test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
+test_v3_calls(struct wb *w, struct nfs_call *a)
 {
 	static const uint32_t fh_only[] = {
 		NFS3_GETATTR, NFS3_READLINK, NFS3_FSSTAT, NFS3_FSINFO,
@@ -297,15 +282,15 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	/* NULL: void */
 	w->n = 0;
 	ok = run_call(3, NFS3_NULL, w, 0, 0, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == 0);
+	CHECK(all_ok(ok, &c, w) && a->have == 0);
 
 	/* GETATTR3args { nfs_fh3 object; } and the other fh-only args */
 	for (size_t i = 0; i < sizeof fh_only / sizeof fh_only[0]; i++) {
 		w->n = 0;
 		wfh3(w, (uint8_t)(0x10 + i), 28 + (uint32_t)i);
 		ok = run_call(3, fh_only[i], w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->have == NFSC_FH);
-		CHECK(t, fh_is(&a->fh, (uint8_t)(0x10 + i), 28 + (uint32_t)i));
+		CHECK(all_ok(ok, &c, w) && a->have == NFSC_FH);
+		CHECK(fh_is(&a->fh, (uint8_t)(0x10 + i), 28 + (uint32_t)i));
 	}
 
 	/* SETATTR3args: fh, sattr3, guard (check TRUE + ctime) */
@@ -314,18 +299,18 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wsattr3(w, &sattr_a);
 	w32(w, 1); w32(w, 0x61234567); w32(w, 123456789);
 	ok = run_call(3, NFS3_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w));
-	CHECK(t, a->have == (NFSC_FH | NFSC_SATTR | NFSC_GUARD));
-	CHECK(t, fh_is(&a->fh, 0x21, 64) && sattr_is(&a->sattr, &sattr_a));
-	CHECK(t, a->guard.sec == 0x61234567 && a->guard.nsec == 123456789);
+	CHECK(all_ok(ok, &c, w));
+	CHECK(a->have == (NFSC_FH | NFSC_SATTR | NFSC_GUARD));
+	CHECK(fh_is(&a->fh, 0x21, 64) && sattr_is(&a->sattr, &sattr_a));
+	CHECK(a->guard.sec == 0x61234567 && a->guard.nsec == 123456789);
 	/* guard FALSE, the other sattr3 arms */
 	w->n = 0;
 	wfh3(w, 0x22, 8);
 	wsattr3(w, &sattr_b);
 	w32(w, 0);
 	ok = run_call(3, NFS3_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_SATTR));
-	CHECK(t, sattr_is(&a->sattr, &sattr_b));
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_SATTR));
+	CHECK(sattr_is(&a->sattr, &sattr_b));
 	/* nothing set */
 	w->n = 0;
 	wfh3(w, 0x22, 8);
@@ -333,7 +318,7 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w32(w, 0);
 	w32(w, 0);
 	ok = run_call(3, NFS3_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->sattr.have == 0);
+	CHECK(all_ok(ok, &c, w) && a->sattr.have == 0);
 
 	/* diropargs3 { nfs_fh3 dir; filename3 name; } */
 	for (size_t i = 0; i < sizeof dirop / sizeof dirop[0]; i++) {
@@ -341,8 +326,8 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		wfh3(w, 0x30, 32);
 		wstr(w, "lookup.name");
 		ok = run_call(3, dirop[i], w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME));
-		CHECK(t, fh_is(&a->fh, 0x30, 32) &&
+		CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME));
+		CHECK(fh_is(&a->fh, 0x30, 32) &&
 			 name_is(&a->name, "lookup.name"));
 	}
 	/* empty name, 255-byte name */
@@ -355,7 +340,7 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		wfh3(w, 0x30, 0);
 		wstr(w, longname);
 		ok = run_call(3, NFS3_LOOKUP, w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->fh.len == 0 &&
+		CHECK(all_ok(ok, &c, w) && a->fh.len == 0 &&
 			 name_is(&a->name, longname));
 	}
 
@@ -364,8 +349,8 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh3(w, 0x40, 36);
 	w32(w, 0x3f);
 	ok = run_call(3, NFS3_ACCESS, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_ACCESS));
-	CHECK(t, fh_is(&a->fh, 0x40, 36) && a->access == 0x3f);
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_ACCESS));
+	CHECK(fh_is(&a->fh, 0x40, 36) && a->access == 0x3f);
 
 	/* READ3args / COMMIT3args { fh; offset3; count3 } */
 	for (int i = 0; i < 2; i++) {
@@ -376,9 +361,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w64(w, 0x0000000180000000ull + (uint64_t)i);
 		w32(w, 32768 + (uint32_t)i);
 		ok = run_call(3, proc, w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 a->have == (NFSC_FH | NFSC_OFFSET | NFSC_COUNT));
-		CHECK(t, fh_is(&a->fh, 0x50, 20) &&
+		CHECK(fh_is(&a->fh, 0x50, 20) &&
 			 a->offset == 0x0000000180000000ull + (uint64_t)i &&
 			 a->count == 32768 + (uint32_t)i);
 	}
@@ -396,10 +381,10 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w32(w, 37);
 		wbytes(w, data, 37);
 		ok = run_call(3, NFS3_WRITE, w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w));
-		CHECK(t, a->have == (NFSC_FH | NFSC_OFFSET | NFSC_COUNT |
+		CHECK(all_ok(ok, &c, w));
+		CHECK(a->have == (NFSC_FH | NFSC_OFFSET | NFSC_COUNT |
 				     NFSC_STABLE | NFSC_DATA_LEN));
-		CHECK(t, fh_is(&a->fh, 0x60, 32) &&
+		CHECK(fh_is(&a->fh, 0x60, 32) &&
 			 a->offset == 0xfffffffffffff000ull &&
 			 a->count == 37 && a->stable == NFS3_FILE_SYNC &&
 			 a->data_len == 37);
@@ -411,10 +396,10 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w32(w, NFS3_UNSTABLE);
 		w32(w, 32768);
 		ok = run_call(3, NFS3_WRITE, w, w->n, w->n + 32768, &c, a);
-		CHECK(t, ok && c.err == XDR_OK);
-		CHECK(t, a->have == (NFSC_FH | NFSC_OFFSET | NFSC_COUNT |
+		CHECK(ok && c.err == XDR_OK);
+		CHECK(a->have == (NFSC_FH | NFSC_OFFSET | NFSC_COUNT |
 				     NFSC_STABLE | NFSC_DATA_LEN));
-		CHECK(t, fh_is(&a->fh, 0x61, 32) && a->offset == 65536 &&
+		CHECK(fh_is(&a->fh, 0x61, 32) && a->offset == 65536 &&
 			 a->count == 32768 && a->stable == NFS3_UNSTABLE &&
 			 a->data_len == 32768);
 	}
@@ -427,10 +412,10 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w32(w, mode);
 		wsattr3(w, &sattr_a);
 		ok = run_call(3, NFS3_CREATE, w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w));
-		CHECK(t, a->have == (NFSC_FH | NFSC_NAME | NFSC_CREATEMODE |
+		CHECK(all_ok(ok, &c, w));
+		CHECK(a->have == (NFSC_FH | NFSC_NAME | NFSC_CREATEMODE |
 				     NFSC_SATTR));
-		CHECK(t, fh_is(&a->fh, 0x70, 32) &&
+		CHECK(fh_is(&a->fh, 0x70, 32) &&
 			 name_is(&a->name, "newfile") &&
 			 a->createmode == mode &&
 			 sattr_is(&a->sattr, &sattr_a));
@@ -441,10 +426,10 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 2);
 	wbytes(w, verf_a, 8);
 	ok = run_call(3, NFS3_CREATE, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w));
-	CHECK(t, a->have == (NFSC_FH | NFSC_NAME | NFSC_CREATEMODE |
+	CHECK(all_ok(ok, &c, w));
+	CHECK(a->have == (NFSC_FH | NFSC_NAME | NFSC_CREATEMODE |
 			     NFSC_CREATEVERF));
-	CHECK(t, a->createmode == 2 && memcmp(a->createverf, verf_a, 8) == 0);
+	CHECK(a->createmode == 2 && memcmp(a->createverf, verf_a, 8) == 0);
 
 	/* MKDIR3args { diropargs3 where; sattr3 attributes; } */
 	w->n = 0;
@@ -452,9 +437,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wstr(w, "dir");
 	wsattr3(w, &sattr_b);
 	ok = run_call(3, NFS3_MKDIR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_NAME | NFSC_SATTR));
-	CHECK(t, name_is(&a->name, "dir") && sattr_is(&a->sattr, &sattr_b));
+	CHECK(name_is(&a->name, "dir") && sattr_is(&a->sattr, &sattr_b));
 
 	/* SYMLINK3args { where; symlinkdata3 { sattr3; nfspath3 } } */
 	w->n = 0;
@@ -463,9 +448,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wsattr3(w, &sattr_a);
 	wstr(w, "../some/target/path");
 	ok = run_call(3, NFS3_SYMLINK, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_NAME | NFSC_SATTR | NFSC_PATH));
-	CHECK(t, name_is(&a->name, "link") && sattr_is(&a->sattr, &sattr_a) &&
+	CHECK(name_is(&a->name, "link") && sattr_is(&a->sattr, &sattr_a) &&
 		 path_is(&a->path, "../some/target/path"));
 
 	/* MKNOD3args: CHR (devicedata3), FIFO (sattr3), REG (void) */
@@ -476,9 +461,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wsattr3(w, &sattr_b);
 	w32(w, 136); w32(w, 5);
 	ok = run_call(3, NFS3_MKNOD, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
 				  NFSC_FTYPE | NFSC_SATTR | NFSC_SPEC));
-	CHECK(t, a->ftype == 4 && sattr_is(&a->sattr, &sattr_b) &&
+	CHECK(a->ftype == 4 && sattr_is(&a->sattr, &sattr_b) &&
 		 a->spec_major == 136 && a->spec_minor == 5);
 	w->n = 0;
 	wfh3(w, 0x74, 16);
@@ -486,15 +471,15 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 7);	/* NF3FIFO */
 	wsattr3(w, &sattr_a);
 	ok = run_call(3, NFS3_MKNOD, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
 						  NFSC_FTYPE | NFSC_SATTR));
-	CHECK(t, a->ftype == 7 && sattr_is(&a->sattr, &sattr_a));
+	CHECK(a->ftype == 7 && sattr_is(&a->sattr, &sattr_a));
 	w->n = 0;
 	wfh3(w, 0x74, 16);
 	wstr(w, "reg");
 	w32(w, 1);	/* NF3REG: void arm */
 	ok = run_call(3, NFS3_MKNOD, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_NAME | NFSC_FTYPE) && a->ftype == 1);
 
 	/* RENAME3args { diropargs3 from; diropargs3 to; } */
@@ -504,9 +489,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh3(w, 0x81, 40);
 	wstr(w, "new.name");
 	ok = run_call(3, NFS3_RENAME, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
 						  NFSC_FH2 | NFSC_NAME2));
-	CHECK(t, fh_is(&a->fh, 0x80, 24) && name_is(&a->name, "old") &&
+	CHECK(fh_is(&a->fh, 0x80, 24) && name_is(&a->name, "old") &&
 		 fh_is(&a->fh2, 0x81, 40) && name_is(&a->name2, "new.name"));
 
 	/* LINK3args { nfs_fh3 file; diropargs3 link; } */
@@ -515,9 +500,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh3(w, 0x83, 28);
 	wstr(w, "hardlink");
 	ok = run_call(3, NFS3_LINK, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_FH2 | NFSC_NAME2));
-	CHECK(t, fh_is(&a->fh, 0x82, 24) && fh_is(&a->fh2, 0x83, 28) &&
+	CHECK(fh_is(&a->fh, 0x82, 24) && fh_is(&a->fh2, 0x83, 28) &&
 		 name_is(&a->name2, "hardlink"));
 
 	/* READDIR3args { dir; cookie3; cookieverf3; count3 } */
@@ -527,9 +512,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wbytes(w, verf_a, 8);
 	w32(w, 4096);
 	ok = run_call(3, NFS3_READDIR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_COOKIE |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_COOKIE |
 				  NFSC_COOKIEVERF | NFSC_COUNT));
-	CHECK(t, a->cookie == 0x7fffffffffffffffull &&
+	CHECK(a->cookie == 0x7fffffffffffffffull &&
 		 memcmp(a->cookieverf, verf_a, 8) == 0 && a->count == 4096);
 
 	/* READDIRPLUS3args { dir; cookie; cookieverf; dircount; maxcount } */
@@ -540,9 +525,9 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 1024);
 	w32(w, 32768);
 	ok = run_call(3, NFS3_READDIRPLUS, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_COOKIE |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_COOKIE |
 		 NFSC_COOKIEVERF | NFSC_DIRCOUNT | NFSC_MAXCOUNT));
-	CHECK(t, a->cookie == 12345 && a->dircount == 1024 &&
+	CHECK(a->cookie == 12345 && a->dircount == 1024 &&
 		 a->maxcount == 32768);
 }
 
@@ -552,7 +537,7 @@ test_v3_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 #define NFS3ERR_STALE 70
 
 static void
-test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
+test_v3_replies(struct wb *w, struct nfs_reply *r)
 {
 	static const uint32_t create_like[] = {
 		NFS3_CREATE, NFS3_MKDIR, NFS3_SYMLINK, NFS3_MKNOD,
@@ -563,19 +548,19 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	/* NULL: void */
 	w->n = 0;
 	ok = run_reply(3, NFS3_NULL, w, 0, 0, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == 0);
+	CHECK(all_ok(ok, &c, w) && r->have == 0);
 
 	/* GETATTR3res: ok -> fattr3; fail -> void */
 	w->n = 0;
 	w32(w, 0);
 	wfattr3(w, 11);
 	ok = run_reply(3, NFS3_GETATTR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR));
-	CHECK(t, r->status == 0 && fattr3_is(&r->attr, 11));
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR));
+	CHECK(r->status == 0 && fattr3_is(&r->attr, 11));
 	w->n = 0;
 	w32(w, NFS3ERR_STALE);
 	ok = run_reply(3, NFS3_GETATTR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
+	CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
 		 r->status == NFS3ERR_STALE);
 
 	/* SETATTR3res: wcc_data on both arms */
@@ -584,15 +569,15 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, st);
 		wwcc(w, true, true, 20 + st);
 		ok = run_reply(3, NFS3_SETATTR, w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_WCC));
-		CHECK(t, r->status == st && wcc_is(&r->wcc, true, true, 20 + st));
+		CHECK(r->status == st && wcc_is(&r->wcc, true, true, 20 + st));
 	}
 	w->n = 0;
 	w32(w, 0);
 	wwcc(w, false, false, 0);
 	ok = run_reply(3, NFS3_SETATTR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC) &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC) &&
 		 wcc_is(&r->wcc, false, false, 0));
 
 	/* LOOKUP3resok { fh; obj post_op_attr; dir post_op_attr } */
@@ -602,9 +587,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wpost(w, true, 30);
 	wpost(w, true, 31);
 	ok = run_reply(3, NFS3_LOOKUP, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_FH |
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_FH |
 				  NFSR_ATTR | NFSR_DIR_ATTR));
-	CHECK(t, fh_is(&r->fh, 0xa0, 32) && fattr3_is(&r->attr, 30) &&
+	CHECK(fh_is(&r->fh, 0xa0, 32) && fattr3_is(&r->attr, 30) &&
 		 fattr3_is(&r->dir_attr, 31));
 	w->n = 0;
 	w32(w, 0);
@@ -612,16 +597,16 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wpost(w, false, 0);
 	wpost(w, true, 32);
 	ok = run_reply(3, NFS3_LOOKUP, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_FH | NFSR_DIR_ATTR));
 	/* LOOKUP3resfail { dir post_op_attr } */
 	w->n = 0;
 	w32(w, NFS3ERR_NOENT);
 	wpost(w, true, 33);
 	ok = run_reply(3, NFS3_LOOKUP, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_DIR_ATTR));
-	CHECK(t, r->status == NFS3ERR_NOENT && fattr3_is(&r->dir_attr, 33));
+	CHECK(r->status == NFS3ERR_NOENT && fattr3_is(&r->dir_attr, 33));
 
 	/* ACCESS3res */
 	w->n = 0;
@@ -629,14 +614,14 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wpost(w, true, 40);
 	w32(w, 0x1d);
 	ok = run_reply(3, NFS3_ACCESS, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_ATTR | NFSR_ACCESS));
-	CHECK(t, fattr3_is(&r->attr, 40) && r->access == 0x1d);
+	CHECK(fattr3_is(&r->attr, 40) && r->access == 0x1d);
 	w->n = 0;
 	w32(w, NFS3ERR_STALE);
 	wpost(w, false, 0);
 	ok = run_reply(3, NFS3_ACCESS, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS);
+	CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS);
 
 	/* READLINK3res */
 	w->n = 0;
@@ -644,14 +629,14 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wpost(w, true, 41);
 	wstr(w, "/export/home/target");
 	ok = run_reply(3, NFS3_READLINK, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_ATTR | NFSR_PATH));
-	CHECK(t, path_is(&r->path, "/export/home/target"));
+	CHECK(path_is(&r->path, "/export/home/target"));
 	w->n = 0;
 	w32(w, 22);
 	wpost(w, true, 42);
 	ok = run_reply(3, NFS3_READLINK, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR));
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR));
 
 	/* READ3resok { attr; count; eof; data<> } */
 	{
@@ -666,9 +651,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, 100);
 		wbytes(w, data, 100);
 		ok = run_reply(3, NFS3_READ, w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+		CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 			 NFSR_ATTR | NFSR_COUNT | NFSR_EOF | NFSR_DATA_LEN));
-		CHECK(t, fattr3_is(&r->attr, 50) && r->count == 100 &&
+		CHECK(fattr3_is(&r->attr, 50) && r->count == 100 &&
 			 r->eof && r->data_len == 100);
 		/* header only (snaplen 128-style): data not captured */
 		w->n = 0;
@@ -678,14 +663,14 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, 0);
 		w32(w, 32768);
 		ok = run_reply(3, NFS3_READ, w, w->n, w->n + 32768, &c, r);
-		CHECK(t, ok && c.err == XDR_OK && r->have == (NFSR_STATUS |
+		CHECK(ok && c.err == XDR_OK && r->have == (NFSR_STATUS |
 			 NFSR_COUNT | NFSR_EOF | NFSR_DATA_LEN));
-		CHECK(t, r->count == 32768 && !r->eof && r->data_len == 32768);
+		CHECK(r->count == 32768 && !r->eof && r->data_len == 32768);
 		w->n = 0;
 		w32(w, 5);
 		wpost(w, true, 51);
 		ok = run_reply(3, NFS3_READ, w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_ATTR) && r->status == 5);
 	}
 
@@ -697,16 +682,16 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, NFS3_DATA_SYNC);
 	wbytes(w, verf_a, 8);
 	ok = run_reply(3, NFS3_WRITE, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC |
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC |
 				  NFSR_COUNT | NFSR_COMMITTED | NFSR_VERF));
-	CHECK(t, wcc_is(&r->wcc, true, true, 60) && r->count == 4096 &&
+	CHECK(wcc_is(&r->wcc, true, true, 60) && r->count == 4096 &&
 		 r->committed == NFS3_DATA_SYNC &&
 		 memcmp(r->verf, verf_a, 8) == 0);
 	w->n = 0;
 	w32(w, 28);	/* NFS3ERR_NOSPC */
 	wwcc(w, true, false, 61);
 	ok = run_reply(3, NFS3_WRITE, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC) &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC) &&
 		 wcc_is(&r->wcc, true, false, 61));
 
 	/* CREATE/MKDIR/SYMLINK/MKNOD: post_op_fh3, post_op_attr, dir_wcc */
@@ -718,9 +703,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		wpost(w, true, 70 + (uint32_t)i);
 		wwcc(w, true, true, 80 + (uint32_t)i);
 		ok = run_reply(3, create_like[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+		CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 			 NFSR_FH | NFSR_ATTR | NFSR_DIR_WCC));
-		CHECK(t, fh_is(&r->fh, (uint8_t)(0xb0 + i), 32) &&
+		CHECK(fh_is(&r->fh, (uint8_t)(0xb0 + i), 32) &&
 			 fattr3_is(&r->attr, 70 + (uint32_t)i) &&
 			 wcc_is(&r->dir_wcc, true, true, 80 + (uint32_t)i));
 		/* no handle, no attributes */
@@ -730,14 +715,14 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		wpost(w, false, 0);
 		wwcc(w, false, true, 90);
 		ok = run_reply(3, create_like[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_DIR_WCC));
 		/* resfail { dir_wcc } */
 		w->n = 0;
 		w32(w, 17);	/* NFS3ERR_EXIST */
 		wwcc(w, true, true, 91);
 		ok = run_reply(3, create_like[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_DIR_WCC) &&
 			 r->status == 17 && wcc_is(&r->dir_wcc, true, true, 91));
 	}
@@ -750,7 +735,7 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, st ? 66 : 0);	/* NFS3ERR_NOTEMPTY */
 		wwcc(w, true, true, 100 + st);
 		ok = run_reply(3, proc, w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_DIR_WCC) &&
 			 wcc_is(&r->dir_wcc, true, true, 100 + st));
 	}
@@ -761,9 +746,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wwcc(w, true, true, 110);
 	wwcc(w, false, true, 120);
 	ok = run_reply(3, NFS3_RENAME, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 				  NFSR_DIR_WCC | NFSR_DIR_WCC2));
-	CHECK(t, wcc_is(&r->dir_wcc, true, true, 110) &&
+	CHECK(wcc_is(&r->dir_wcc, true, true, 110) &&
 		 wcc_is(&r->dir_wcc2, false, true, 120));
 
 	/* LINK3res { file post_op_attr; linkdir_wcc } */
@@ -772,9 +757,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wpost(w, true, 130);
 	wwcc(w, true, true, 131);
 	ok = run_reply(3, NFS3_LINK, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_ATTR | NFSR_DIR_WCC));
-	CHECK(t, fattr3_is(&r->attr, 130) &&
+	CHECK(fattr3_is(&r->attr, 130) &&
 		 wcc_is(&r->dir_wcc, true, true, 131));
 
 	/* FSSTAT3resok */
@@ -785,9 +770,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w64(w, 400000000000ull); w64(w, 1000000); w64(w, 900000);
 	w64(w, 800000); w32(w, 30);
 	ok = run_reply(3, NFS3_FSSTAT, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_ATTR | NFSR_FSSTAT));
-	CHECK(t, r->fsstat.tbytes == 1000000000000ull &&
+	CHECK(r->fsstat.tbytes == 1000000000000ull &&
 		 r->fsstat.fbytes == 500000000000ull &&
 		 r->fsstat.abytes == 400000000000ull &&
 		 r->fsstat.tfiles == 1000000 && r->fsstat.ffiles == 900000 &&
@@ -796,7 +781,7 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, NFS3ERR_STALE);
 	wpost(w, false, 0);
 	ok = run_reply(3, NFS3_FSSTAT, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS);
+	CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS);
 
 	/* FSINFO3resok */
 	w->n = 0;
@@ -808,9 +793,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0); w32(w, 1);
 	w32(w, 0x1b);
 	ok = run_reply(3, NFS3_FSINFO, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_ATTR | NFSR_FSINFO));
-	CHECK(t, r->fsinfo.rtmax == 1048576 && r->fsinfo.rtpref == 65536 &&
+	CHECK(r->fsinfo.rtmax == 1048576 && r->fsinfo.rtpref == 65536 &&
 		 r->fsinfo.rtmult == 4096 && r->fsinfo.wtmax == 1048576 &&
 		 r->fsinfo.wtpref == 32768 && r->fsinfo.wtmult == 512 &&
 		 r->fsinfo.dtpref == 8192 &&
@@ -822,7 +807,7 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0x41414141);
 	wpost(w, true, 151);
 	ok = run_reply(3, NFS3_FSINFO, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR) &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ATTR) &&
 		 r->status == 0x41414141);
 
 	/* PATHCONF3resok */
@@ -832,9 +817,9 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 32000); w32(w, 255);
 	w32(w, 1); w32(w, 1); w32(w, 0); w32(w, 1);
 	ok = run_reply(3, NFS3_PATHCONF, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_PATHCONF));
-	CHECK(t, r->pathconf.linkmax == 32000 && r->pathconf.name_max == 255 &&
+	CHECK(r->pathconf.linkmax == 32000 && r->pathconf.name_max == 255 &&
 		 r->pathconf.no_trunc && r->pathconf.chown_restricted &&
 		 !r->pathconf.case_insensitive && r->pathconf.case_preserving);
 
@@ -844,15 +829,15 @@ test_v3_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	wwcc(w, true, true, 160);
 	wbytes(w, verf_a, 8);
 	ok = run_reply(3, NFS3_COMMIT, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_WCC | NFSR_VERF));
-	CHECK(t, wcc_is(&r->wcc, true, true, 160) &&
+	CHECK(wcc_is(&r->wcc, true, true, 160) &&
 		 memcmp(r->verf, verf_a, 8) == 0);
 	w->n = 0;
 	w32(w, 5);
 	wwcc(w, false, false, 0);
 	ok = run_reply(3, NFS3_COMMIT, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC));
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_WCC));
 }
 
 /* READDIR / READDIRPLUS: entry lists */
@@ -904,7 +889,7 @@ entry3_is(const struct nfs_entry *e, uint32_t i, bool attr, bool fh)
 }
 
 static void
-test_v3_dirlists(struct tally *t, struct wb *w, struct nfs_reply *r)
+test_v3_dirlists(struct wb *w, struct nfs_reply *r)
 {
 	struct xdr c;
 	bool ok;
@@ -919,19 +904,19 @@ test_v3_dirlists(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0);
 	w32(w, 1);	/* eof */
 	ok = run_reply(3, NFS3_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 		 NFSR_DIR_ATTR | NFSR_COOKIEVERF | NFSR_ENTRIES));
-	CHECK(t, fattr3_is(&r->dir_attr, 170) &&
+	CHECK(fattr3_is(&r->dir_attr, 170) &&
 		 memcmp(r->cookieverf, verf_a, 8) == 0 && r->nentries == 3 &&
 		 r->entries_total == 3 && r->entries_eof);
 	for (uint32_t i = 0; i < 3; i++)
-		CHECK(t, entry3_is(&r->entries[i], i, false, false));
+		CHECK(entry3_is(&r->entries[i], i, false, false));
 	/* resfail { dir_attributes } */
 	w->n = 0;
 	w32(w, 10003);	/* NFS3ERR_BAD_COOKIE */
 	wpost(w, true, 171);
 	ok = run_reply(3, NFS3_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 r->have == (NFSR_STATUS | NFSR_DIR_ATTR));
 	/* empty list, not eof */
 	w->n = 0;
@@ -941,20 +926,20 @@ test_v3_dirlists(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0);
 	w32(w, 0);
 	ok = run_reply(3, NFS3_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->nentries == 0 &&
+	CHECK(all_ok(ok, &c, w) && r->nentries == 0 &&
 		 r->entries_total == 0 && !r->entries_eof &&
 		 r->have == (NFSR_STATUS | NFSR_COOKIEVERF | NFSR_ENTRIES));
 
 	/* READDIRPLUS3resok: entries with and without attrs/handles */
 	wreaddirplus(w);
 	ok = run_reply(3, NFS3_READDIRPLUS, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 		 NFSR_DIR_ATTR | NFSR_COOKIEVERF | NFSR_ENTRIES));
-	CHECK(t, r->nentries == 4 && r->entries_total == 4 && r->entries_eof);
-	CHECK(t, entry3_is(&r->entries[0], 0, true, true));
-	CHECK(t, entry3_is(&r->entries[1], 1, false, true));
-	CHECK(t, entry3_is(&r->entries[2], 2, true, false));
-	CHECK(t, entry3_is(&r->entries[3], 3, false, false));
+	CHECK(r->nentries == 4 && r->entries_total == 4 && r->entries_eof);
+	CHECK(entry3_is(&r->entries[0], 0, true, true));
+	CHECK(entry3_is(&r->entries[1], 1, false, true));
+	CHECK(entry3_is(&r->entries[2], 2, true, false));
+	CHECK(entry3_is(&r->entries[3], 3, false, false));
 
 	/* more entries than NFS_ENTRIES_MAX: first 128 kept, all counted */
 	w->n = 0;
@@ -966,9 +951,9 @@ test_v3_dirlists(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0);
 	w32(w, 1);
 	ok = run_reply(3, NFS3_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->nentries == NFS_ENTRIES_MAX &&
+	CHECK(all_ok(ok, &c, w) && r->nentries == NFS_ENTRIES_MAX &&
 		 r->entries_total == NFS_ENTRIES_MAX + 5 && r->entries_eof);
-	CHECK(t, entry3_is(&r->entries[NFS_ENTRIES_MAX - 1],
+	CHECK(entry3_is(&r->entries[NFS_ENTRIES_MAX - 1],
 			   NFS_ENTRIES_MAX - 1, false, false));
 }
 
@@ -1029,7 +1014,7 @@ sattr2_is(const struct nfs_sattr *s)
 }
 
 static void
-test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
+test_v2_calls(struct wb *w, struct nfs_call *a)
 {
 	static const uint32_t void_procs[] = { NFS2_NULL, NFS2_ROOT,
 					       NFS2_WRITECACHE };
@@ -1043,13 +1028,13 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	for (size_t i = 0; i < 3; i++) {
 		w->n = 0;
 		ok = run_call(2, void_procs[i], w, 0, 0, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->have == 0);
+		CHECK(all_ok(ok, &c, w) && a->have == 0);
 	}
 	for (size_t i = 0; i < 3; i++) {
 		w->n = 0;
 		wfh2(w, (uint8_t)(0x10 + i));
 		ok = run_call(2, fh_only[i], w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->have == NFSC_FH &&
+		CHECK(all_ok(ok, &c, w) && a->have == NFSC_FH &&
 			 fh_is(&a->fh, (uint8_t)(0x10 + i), 32));
 	}
 	for (size_t i = 0; i < 3; i++) {
@@ -1057,7 +1042,7 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		wfh2(w, 0x20);
 		wstr(w, "v2name");
 		ok = run_call(2, dirop[i], w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 a->have == (NFSC_FH | NFSC_NAME) &&
 			 fh_is(&a->fh, 0x20, 32) && name_is(&a->name, "v2name"));
 	}
@@ -1067,7 +1052,7 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh2(w, 0x21);
 	wsattr2(w);
 	ok = run_call(2, NFS2_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_SATTR) &&
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_SATTR) &&
 		 sattr2_is(&a->sattr));
 	/* everything unset */
 	w->n = 0;
@@ -1075,7 +1060,7 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	for (int i = 0; i < 8; i++)
 		w32(w, 0xffffffff);
 	ok = run_call(2, NFS2_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->sattr.have == 0);
+	CHECK(all_ok(ok, &c, w) && a->sattr.have == 0);
 	/* Sun "touch": mtime useconds 1000000 = both times to server time */
 	w->n = 0;
 	wfh2(w, 0x21);
@@ -1084,7 +1069,7 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 0x1000); w32(w, 1000000);
 	w32(w, 0x1000); w32(w, 1000000);
 	ok = run_call(2, NFS2_SETATTR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->sattr.have ==
+	CHECK(all_ok(ok, &c, w) && a->sattr.have ==
 		 (SATTR_ATIME_SERVER | SATTR_MTIME_SERVER));
 
 	/* readargs { fhandle; offset; count; totalcount } */
@@ -1094,9 +1079,9 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 8192);
 	w32(w, 8193);
 	ok = run_call(2, NFS2_READ, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_OFFSET |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_OFFSET |
 				  NFSC_COUNT | NFSC_TOTALCOUNT));
-	CHECK(t, a->offset == 0xfffff000 && a->count == 8192 &&
+	CHECK(a->offset == 0xfffff000 && a->count == 8192 &&
 		 a->totalcount == 8193);
 
 	/* writeargs { fh; beginoffset; offset; totalcount; nfsdata } */
@@ -1111,10 +1096,10 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		w32(w, 10);
 		wbytes(w, data, 10);
 		ok = run_call(2, NFS2_WRITE, w, w->n, w->n, &c, a);
-		CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH |
+		CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH |
 			 NFSC_BEGINOFFSET | NFSC_OFFSET | NFSC_TOTALCOUNT |
 			 NFSC_DATA_LEN | NFSC_COUNT));
-		CHECK(t, a->beginoffset == 111 && a->offset == 8192 &&
+		CHECK(a->beginoffset == 111 && a->offset == 8192 &&
 			 a->totalcount == 333 && a->data_len == 10 &&
 			 a->count == 10);
 		/* header only */
@@ -1122,7 +1107,7 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		wfh2(w, 0x23);
 		w32(w, 0); w32(w, 16384); w32(w, 8192); w32(w, 8192);
 		ok = run_call(2, NFS2_WRITE, w, w->n, w->n + 8192, &c, a);
-		CHECK(t, ok && c.err == XDR_OK && a->data_len == 8192 &&
+		CHECK(ok && c.err == XDR_OK && a->data_len == 8192 &&
 			 a->count == 8192 && a->offset == 16384);
 	}
 
@@ -1134,9 +1119,9 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 		wsattr2(w);
 		ok = run_call(2, i ? NFS2_MKDIR : NFS2_CREATE, w, w->n, w->n,
 			      &c, a);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 a->have == (NFSC_FH | NFSC_NAME | NFSC_SATTR));
-		CHECK(t, name_is(&a->name, i ? "newdir" : "newfile") &&
+		CHECK(name_is(&a->name, i ? "newdir" : "newfile") &&
 			 sattr2_is(&a->sattr));
 	}
 
@@ -1147,9 +1132,9 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh2(w, 0x26);
 	wstr(w, "bb");
 	ok = run_call(2, NFS2_RENAME, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
 						  NFSC_FH2 | NFSC_NAME2));
-	CHECK(t, fh_is(&a->fh, 0x25, 32) && name_is(&a->name, "a") &&
+	CHECK(fh_is(&a->fh, 0x25, 32) && name_is(&a->name, "a") &&
 		 fh_is(&a->fh2, 0x26, 32) && name_is(&a->name2, "bb"));
 
 	/* linkargs { fhandle from; diropargs to } */
@@ -1158,9 +1143,9 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wfh2(w, 0x28);
 	wstr(w, "lnk");
 	ok = run_call(2, NFS2_LINK, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_FH2 | NFSC_NAME2));
-	CHECK(t, fh_is(&a->fh, 0x27, 32) && fh_is(&a->fh2, 0x28, 32) &&
+	CHECK(fh_is(&a->fh, 0x27, 32) && fh_is(&a->fh2, 0x28, 32) &&
 		 name_is(&a->name2, "lnk"));
 
 	/* symlinkargs { diropargs from; path to; sattr attributes } */
@@ -1170,9 +1155,9 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	wstr(w, "/target");
 	wsattr2(w);
 	ok = run_call(2, NFS2_SYMLINK, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
+	CHECK(all_ok(ok, &c, w) && a->have == (NFSC_FH | NFSC_NAME |
 						  NFSC_PATH | NFSC_SATTR));
-	CHECK(t, name_is(&a->name, "sym") && path_is(&a->path, "/target") &&
+	CHECK(name_is(&a->name, "sym") && path_is(&a->path, "/target") &&
 		 sattr2_is(&a->sattr));
 
 	/* readdirargs { fhandle dir; nfscookie cookie; count } */
@@ -1181,13 +1166,13 @@ test_v2_calls(struct tally *t, struct wb *w, struct nfs_call *a)
 	w32(w, 0xfedcba98);
 	w32(w, 1024);
 	ok = run_call(2, NFS2_READDIR, w, w->n, w->n, &c, a);
-	CHECK(t, all_ok(ok, &c, w) &&
+	CHECK(all_ok(ok, &c, w) &&
 		 a->have == (NFSC_FH | NFSC_COOKIE | NFSC_COUNT));
-	CHECK(t, a->cookie == 0xfedcba98 && a->count == 1024);
+	CHECK(a->cookie == 0xfedcba98 && a->count == 1024);
 }
 
 static void
-test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
+test_v2_replies(struct wb *w, struct nfs_reply *r)
 {
 	static const uint32_t attrstat[] = { NFS2_GETATTR, NFS2_SETATTR,
 					     NFS2_WRITE };
@@ -1204,7 +1189,7 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	for (size_t i = 0; i < 3; i++) {
 		w->n = 0;
 		ok = run_reply(2, void_procs[i], w, 0, 0, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == 0);
+		CHECK(all_ok(ok, &c, w) && r->have == 0);
 	}
 	/* attrstat */
 	for (size_t i = 0; i < 3; i++) {
@@ -1212,13 +1197,13 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, 0);
 		wfattr2(w, 10 + (uint32_t)i);
 		ok = run_reply(2, attrstat[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_ATTR) &&
 			 fattr2_is(&r->attr, 10 + (uint32_t)i));
 		w->n = 0;
 		w32(w, 70);	/* NFSERR_STALE */
 		ok = run_reply(2, attrstat[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
+		CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
 			 r->status == 70);
 	}
 	/* diropres { fhandle file; fattr attributes } */
@@ -1228,20 +1213,20 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		wfh2(w, (uint8_t)(0x40 + i));
 		wfattr2(w, 20 + (uint32_t)i);
 		ok = run_reply(2, diropres[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) &&
+		CHECK(all_ok(ok, &c, w) &&
 			 r->have == (NFSR_STATUS | NFSR_FH | NFSR_ATTR));
-		CHECK(t, fh_is(&r->fh, (uint8_t)(0x40 + i), 32) &&
+		CHECK(fh_is(&r->fh, (uint8_t)(0x40 + i), 32) &&
 			 fattr2_is(&r->attr, 20 + (uint32_t)i));
 		w->n = 0;
 		w32(w, 2);
 		ok = run_reply(2, diropres[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS);
+		CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS);
 	}
 	for (size_t i = 0; i < 5; i++) {
 		w->n = 0;
 		w32(w, (uint32_t)i);
 		ok = run_reply(2, stat_only[i], w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
+		CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS &&
 			 r->status == (uint32_t)i);
 	}
 	/* readlinkres */
@@ -1249,7 +1234,7 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0);
 	wstr(w, "v2/target");
 	ok = run_reply(2, NFS2_READLINK, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_PATH) &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_PATH) &&
 		 path_is(&r->path, "v2/target"));
 	/* readres { fattr; nfsdata } */
 	{
@@ -1261,9 +1246,9 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 		w32(w, 6);
 		wbytes(w, data, 6);
 		ok = run_reply(2, NFS2_READ, w, w->n, w->n, &c, r);
-		CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
+		CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS |
 			 NFSR_ATTR | NFSR_DATA_LEN | NFSR_COUNT));
-		CHECK(t, fattr2_is(&r->attr, 30) && r->data_len == 6 &&
+		CHECK(fattr2_is(&r->attr, 30) && r->data_len == 6 &&
 			 r->count == 6);
 	}
 	/* statfsres */
@@ -1272,8 +1257,8 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 8192); w32(w, 4096); w32(w, 1000000); w32(w, 500000);
 	w32(w, 400000);
 	ok = run_reply(2, NFS2_STATFS, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_STATFS));
-	CHECK(t, r->statfs.tsize == 8192 && r->statfs.bsize == 4096 &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_STATFS));
+	CHECK(r->statfs.tsize == 8192 && r->statfs.bsize == 4096 &&
 		 r->statfs.blocks == 1000000 && r->statfs.bfree == 500000 &&
 		 r->statfs.bavail == 400000);
 	/* readdirres { entry *entries; bool eof } */
@@ -1291,16 +1276,16 @@ test_v2_replies(struct tally *t, struct wb *w, struct nfs_reply *r)
 	w32(w, 0);
 	w32(w, 1);
 	ok = run_reply(2, NFS2_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ENTRIES));
-	CHECK(t, r->nentries == 3 && r->entries_total == 3 && r->entries_eof);
-	CHECK(t, r->entries[2].fileid == 902 &&
+	CHECK(all_ok(ok, &c, w) && r->have == (NFSR_STATUS | NFSR_ENTRIES));
+	CHECK(r->nentries == 3 && r->entries_total == 3 && r->entries_eof);
+	CHECK(r->entries[2].fileid == 902 &&
 		 name_is(&r->entries[2].name, "f2") &&
 		 r->entries[2].cookie == 0x80000002u &&
 		 !r->entries[2].have_fh && !r->entries[2].have_attr);
 	w->n = 0;
 	w32(w, 13);	/* NFSERR_ACCES */
 	ok = run_reply(2, NFS2_READDIR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->have == NFSR_STATUS);
+	CHECK(all_ok(ok, &c, w) && r->have == NFSR_STATUS);
 }
 
 /* ----------------------------------------------- truncated by snaplen -- */
@@ -1312,7 +1297,7 @@ struct cut {
 };
 
 static void
-check_cuts(struct tally *t, struct wb *w, int vers, bool call, uint32_t proc,
+check_cuts(struct wb *w, int vers, bool call, uint32_t proc,
 	   const struct cut *cuts, size_t ncuts, struct nfs_call *a,
 	   struct nfs_reply *r)
 {
@@ -1328,8 +1313,8 @@ check_cuts(struct tally *t, struct wb *w, int vers, bool call, uint32_t proc,
 			ok = run_reply(vers, proc, w, cuts[i].cap, w->n, &c, r);
 			have = r->have;
 		}
-		CHECK(t, ok == cuts[i].ok && have == cuts[i].have);
-		CHECK(t, c.err == (cuts[i].ok ? XDR_OK : XDR_TRUNCATED));
+		CHECK(ok == cuts[i].ok && have == cuts[i].have);
+		CHECK(c.err == (cuts[i].ok ? XDR_OK : XDR_TRUNCATED));
 		if (ok != cuts[i].ok || have != cuts[i].have)
 			fprintf(stderr, "  cut at %u: ok %d have %#x\n",
 				cuts[i].cap, ok, have);
@@ -1341,7 +1326,7 @@ check_cuts(struct tally *t, struct wb *w, int vers, bool call, uint32_t proc,
  * cursor is clean, and the have bits only grow as more is captured.
  */
 static void
-sweep(struct tally *t, struct wb *w, int vers, bool call, uint32_t proc,
+sweep(struct wb *w, int vers, bool call, uint32_t proc,
       struct nfs_call *a, struct nfs_reply *r)
 {
 	uint32_t prev = 0, have;
@@ -1364,11 +1349,11 @@ sweep(struct tally *t, struct wb *w, int vers, bool call, uint32_t proc,
 		}
 		prev = have;
 	}
-	CHECK(t, good);
+	CHECK(good);
 }
 
 static void
-test_truncated(struct tally *t, struct wb *w, struct nfs_call *a,
+test_truncated(struct wb *w, struct nfs_call *a,
 	       struct nfs_reply *r)
 {
 	uint8_t data[100];
@@ -1394,10 +1379,10 @@ test_truncated(struct tally *t, struct wb *w, struct nfs_call *a,
 			{ 150, rd | NFSR_COUNT | NFSR_EOF | NFSR_DATA_LEN,
 			  true },
 		};
-		check_cuts(t, w, 3, false, NFS3_READ, cuts,
+		check_cuts(w, 3, false, NFS3_READ, cuts,
 			   sizeof cuts / sizeof cuts[0], a, r);
 	}
-	sweep(t, w, 3, false, NFS3_READ, a, r);
+	sweep(w, 3, false, NFS3_READ, a, r);
 
 	/* WRITE3args: fh 0-36, offset -44, count -48, stable -52, len -56 */
 	w->n = 0;
@@ -1417,10 +1402,10 @@ test_truncated(struct tally *t, struct wb *w, struct nfs_call *a,
 			{ 56, f | NFSC_STABLE | NFSC_DATA_LEN, true },
 			{ 120, f | NFSC_STABLE | NFSC_DATA_LEN, true },
 		};
-		check_cuts(t, w, 3, true, NFS3_WRITE, cuts,
+		check_cuts(w, 3, true, NFS3_WRITE, cuts,
 			   sizeof cuts / sizeof cuts[0], a, r);
 	}
-	sweep(t, w, 3, true, NFS3_WRITE, a, r);
+	sweep(w, 3, true, NFS3_WRITE, a, r);
 
 	/* READDIRPLUS3res: cut inside entry 1, after it, inside eof */
 	{
@@ -1443,22 +1428,22 @@ test_truncated(struct tally *t, struct wb *w, struct nfs_call *a,
 
 		ok = run_reply(3, NFS3_READDIRPLUS, w, after0 + 40, w->n, &c,
 			       r);
-		CHECK(t, !ok && c.err == XDR_TRUNCATED);
-		CHECK(t, r->have == (NFSR_STATUS | NFSR_DIR_ATTR |
+		CHECK(!ok && c.err == XDR_TRUNCATED);
+		CHECK(r->have == (NFSR_STATUS | NFSR_DIR_ATTR |
 				     NFSR_COOKIEVERF | NFSR_ENTRIES));
-		CHECK(t, r->nentries == 1 && r->entries_total == 1 &&
+		CHECK(r->nentries == 1 && r->entries_total == 1 &&
 			 !r->entries_eof &&
 			 entry3_is(&r->entries[0], 0, true, true));
 		ok = run_reply(3, NFS3_READDIRPLUS, w, after1, w->n, &c, r);
-		CHECK(t, !ok && c.err == XDR_TRUNCATED && r->nentries == 2 &&
+		CHECK(!ok && c.err == XDR_TRUNCATED && r->nentries == 2 &&
 			 entry3_is(&r->entries[1], 1, true, true));
 		ok = run_reply(3, NFS3_READDIRPLUS, w, after2 + 2, w->n, &c,
 			       r);
-		CHECK(t, !ok && c.err == XDR_TRUNCATED && r->nentries == 3 &&
+		CHECK(!ok && c.err == XDR_TRUNCATED && r->nentries == 3 &&
 			 r->entries_total == 3 && !r->entries_eof);
 		ok = run_reply(3, NFS3_READDIRPLUS, w, 3, w->n, &c, r);
-		CHECK(t, !ok && c.err == XDR_TRUNCATED && r->have == 0);
-		sweep(t, w, 3, false, NFS3_READDIRPLUS, a, r);
+		CHECK(!ok && c.err == XDR_TRUNCATED && r->have == 0);
+		sweep(w, 3, false, NFS3_READDIRPLUS, a, r);
 	}
 
 	/* a few more sweeps over calls and replies with optional parts */
@@ -1466,32 +1451,32 @@ test_truncated(struct tally *t, struct wb *w, struct nfs_call *a,
 	wfh3(w, 3, 40);
 	wsattr3(w, &sattr_a);
 	w32(w, 1); w32(w, 2); w32(w, 3);
-	sweep(t, w, 3, true, NFS3_SETATTR, a, r);
+	sweep(w, 3, true, NFS3_SETATTR, a, r);
 	w->n = 0;
 	w32(w, 0);
 	w32(w, 1);
 	wfh3(w, 4, 32);
 	wpost(w, true, 5);
 	wwcc(w, true, true, 6);
-	sweep(t, w, 3, false, NFS3_CREATE, a, r);
+	sweep(w, 3, false, NFS3_CREATE, a, r);
 	w->n = 0;
 	w32(w, 0);
 	wwcc(w, true, true, 7);
 	w32(w, 10); w32(w, 2);
 	wbytes(w, verf_a, 8);
-	sweep(t, w, 3, false, NFS3_WRITE, a, r);
+	sweep(w, 3, false, NFS3_WRITE, a, r);
 	w->n = 0;
 	w32(w, 0);
 	wfattr2(w, 8);
 	w32(w, 100);
 	wbytes(w, data, 100);
-	sweep(t, w, 2, false, NFS2_READ, a, r);
+	sweep(w, 2, false, NFS2_READ, a, r);
 	w->n = 0;
 	wfh2(w, 9);
 	w32(w, 0); w32(w, 0); w32(w, 0);
 	w32(w, 100);
 	wbytes(w, data, 100);
-	sweep(t, w, 2, true, NFS2_WRITE, a, r);
+	sweep(w, 2, true, NFS2_WRITE, a, r);
 }
 
 /* ------------------------------------------------------- malformed -- */
@@ -1517,7 +1502,7 @@ malformed_reply(int vers, uint32_t proc, struct wb *w, struct nfs_reply *r,
 }
 
 static void
-test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
+test_malformed(struct wb *w, struct nfs_call *a,
 	       struct nfs_reply *r)
 {
 	static const uint32_t bad_lens[] = { 256, 0x10000, 0xfffffffdu,
@@ -1530,7 +1515,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	wfh3(w, 1, 64);
 	w->b[3] = 65;
 	w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_GETATTR, w, a, 0));
+	CHECK(malformed_call(3, NFS3_GETATTR, w, a, 0));
 	/* a name length that lies (tcpdump nfs-cannot-pad-32-bit) */
 	for (size_t i = 0; i < sizeof bad_lens / sizeof bad_lens[0]; i++) {
 		w->n = 0;
@@ -1538,20 +1523,20 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 		w32(w, bad_lens[i]);
 		for (int k = 0; k < 80; k++)
 			w32(w, 0x41414141);
-		CHECK(t, malformed_call(3, NFS3_LOOKUP, w, a, NFSC_FH));
+		CHECK(malformed_call(3, NFS3_LOOKUP, w, a, NFSC_FH));
 		w->n = 0;
 		wfh2(w, 1);
 		w32(w, bad_lens[i]);
 		for (int k = 0; k < 80; k++)
 			w32(w, 0x41414141);
-		CHECK(t, malformed_call(2, NFS2_LOOKUP, w, a, NFSC_FH));
+		CHECK(malformed_call(2, NFS2_LOOKUP, w, a, NFSC_FH));
 	}
 	/* name length 4, but the wire ends */
 	w->n = 0;
 	wfh3(w, 1, 32);
 	w32(w, 12);
 	w32(w, 0x41414141);
-	CHECK(t, malformed_call(3, NFS3_REMOVE, w, a, NFSC_FH));
+	CHECK(malformed_call(3, NFS3_REMOVE, w, a, NFSC_FH));
 	/* a path longer than 1024 */
 	w->n = 0;
 	wfh3(w, 1, 8);
@@ -1560,7 +1545,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 1025);
 	for (int k = 0; k < 260; k++)
 		w32(w, 0x2f2f2f2f);
-	CHECK(t, malformed_call(3, NFS3_SYMLINK, w, a,
+	CHECK(malformed_call(3, NFS3_SYMLINK, w, a,
 				NFSC_FH | NFSC_NAME | NFSC_SATTR));
 	/* WRITE data count beyond the wire (captured whole) */
 	w->n = 0;
@@ -1570,7 +1555,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 0);
 	w32(w, 1000);
 	w32(w, 0); w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_WRITE, w, a, NFSC_FH | NFSC_OFFSET |
+	CHECK(malformed_call(3, NFS3_WRITE, w, a, NFSC_FH | NFSC_OFFSET |
 				NFSC_COUNT | NFSC_STABLE));
 	/* READ3resok data count beyond the wire */
 	w->n = 0;
@@ -1580,7 +1565,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 1);
 	w32(w, 64);
 	w32(w, 0);
-	CHECK(t, malformed_reply(3, NFS3_READ, w, r, NFSR_STATUS |
+	CHECK(malformed_reply(3, NFS3_READ, w, r, NFSR_STATUS |
 				 NFSR_COUNT | NFSR_EOF));
 	/* v2 nfsdata longer than NFS_MAXDATA */
 	w->n = 0;
@@ -1588,11 +1573,11 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 0); w32(w, 0); w32(w, 0);
 	w32(w, 8196);
 	ok = run_call(2, NFS2_WRITE, w, w->n, w->n + 8196, &c, a);
-	CHECK(t, !ok && c.err == XDR_MALFORMED && !(a->have & NFSC_DATA_LEN));
+	CHECK(!ok && c.err == XDR_MALFORMED && !(a->have & NFSC_DATA_LEN));
 	/* v2 fhandle: wire shorter than 32 bytes */
 	w->n = 0;
 	w32(w, 1); w32(w, 2);
-	CHECK(t, malformed_call(2, NFS2_GETATTR, w, a, 0));
+	CHECK(malformed_call(2, NFS2_GETATTR, w, a, 0));
 
 	/* sattr3 set_it = 0x42424242 (Zeek nfs_setattr_bad_set_it) */
 	w->n = 0;
@@ -1601,7 +1586,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 0644);
 	for (int k = 0; k < 8; k++)
 		w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
+	CHECK(malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
 	/* set_size3 discriminant 2 */
 	w->n = 0;
 	wfh3(w, 1, 32);
@@ -1609,7 +1594,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 2);
 	for (int k = 0; k < 6; k++)
 		w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
+	CHECK(malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
 	/* time_how 3 */
 	w->n = 0;
 	wfh3(w, 1, 32);
@@ -1617,7 +1602,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 3);
 	for (int k = 0; k < 6; k++)
 		w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
+	CHECK(malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH));
 	/* sattrguard3 check = 5 */
 	w->n = 0;
 	wfh3(w, 1, 32);
@@ -1625,14 +1610,14 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 		w32(w, 0);
 	w32(w, 5);
 	w32(w, 0); w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH | NFSC_SATTR));
+	CHECK(malformed_call(3, NFS3_SETATTR, w, a, NFSC_FH | NFSC_SATTR));
 	/* createmode3 3 */
 	w->n = 0;
 	wfh3(w, 1, 32);
 	wstr(w, "x");
 	w32(w, 3);
 	w32(w, 0); w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_CREATE, w, a, NFSC_FH | NFSC_NAME));
+	CHECK(malformed_call(3, NFS3_CREATE, w, a, NFSC_FH | NFSC_NAME));
 	/* MKNOD ftype 0 and 8 */
 	for (uint32_t ft = 0; ft <= 8; ft += 8) {
 		w->n = 0;
@@ -1641,7 +1626,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 		w32(w, ft);
 		for (int k = 0; k < 8; k++)
 			w32(w, 0);
-		CHECK(t, malformed_call(3, NFS3_MKNOD, w, a,
+		CHECK(malformed_call(3, NFS3_MKNOD, w, a,
 					NFSC_FH | NFSC_NAME));
 	}
 	/* WRITE3args stable_how 3 (and 0x43434343) */
@@ -1653,7 +1638,7 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 		w32(w, k ? 0x43434343 : 3);
 		w32(w, 4);
 		w32(w, 0);
-		CHECK(t, malformed_call(3, NFS3_WRITE, w, a, NFSC_FH |
+		CHECK(malformed_call(3, NFS3_WRITE, w, a, NFSC_FH |
 					NFSC_OFFSET | NFSC_COUNT));
 	}
 	/* post_op_attr attributes_follow = 2 */
@@ -1663,14 +1648,14 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 2);
 	wfattr3(w, 1);
 	wpost(w, false, 0);
-	CHECK(t, malformed_reply(3, NFS3_LOOKUP, w, r, NFSR_STATUS | NFSR_FH));
+	CHECK(malformed_reply(3, NFS3_LOOKUP, w, r, NFSR_STATUS | NFSR_FH));
 	/* pre_op_attr = 7 */
 	w->n = 0;
 	w32(w, 0);
 	w32(w, 7);
 	for (int k = 0; k < 8; k++)
 		w32(w, 0);
-	CHECK(t, malformed_reply(3, NFS3_SETATTR, w, r, NFSR_STATUS));
+	CHECK(malformed_reply(3, NFS3_SETATTR, w, r, NFSR_STATUS));
 	/* dirlist value_follows = 2 after one entry: the entry is kept */
 	w->n = 0;
 	w32(w, 0);
@@ -1679,32 +1664,32 @@ test_malformed(struct tally *t, struct wb *w, struct nfs_call *a,
 	wentry3(w, 0, false, false, false);
 	w32(w, 2);
 	w32(w, 1);
-	CHECK(t, malformed_reply(3, NFS3_READDIR, w, r, NFSR_STATUS |
+	CHECK(malformed_reply(3, NFS3_READDIR, w, r, NFSR_STATUS |
 				 NFSR_COOKIEVERF | NFSR_ENTRIES));
-	CHECK(t, r->nentries == 1 && r->entries_total == 1);
+	CHECK(r->nentries == 1 && r->entries_total == 1);
 	/* a dirlist that never ends: bounded by the wire, malformed */
 	w->n = 0;
 	w32(w, 0);
 	for (int k = 0; k < 100; k++)
 		w32(w, 1);
-	CHECK(t, malformed_reply(2, NFS2_READDIR, w, r,
+	CHECK(malformed_reply(2, NFS2_READDIR, w, r,
 				 NFSR_STATUS | NFSR_ENTRIES));
 
 	/* procedures outside the program */
 	w->n = 0;
 	w32(w, 0);
-	CHECK(t, malformed_call(3, NFS3_NPROC, w, a, 0));
-	CHECK(t, malformed_reply(3, NFS3_NPROC, w, r, 0));
-	CHECK(t, malformed_call(2, NFS2_NPROC, w, a, 0));
-	CHECK(t, malformed_reply(2, NFS2_NPROC, w, r, 0));
-	CHECK(t, malformed_call(3, 0xffffffffu, w, a, 0));
-	CHECK(t, malformed_reply(2, 0xffffffffu, w, r, 0));
+	CHECK(malformed_call(3, NFS3_NPROC, w, a, 0));
+	CHECK(malformed_reply(3, NFS3_NPROC, w, r, 0));
+	CHECK(malformed_call(2, NFS2_NPROC, w, a, 0));
+	CHECK(malformed_reply(2, NFS2_NPROC, w, r, 0));
+	CHECK(malformed_call(3, 0xffffffffu, w, a, 0));
+	CHECK(malformed_reply(2, 0xffffffffu, w, r, 0));
 }
 
 /* -------------------------------------------- kept, not malformed -- */
 
 static void
-test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
+test_lenient(struct wb *w, struct nfs_call *a,
 	     struct nfs_reply *r)
 {
 	struct xdr c;
@@ -1715,7 +1700,7 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 0x41414141);
 	wpost(w, true, 3);
 	ok = run_reply(3, NFS3_LOOKUP, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->status == 0x41414141 &&
+	CHECK(all_ok(ok, &c, w) && r->status == 0x41414141 &&
 		 r->have == (NFSR_STATUS | NFSR_DIR_ATTR) &&
 		 fattr3_is(&r->dir_attr, 3));
 	/* WRITE3resok committed = 0x43434343 (Zeek): kept, verf still read */
@@ -1726,7 +1711,7 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 0x43434343);
 	wbytes(w, verf_a, 8);
 	ok = run_reply(3, NFS3_WRITE, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->committed == 0x43434343 &&
+	CHECK(all_ok(ok, &c, w) && r->committed == 0x43434343 &&
 		 (r->have & (NFSR_COMMITTED | NFSR_VERF)) ==
 		 (NFSR_COMMITTED | NFSR_VERF) &&
 		 memcmp(r->verf, verf_a, 8) == 0);
@@ -1736,7 +1721,7 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	wfattr3(w, 5);
 	w->b[4] = 0x42; w->b[5] = 0x42; w->b[6] = 0x42; w->b[7] = 0x42;
 	ok = run_reply(3, NFS3_GETATTR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->attr.type == 0x42424242 &&
+	CHECK(all_ok(ok, &c, w) && r->attr.type == 0x42424242 &&
 		 r->attr.fileid == 0x99aabbccddeeff00ull + 5);
 	/* READ eof = 7, PATHCONF bools = 2: nonzero is true */
 	w->n = 0;
@@ -1746,13 +1731,13 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	w32(w, 7);
 	w32(w, 0);
 	ok = run_reply(3, NFS3_READ, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->eof && r->data_len == 0);
+	CHECK(all_ok(ok, &c, w) && r->eof && r->data_len == 0);
 	w->n = 0;
 	w32(w, 0);
 	wpost(w, false, 0);
 	w32(w, 1); w32(w, 2); w32(w, 2); w32(w, 0); w32(w, 0); w32(w, 9);
 	ok = run_reply(3, NFS3_PATHCONF, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->pathconf.no_trunc &&
+	CHECK(all_ok(ok, &c, w) && r->pathconf.no_trunc &&
 		 !r->pathconf.chown_restricted && r->pathconf.case_preserving);
 	/* v2 timeval useconds garbage: saturates, no wrap */
 	w->n = 0;
@@ -1761,7 +1746,7 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	w->b[4 + 4 * 12] = 0xff; w->b[5 + 4 * 12] = 0xff;
 	w->b[6 + 4 * 12] = 0xff; w->b[7 + 4 * 12] = 0xff;
 	ok = run_reply(2, NFS2_GETATTR, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->attr.atime.nsec == UINT32_MAX);
+	CHECK(all_ok(ok, &c, w) && r->attr.atime.nsec == UINT32_MAX);
 	/* v2 ftype outside the RFC list: kept */
 	w->n = 0;
 	w32(w, 0);
@@ -1769,7 +1754,7 @@ test_lenient(struct tally *t, struct wb *w, struct nfs_call *a,
 	wfattr2(w, 7);
 	w->b[4 + 32 + 3] = 99;
 	ok = run_reply(2, NFS2_LOOKUP, w, w->n, w->n, &c, r);
-	CHECK(t, all_ok(ok, &c, w) && r->attr.type == 99);
+	CHECK(all_ok(ok, &c, w) && r->attr.type == 99);
 	(void)a;
 }
 
@@ -1811,7 +1796,7 @@ same_but_attrs(const struct nfs_reply *a, const struct nfs_reply *b)
  * every wire length (malformed), with and without no_attrs: the same
  * result, error, error offset, end offset and non-attribute fields. */
 static void
-no_attrs_cuts(struct tally *t, uint32_t proc, const struct wb *w,
+no_attrs_cuts(uint32_t proc, const struct wb *w,
 	      struct nfs_reply *r, struct nfs_reply *r2)
 {
 	uint32_t n, bad = 0, runs = 0;
@@ -1835,38 +1820,38 @@ no_attrs_cuts(struct tally *t, uint32_t proc, const struct wb *w,
 				bad++;
 		}
 	}
-	CHECK(t, runs == 2 * (w->n + 1) && bad == 0);
+	CHECK(runs == 2 * (w->n + 1) && bad == 0);
 }
 
 static void
-test_no_attrs(struct tally *t, struct wb *w, struct nfs_reply *r)
+test_no_attrs(struct wb *w, struct nfs_reply *r)
 {
 	struct nfs_reply *r2 = malloc(sizeof *r2);
 
 	if (r2 == NULL) {
-		CHECK(t, r2 != NULL);
+		CHECK(r2 != NULL);
 		return;
 	}
 	/* GETATTR: fattr3 */
 	w->n = 0;
 	w32(w, 0);
 	wfattr3(w, 11);
-	no_attrs_cuts(t, NFS3_GETATTR, w, r, r2);
+	no_attrs_cuts(NFS3_GETATTR, w, r, r2);
 	/* SETATTR: wcc_data, both halves */
 	w->n = 0;
 	w32(w, 0);
 	wwcc(w, true, true, 20);
-	no_attrs_cuts(t, NFS3_SETATTR, w, r, r2);
+	no_attrs_cuts(NFS3_SETATTR, w, r, r2);
 	/* LOOKUP: handle, then two post_op_attrs */
 	w->n = 0;
 	w32(w, 0);
 	wfh3(w, 0xa0, 32);
 	wpost(w, true, 30);
 	wpost(w, true, 31);
-	no_attrs_cuts(t, NFS3_LOOKUP, w, r, r2);
+	no_attrs_cuts(NFS3_LOOKUP, w, r, r2);
 	/* READDIRPLUS: entries with and without attributes and handles */
 	wreaddirplus(w);
-	no_attrs_cuts(t, NFS3_READDIRPLUS, w, r, r2);
+	no_attrs_cuts(NFS3_READDIRPLUS, w, r, r2);
 	/* and the skip takes the values out: a no_attrs GETATTR leaves the
 	   attribute struct as it was */
 	w->n = 0;
@@ -1879,7 +1864,7 @@ test_no_attrs(struct tally *t, struct wb *w, struct nfs_reply *r)
 		r2->have = 0;
 		xdr_init(&c, w->b, w->n, w->n);
 		c.no_attrs = true;
-		CHECK(t, nfs3_decode_reply(&c, NFS3_GETATTR, r2) &&
+		CHECK(nfs3_decode_reply(&c, NFS3_GETATTR, r2) &&
 			 all_ok(true, &c, w) && r2->have == (NFSR_STATUS | NFSR_ATTR) &&
 			 !fattr3_is(&r2->attr, 11));
 	}
@@ -1889,25 +1874,23 @@ test_no_attrs(struct tally *t, struct wb *w, struct nfs_reply *r)
 int
 main(void)
 {
-	struct tally t = { 0, 0 };
 	struct nfs_call *a = malloc(sizeof *a);
 	struct nfs_reply *r = malloc(sizeof *r);
 	struct wb *w = malloc(sizeof *w);
 
 	if (a == NULL || r == NULL || w == NULL)
 		return 2;
-	test_v3_calls(&t, w, a);
-	test_v3_replies(&t, w, r);
-	test_v3_dirlists(&t, w, r);
-	test_v2_calls(&t, w, a);
-	test_v2_replies(&t, w, r);
-	test_truncated(&t, w, a, r);
-	test_malformed(&t, w, a, r);
-	test_lenient(&t, w, a, r);
-	test_no_attrs(&t, w, r);
-	printf("%d passed, %d failed\n", t.pass, t.fail);
+	test_v3_calls(w, a);
+	test_v3_replies(w, r);
+	test_v3_dirlists(w, r);
+	test_v2_calls(w, a);
+	test_v2_replies(w, r);
+	test_truncated(w, a, r);
+	test_malformed(w, a, r);
+	test_lenient(w, a, r);
+	test_no_attrs(w, r);
 	free(a);
 	free(r);
 	free(w);
-	return t.fail == 0 ? 0 : 1;
+	return CHECK_SUMMARY();
 }
