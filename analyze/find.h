@@ -388,7 +388,7 @@ bool an_size_verdict(const struct an_pair *p, const struct an_server *srv,
  * session's fore channel leaves (ca_maxresponsesize for READ,
  * ca_maxrequestsize for WRITE, less AN_SESSION_OVERHEAD for the RPC and
  * COMPOUND headers around the data, rounded down to 4 KiB as Linux's
- * client does).  0: neither seen.  srv may be NULL.
+ * client does).  0: neither seen (name "").  srv may be NULL.
  */
 #define AN_SESSION_OVERHEAD 1024
 uint32_t an_size_limit(const struct an_pair *p, const struct an_server *srv,

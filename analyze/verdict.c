@@ -37,6 +37,8 @@ uint32_t an_size_limit(const struct an_pair *p, const struct an_server *srv,
 {
 	uint32_t lim = 0, room = 0, sz = 0;
 
+	if (n > 0)
+		name[0] = '\0';	/* no limit known: no name */
 	if (srv && srv->have_fsinfo) {
 		lim = write ? srv->wtmax : srv->rtmax;
 		snprintf(name, n, "%s", write ? "wtmax" : "rtmax");
