@@ -22,8 +22,11 @@
  *   -b BATCH    frames a sendmmsg at most (default 64, at most 1024)
  *   -q          no line a second on stderr
  * stdout, one line at the end:
- *   sent P frames B bytes in S s: R frames/s M Mbit/s, L loops, E retries, C cut
- * Exit 0 when every frame asked was sent; 1 on an error (said on stderr);
+ *   sent P frames B bytes in S s: R frames/s M Mbit/s, L loops, E retries,
+ *   C cut, cpu U s
+ * (U: blast's user and system time, which holds the receiving side's
+ * kernel work its softirqs did, unless the kernel counts softirq time
+ * apart).  Exit 0 when every frame asked was sent; 1 on an error (said on stderr);
  * 2 on bad usage.  Needs CAP_NET_RAW.
  */
 #define _GNU_SOURCE
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -359,16 +363,27 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void print_summary(const struct tally *t, const struct frames *f)
+/* user and system seconds since *base (the CPU the load took before) */
+static double cpu_seconds(double base)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6 - base;
+}
+
+static void print_summary(const struct tally *t, const struct frames *f, double cpu0)
 {
 	double s = (double)(now_ns() - t->start) / NS_PER_S;
 
 	printf("sent %llu frames %llu bytes in %.3f s: %.0f frames/s %.1f Mbit/s, "
-	       "%llu loops, %llu retries, %llu cut\n",
+	       "%llu loops, %llu retries, %llu cut, cpu %.3f s\n",
 	       (unsigned long long)t->frames, (unsigned long long)t->bytes, s,
 	       s > 0 ? (double)t->frames / s : 0, s > 0 ? (double)t->bytes * 8 / s / 1e6 : 0,
 	       (unsigned long long)t->loops, (unsigned long long)t->retries,
-	       (unsigned long long)f->cut);
+	       (unsigned long long)f->cut, cpu_seconds(cpu0));
 }
 
 int main(int argc, char **argv)
@@ -377,6 +392,7 @@ int main(int argc, char **argv)
 	struct frames f = { 0 };
 	struct tally t = { 0 };
 	struct opts o;
+	double cpu0;
 	int fd, rc;
 
 	if (parse_opts(argc, argv, &o) < 0) {
@@ -394,8 +410,9 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	cpu0 = cpu_seconds(0);
 	rc = blast(fd, &o, &f, &t);
-	print_summary(&t, &f);
+	print_summary(&t, &f, cpu0);
 	close(fd);
 	frames_free(&f);
 	return rc < 0 ? 1 : 0;
