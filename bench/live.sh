@@ -131,7 +131,7 @@ busy() {
 }
 
 # send RATE LOOPS -> $sent, $srate, $secs, $scpu (the sender's frames,
-# frames/s, seconds sending, CPU seconds or ?)
+# frames/s, seconds sending, CPU seconds or -)
 send() {
 	if [ "$SENDER" = blast ]; then
 		if [ "$1" = top ]; then r=0; else r=$1; fi
@@ -143,17 +143,21 @@ send() {
 		set -- $(awk '/^sent/ { print $2, $9, $7, $(NF - 1) }' "$D/send.log")
 	else
 		# --limit: at top speed tcpreplay checks --duration only between loops
-		if [ "$1" = top ]; then speed="--topspeed"; else speed="--pps $1"; fi
-		if [ "$2" = 0 ]; then lim="--loop 0 --duration $T"; else lim="--loop $2"; fi
+		if [ "$1" = top ]; then
+			speed="--topspeed" lim="--limit $((T * 1000000))"
+		else
+			speed="--pps $1" lim="--limit $(($1 * T))"
+		fi
+		if [ "$2" = 0 ]; then lim="$lim --loop 0 --duration $T"; else lim="--loop $2"; fi
 		# shellcheck disable=SC2046,SC2086
 		ip netns exec $TX $(pin 0) nice -n "$SNICE" tcpreplay -i $IF $speed $lim --preload-pcap \
 			"$PCAP" > "$D/send.log" 2>&1
 		set -- "$(awk '/Actual:/ { print $2 }' "$D/send.log" | tail -1)" \
 			"$(awk '/Rated:/ { for (i = 1; i <= NF; i++) if ($i == "pps") print int($(i - 1)) }' \
 				"$D/send.log" | tail -1)" \
-			"$(awk '/Actual:/ { print $8 }' "$D/send.log" | tail -1)" "?"
+			"$(awk '/Actual:/ { print $8 }' "$D/send.log" | tail -1)" -
 	fi
-	sent=${1:-0} srate=${2:-0} secs=${3:-0} scpu=${4:-?}
+	sent=${1:-0} srate=${2:-0} secs=${3:-0} scpu=${4:--}
 }
 
 # wait until K packet sockets are open in $RX
@@ -239,8 +243,8 @@ step() {
 		taken=$(echo "$pkts $secs" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }')
 	fi
 	us=$(echo "$scpu $sent $rcpu $HZ $pkts" | awk '{
-		printf "%s %s", ($1 == "?" || $2 == 0 ? "?" : sprintf("%.2f", 1e6 * $1 / $2)),
-			($5 == "?" || $5 == 0 ? "?" : sprintf("%.2f", 1e6 * $3 / $4 / $5)) }')
+		printf "%s %s", ($1 == "-" || $2 == 0 ? "-" : sprintf("%.2f", 1e6 * $1 / $2)),
+			($5 == "?" || $5 == 0 ? "-" : sprintf("%.2f", 1e6 * $3 / $4 / $5)) }')
 	# shellcheck disable=SC2086
 	printf "%-6s %2s %3s %8s %9s %8s %5s %9s %8s %7s %8s %7s %8s %4s %4s %5s %5s\n" "$1" "$2" "$PIN" \
 		"$3" "$sent" "$srate" "$vdrop" "$recv" "$drops" "$unread" "$lost" "$taken" "$ops" $cpu $us
