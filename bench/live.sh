@@ -18,7 +18,8 @@
 #     or W of one --fanout group) and per pinning of LIVE_PIN ("no yes":
 #     yes = the sender on CPU 0 and every reader on CPU 1, taskset), the
 #     rates of LIVE_RATES (packets/s) rising for LIVE_SECONDS (10) each,
-#     the file looped, until a step loses a packet, then one step flat
+#     the file looped, until a step loses a packet, then LIVE_BISECT (2)
+#     steps halving the gap to the last clean rate, then one step flat
 #     out ("top"): a row each, and the highest rate without loss;
 #  4. per reader, workers and pinning: one pass of the file (no loop,
 #     so every xid is new) at LIVE_CHECK_RATE (default: 80% of that
@@ -289,19 +290,39 @@ for PIN in $PINS; do
 		"$(ifstat $TX tx_dropped), cpu0/cpu1 busy $(busy "$c0" "$(cpus)") %"
 done
 
+# clean -> true when the last step lost nothing; keeps the best rate
+clean() {
+	[ "$lost" = 0 ] && [ "$drops" = 0 ] || return 1
+	[ "$srate" -gt "$bestsent" ] && best=$rate bestsent=$srate
+	return 0
+}
+
+# bisect TOOL W CLEAN LOSSY: LIVE_BISECT (2) steps between the two rates
+bisect() {
+	lo=$3 hi=$4 bk=0
+	while [ $bk -lt "${LIVE_BISECT:-2}" ]; do
+		rate=$(((lo + hi) / 2))
+		step "$1" "$2" "$rate" 0 || return 1
+		if clean; then lo=$rate; else hi=$rate; fi
+		bk=$((bk + 1))
+	done
+}
+
 : > "$D/best.txt"
 echo "# rising rates, $T s each, the file looped; flat out last (top)"
 header
 for tool in $READERS; do
 	for w in $WORKERS; do
 		for PIN in $PINS; do
-			best=0 bestsent=0
+			best=0 bestsent=0 lo=0
 			for rate in $RATES top; do
 				step "$tool" "$w" "$rate" 0 || exit 1
-				if [ "$lost" = 0 ] && [ "$drops" = 0 ]; then
-					[ "$srate" -gt "$bestsent" ] && best=$rate bestsent=$srate
+				if clean; then
+					lo=$rate
 				elif [ "$rate" != top ]; then
-					# the first loss ends the climb; flat out once more
+					# the first loss ends the climb: halve the gap
+					# LIVE_BISECT times, then flat out once more
+					bisect "$tool" "$w" "$lo" "$rate" || exit 1
 					step "$tool" "$w" top 0 || exit 1
 					break
 				fi
