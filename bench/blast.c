@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,11 +148,19 @@ static int frames_load(struct frames *f, const char *path)
 	struct pcap_pkthdr *h;
 	const unsigned char *p;
 	size_t data_cap = 0;
+	struct stat st;
 	pcap_t *pc;
 	int rc;
 
 	if ((pc = pcap_open_offline(path, err)) == NULL) {
 		fprintf(stderr, "blast: %s\n", err);
+		return -1;
+	}
+	/* the frames take less than the file: one allocation, no copies */
+	if (stat(path, &st) == 0 && st.st_size > 0 &&
+	    grow((void **)&f->data, &data_cap, (size_t)st.st_size, 1) < 0) {
+		fprintf(stderr, "blast: %s: out of memory\n", path);
+		pcap_close(pc);
 		return -1;
 	}
 	while ((rc = pcap_next_ex(pc, &h, &p)) == 1) {

@@ -22,7 +22,7 @@
 #     steps halving the gap to the last clean rate, then one step flat
 #     out ("top"): a row each, and the highest rate without loss;
 #  4. per reader, workers and pinning: one pass of the file (no loop,
-#     so every xid is new) at LIVE_CHECK_RATE (default: 80% of that
+#     so every xid is new) at LIVE_CHECK_RATE (default: half that
 #     highest rate), its operations against the offline run's.
 #
 # A row: the rate asked; what the sender sent and its rate; frames the
@@ -337,10 +337,10 @@ while read -r tool w PIN best bestsent top; do
 	printf "%-6s W=%s pin %-3s %9s %9s  flat out: %s/s\n" "$tool" "$w" "$PIN" "$best" "$bestsent" "$top"
 done < "$D/best.txt"
 
-echo "# one pass (every xid new) at ${LIVE_CHECK_RATE:-80% of the highest rate}: operations against offline"
+echo "# one pass (every xid new) at ${LIVE_CHECK_RATE:-half the highest rate}: operations against offline"
 header
 while read -r tool w PIN best bestsent top; do
-	rate=${LIVE_CHECK_RATE:-$((bestsent * 8 / 10))}
+	rate=${LIVE_CHECK_RATE:-$((bestsent / 2))}
 	[ "$rate" -gt 0 ] || continue
 	step "$tool" "$w" "$rate" 1 || exit 1
 	read -r opk oops < "$D/offline-$tool.txt"
