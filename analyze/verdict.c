@@ -561,6 +561,7 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 		o->start_ns = s->rx_first;
 		o->end_ns = s->rx_last;
 		o->count = s->rx_ops;
+		o->meaning = an_find_rx_meaning(v.cause);
 		snprintf(o->evidence, sizeof(o->evidence),
 			 "%s: %" PRIu64 " of %" PRIu64 " ops retransmitted (%"
 			 PRIu64 " retransmissions, first after %.3f..%.3f ms, "

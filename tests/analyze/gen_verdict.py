@@ -293,6 +293,33 @@ def t_restarts():
           'one server_restart per server, its changes counted: %s, truth %s' % (got, changes))
 
 
+def t_next_step():
+    """The retransmits finding's next step fits its main cause: on the
+    bundled lab capture every re-sent call lost a call, a reply or an IP
+    fragment of one on the link (the lab's drop log, fragments among them),
+    so the advice is the network's: TCP or a smaller rsize, not a slow
+    server's or a timeout's."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'pcaps')
+    truth = json.load(open(os.path.join(src, 'lab-demo.truth.json')))
+    frag, whole = set(), set()
+    for d in truth['drops']:
+        if d.get('xid'):
+            (frag if d['frag'] else whole).add(d['xid'])
+    whole -= frag
+    rep = report(os.path.join(src, 'lab-demo.pcap'))
+    f = [x for x in rep['findings'] if x['kind'] == 'retransmits']
+    check(len(f) == 1, 'one retransmits finding: %s' % kinds(rep))
+    check(frag and len(frag | whole) >= f[0]['count'] if f else False,
+          'the drop log: %d xids lost a fragment, %d whole, for %s re-sent ops'
+          % (len(frag), len(whole), f[0]['count'] if f else None))
+    if f:
+        m = f[0]['meaning']
+        check('lost on the network' in m and 'IP fragments' in m and 'proto=tcp' in m and
+              'rsize' in m, 'next step for losses with fragments: %s' % m)
+        check('never answered' not in m and "client's timeout" not in m,
+              'no other cause\'s advice: %s' % m)
+
+
 def main():
     t_sizes()
     t_time()
@@ -302,6 +329,7 @@ def main():
     t_reset()
     t_missed()
     t_restarts()
+    t_next_step()
     return tally.summary('gen_verdict')
 
 
