@@ -685,6 +685,9 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 		  (unsigned long long)c->tcp_hidden_replies);
 	health_counter(t, "nfscope_tcp_gaps_total", "TCP stream holes "
 		       "skipped.", c->tcp_gaps);
+	health_counter(t, "nfscope_tcp_gaps_missed_total", "TCP stream holes "
+		       "the receiver acknowledged: the capture missed them.",
+		       c->tcp_gaps_missed);
 	health_counter(t, "nfscope_ipfrag_incomplete_total", "IP fragment "
 		       "trains never completed.", c->ipfrag_incomplete);
 	health_counter(t, "nfscope_not_rpc_total", "Messages that failed "
@@ -860,6 +863,29 @@ static size_t mx_render(void *user, char **buf, size_t *cap)
 static uint64_t mx_generation(void *user)
 {
 	return mx_gen_of(user);
+}
+
+int ui_mx_open(struct ui_mx **mx, const char *addr_port, uint32_t max,
+	       const char *who, bool banner, int (*after)(void *), void *arg)
+{
+	char err[256];
+
+	if (addr_port && ((*mx = ui_mx_new(max)) == NULL ||
+			  ui_mx_listen(*mx, addr_port, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
+			*mx ? err : "out of memory");
+		return -1;
+	}
+	if (addr_port && banner)
+		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
+			who, addr_port);
+	if (after(arg) < 0)
+		return -1;
+	if (*mx && ui_mx_start(*mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
+		return -1;
+	}
+	return 0;
 }
 
 int ui_mx_start(struct ui_mx *m, char *err, size_t n)
