@@ -17,6 +17,7 @@
  * wait that collides replaces the older one (its wait is not measured).
  */
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,9 +50,11 @@ struct v4count {
 	int64_t wait_ns, wait_max_ns;	/* their sum, the longest */
 	int64_t pending_ns;		/* BADSESS/STALE: since (0: none) */
 	uint64_t same_conn;		/* REPLAY: from the same client port */
+	uint64_t no_fh;			/* RECALL: its handle not captured */
 	struct v4proc procs[V4_PROCS];
 	uint64_t procs_other;
 	struct nfs_fh fh;		/* the first event's file */
+	uint64_t name_hash;		/* its OPEN's name in fh (0: none) */
 	uint64_t fh_n;			/* events on it */
 	char path[AN_PATH_MAX];
 };
@@ -226,11 +229,22 @@ static void first_path(struct v4count *k, const struct an_op *op)
 		k->path[0] = '\0';	/* too long to name */
 }
 
+/* The file an OPEN by name opens is the name in its handle, a directory
+ * (Linux opens with PUTFH dir OPEN name): the name's hash, 0 for any other
+ * op (names hashing to 0 are one file more). */
+static uint64_t open_name_hash(const struct an_op *op)
+{
+	if (op->proc != NFS4_OP_OPEN || !(op->have & AN_HAVE_NAME))
+		return 0;
+	return base_fnv64(BASE_FNV64_INIT, op->name, strlen(op->name));
+}
+
 static void count_event(struct v4count *k, const struct an_op *op,
 			int64_t ns)
 {
 	const struct nfs_fh none = { .len = 0 };
 	const struct nfs_fh *fh = (op->have & AN_HAVE_FH) ? &op->fh : &none;
+	uint64_t name = open_name_hash(op);
 	uint32_t i;
 
 	if (k->n == 0 || ns < k->first_ns)
@@ -239,9 +253,10 @@ static void count_event(struct v4count *k, const struct an_op *op,
 		k->last_ns = ns;
 	if (k->n == 0) {
 		k->fh = *fh;
+		k->name_hash = name;
 		first_path(k, op);
 	}
-	if (fh_eq(&k->fh, fh))
+	if (fh_eq(&k->fh, fh) && k->name_hash == name)
 		k->fh_n++;
 	k->n++;
 	for (i = 0; i < V4_PROCS; i++) {
@@ -323,7 +338,11 @@ void an_nfs4_add(struct an_find *f, const struct an_op *op)
 	k = trouble_of(op);
 	if (k == K_RECALL) {
 		count_event(&p->k[k], op, op->first_call_ns);
-		wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh, op->first_call_ns);
+		if (!(op->have & AN_HAVE_FH))
+			p->k[k].no_fh++;	/* no return can be matched */
+		else
+			wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh,
+				   op->first_call_ns);
 		return;
 	}
 	if (k >= 0) {
@@ -443,9 +462,14 @@ static void emit_kind(struct an_find *f, const struct v4pair *p, int k)
 				      "longest %.3f s)", wait_what[k],
 				      (double)c->wait_ns / 1e9, c->waits,
 				      (double)c->wait_max_ns / 1e9);
-	if (n < e && k == K_RECALL && c->waits < c->n)
-		snprintf(o->evidence + n, e - n, "; %" PRIu64 " not returned "
-			 "in the capture", c->n - c->waits);
+	if (n < e && k == K_RECALL && c->waits + c->no_fh < c->n)
+		n += (size_t)snprintf(o->evidence + n, e - n, "; %" PRIu64
+				      " not returned in the capture",
+				      c->n - c->waits - c->no_fh);
+	if (n < e && k == K_RECALL && c->no_fh)
+		snprintf(o->evidence + n, e - n, "; %" PRIu64 " whose file "
+			 "handle the capture cut (snaplen): their return not "
+			 "matched", c->no_fh);
 }
 
 void an_nfs4_finish(struct an_find *f)
