@@ -210,6 +210,39 @@ def tshark_recalls(pcap):
     return recalls, returns
 
 
+def recall_waits(recalls, returns):
+    """The recall delay per file, tshark's: CB_RECALL call to DELEGRETURN
+    call of the same handle (s)."""
+    at = {h: float(t) for t, h, _ in returns}
+    return [at[h] - float(t) for t, h, _ in recalls if h in at]
+
+
+def write_truth(path, pcap, hold, write, server):
+    """The recall run's ground truth beside its capture (bundled as
+    pcaps/v41-deleg-recall.truth.json; tests/lab/check_deleg.py)."""
+    files = sorted(hold['files'])
+    recalls, returns = tshark_recalls(pcap)
+    waits = recall_waits(recalls, returns)
+    first = min(files, key=lambda f: hold['files'][f]['recall']['at_ns'])
+    truth = {
+        'capture': 'lab-v4-deleg, recall run: the client end of the TAP link, whole frames',
+        'client': labnet.CLIENT_IP, 'server': labnet.SERVER_IP,
+        'holder': {'delegations': len(files),
+                   'cb_recalls': sum('recall' in hold['files'][f] for f in files),
+                   'delegreturns': len(files), 'first_recalled': '/lab/' + first},
+        'writer': {'nfs4err_delay': sum(write['files'][f]['delays'] for f in files)},
+        'ganesha': {'recalls_sent': server['recalled'][0],
+                    'cb_recall_answered': server['recalled'][1],
+                    'delegreturn_run': server['ops'].get('DELEGRETURN', 0),
+                    'leases_taken_returned': list(server['leases'])},
+        'tshark': {'cb_recall_calls': len(recalls), 'delegreturn_calls': len(returns),
+                   'recall_waits_s': [round(w, 6) for w in waits]},
+    }
+    with open(path, 'w') as f:
+        json.dump(truth, f, indent=1)
+        f.write('\n')
+
+
 def report(nfscope, src):
     cmd = [nfscope, 'report', '--json'] + ([src] if src.endswith('.db') else ['-r', src])
     return json.loads(subprocess.run(cmd, capture_output=True, text=True,
@@ -284,9 +317,7 @@ def check_capture(a, end, pcap, hold, write, live=None):
     first = min(recalled, key=lambda x: hold['files'][x]['recall']['at_ns'])
     check(f['path'] == '/lab/' + first, '%s: deleg_recall\'s file %r, the first '
           'recalled /lab/%s' % (end, f['path'], first))
-    # the recall delay per file, tshark's: CB_RECALL call to DELEGRETURN call
-    at = {h: float(t) for t, h, _ in returns}
-    waits = [at[h] - float(t) for t, h, _ in recalls if h in at]
+    waits = recall_waits(recalls, returns)
     m = re.search(r' ([0-9.]+) s in all \(waits (\d+), longest ([0-9.]+) s\)',
                   f['evidence'])
     check(m is not None and int(m.group(2)) == len(waits) == len(recalled) and
@@ -363,6 +394,8 @@ def main():
         check_capture(a, 'server', caps['server-full'], hold, write)
         for end, whole in (('client-256', 'client'), ('server-256', 'server-full')):
             check_twin(a, end, caps[end], caps[whole])
+        if write is not None:
+            write_truth(caps['client'] + '.truth.json', caps['client'], hold, write, server)
     print('note the checks took %.1f s' % (time.time() - t))
     return tally.summary('lab-v4-deleg')
 
