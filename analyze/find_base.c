@@ -152,6 +152,68 @@ static const char *const meanings[AN_F_NKINDS] = {
 		"workers on one lock file).",
 };
 
+/* The retransmits finding's meaning when one cause is most of them: the
+ * next step that fits it. */
+static const char *const rx_meanings[AN_RX_NCAUSES] = {
+	[AN_RX_NOREPLY] = "The client retransmitted calls, most of them "
+		"never answered: the server did not respond (down, hung, "
+		"overloaded, or a firewall drops its replies); check that it "
+		"serves this client and its logs.",
+	[AN_RX_SLOW] = "The client retransmitted calls, most because the "
+		"server answered after the client's timeout (the reply came "
+		"after the resend, or twice): the server is slow (see the "
+		"time line and slow_server); fix its load, and over UDP raise "
+		"timeo or mount with proto=tcp.",
+	[AN_RX_LOST] = "The client retransmitted calls, most because a call "
+		"or its reply was lost on the network: find the drops "
+		"(netstat -su on both ends, switch port counters); over UDP "
+		"mount with proto=tcp, which recovers a loss in a round trip, "
+		"not a client timeout.",
+	[AN_RX_FRAG] = "The client retransmitted calls, most because a call "
+		"or its reply was lost on the network, many of them large UDP "
+		"messages sent in IP fragments (one lost fragment loses the "
+		"whole datagram): mount with proto=tcp, or lower rsize/wsize "
+		"so each message fits the MTU; find the drops (netstat -su, "
+		"reassembly failures in netstat -s, switch port counters).",
+	[AN_RX_TCP] = "The client sent its calls again on a new TCP "
+		"connection: find what closes the connections (see "
+		"tcp_reset: a firewall or NAT idle timeout, a load balancer, "
+		"the server dropping idle clients).",
+	[AN_RX_LOST_REPLY] = "The client retransmitted calls, most because "
+		"the server's reply was lost on its way to the client: find "
+		"the drops on that direction (netstat -su on the client, "
+		"switch port counters); over UDP mount with proto=tcp.",
+	[AN_RX_SHORT_TIMEOUT] = "The client retransmitted calls sooner "
+		"than this server usually answers: its timeout is too short "
+		"(timeo, or a soft mount's retrans), not the server at "
+		"fault; raise timeo, or mount with proto=tcp.",
+};
+
+/* Losses on the network are one family: which of a lost call and a lost
+ * fragment of its reply (or of a fragmented call and its lost reply) it
+ * was, one end of the link cannot always tell (find.h), and the next step
+ * is the same; fragments in it are said. */
+const char *an_find_rx_meaning(const uint64_t *cause)
+{
+	uint64_t sum = 0, top = 0, net = cause[AN_RX_LOST] +
+		cause[AN_RX_FRAG] + cause[AN_RX_LOST_REPLY];
+	int i, k = -1;
+
+	for (i = 0; i < AN_RX_NCAUSES; i++) {
+		sum += cause[i];
+		if (cause[i] > top) {
+			top = cause[i];
+			k = i;
+		}
+	}
+	if (net > 0 && 2 * net > sum)
+		return rx_meanings[cause[AN_RX_FRAG] ? AN_RX_FRAG :
+				   2 * cause[AN_RX_LOST_REPLY] > net ?
+				   AN_RX_LOST_REPLY : AN_RX_LOST];
+	return k >= 0 && 2 * top > sum ? rx_meanings[k] :
+	       meanings[AN_F_RETRANSMITS];
+}
+
 struct an_finding *an_find_emit(struct an_find *f, enum an_find_kind k)
 {
 	struct an_finding *o;

@@ -286,6 +286,11 @@ uint64_t an_find_fh_hash(const struct nfs_fh *fh, uint64_t h);
 bool an_find_fh_eq(const struct nfs_fh *a, const struct nfs_fh *b);
 /* The static meaning of kind k. */
 const char *an_find_meaning(enum an_find_kind k);
+/* The retransmits finding's meaning for its causes (cause[AN_RX_NCAUSES]):
+ * the next step of the cause that is most of them (the losses on the
+ * network, lost calls, replies and fragments, as one), or the general
+ * one. */
+const char *an_find_rx_meaning(const uint64_t *cause);
 /* Append to o->evidence (n bytes used) the handle client re-validated
  * most often within reval_ms, if any (GETATTR storms). */
 void an_find_reval_evidence(const struct an_find *f,

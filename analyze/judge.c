@@ -26,18 +26,36 @@ const char *const an_size_state_names[AN_SZ_N] = {
 static void line(struct an_verdict *v, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A line of the verdict; one too long for its column goes on at word
+ * boundaries on lines of the same key, indented 2 more (a long IPv6
+ * address must not cut off the word that answers). */
 static void line(struct an_verdict *v, const char *key, const char *fmt, ...)
 {
+	const size_t width = AN_VERDICT_COLS - AN_VERDICT_KEY - 1;
+	char b[4 * AN_VERDICT_COLS];
+	const char *p = b;
+	size_t indent = 0, in;
 	va_list ap;
 
-	if (v->nlines == AN_VERDICT_LINES)
-		return;
-	v->key[v->nlines] = key;
 	va_start(ap, fmt);
-	vsnprintf(v->line[v->nlines], AN_VERDICT_COLS - AN_VERDICT_KEY, fmt,
-		  ap);
+	vsnprintf(b, sizeof(b), fmt, ap);
 	va_end(ap);
-	v->nlines++;
+	while (b[indent] == ' ')
+		indent++;
+	for (in = 0; *p && v->nlines < AN_VERDICT_LINES; in = indent + 2) {
+		size_t n = strlen(p), cut;
+
+		if (in + n > width) {	/* the last space that fits */
+			for (cut = width - in; cut > 0 && p[cut] != ' '; cut--)
+				;
+			n = cut > 0 ? cut : width - in;
+		}
+		snprintf(v->line[v->nlines], AN_VERDICT_COLS - AN_VERDICT_KEY,
+			 "%*s%.*s", (int)in, "", (int)n, p);
+		v->key[v->nlines++] = key;
+		for (p += n; *p == ' '; p++)
+			;
+	}
 }
 
 /* ------------------------------------------------------------- sizes -- */
@@ -540,6 +558,30 @@ static void judge_problems(const struct an_model *m, struct an_verdict *v)
 
 /* ----------------------------------------------------------- capture -- */
 
+/* Holes in TCP streams the capture missed (the receiver acknowledged
+ * past them): the messages in them are lost to the analysis, and their
+ * replies come without a call. */
+static void judge_gaps(const struct an_model *m, struct an_verdict *v)
+{
+	const struct cap_stats *c = m->in.cs;
+	uint64_t orphans = m->in.ds ? m->in.ds->orphan_replies : 0;
+	double kib = (double)c->tcp_gap_missed_bytes / 1024;
+	uint64_t n = c->tcp_gaps_missed;
+
+	if (kib >= 1024)
+		line(v, "capture", "INCOMPLETE: %" PRIu64 " hole%s in TCP "
+		     "streams, %.1f MiB the capture missed", n,
+		     n == 1 ? "" : "s", kib / 1024);
+	else
+		line(v, "capture", "INCOMPLETE: %" PRIu64 " hole%s in TCP "
+		     "streams, %.1f KiB the capture missed", n,
+		     n == 1 ? "" : "s", kib);
+	if (orphans)
+		line(v, "capture", "  %" PRIu64 " repl%s came without %s call",
+		     orphans, orphans == 1 ? "y" : "ies",
+		     orphans == 1 ? "its" : "their");
+}
+
 static void judge_capture(const struct an_model *m, struct an_verdict *v)
 {
 	const struct cap_stats *c = m->in.cs;
@@ -564,6 +606,8 @@ static void judge_capture(const struct an_model *m, struct an_verdict *v)
 		line(v, "capture", "INCOMPLETE: snaplen %" PRIu64 " hid about "
 		     "%" PRIu64 " calls, %" PRIu64 " replies", c->snap_caplen,
 		     v->hidden_calls, v->hidden_replies);
+	if (c->tcp_gaps_missed)
+		judge_gaps(m, v);
 	if (m->in.evictions)
 		line(v, "capture", "INCOMPLETE: %" PRIu64 " entries evicted "
 		     "for memory budgets", m->in.evictions);

@@ -498,7 +498,7 @@ int an_model_build(struct an_model *m, const struct an_model_input *in)
 	m->ops_per_s = an_per_s(m->totals->ops, m->duration_s);
 	m->complete = c->ps_drop == 0 && c->ps_ifdrop == 0 &&
 		      in->evictions == 0 && c->tcp_hidden_spans == 0 &&
-		      !in->cut;
+		      c->tcp_gaps_missed == 0 && !in->cut;
 	for (g = 0; g < AN_BY_N; g++)
 		if ((in->want & AN_MODEL_ROWS(g)) &&
 		    build_rows(m, (enum an_group)g) < 0)

@@ -164,7 +164,8 @@ struct an_model {
 	const struct an_figs_totals *totals;
 	double ops_per_s;		/* totals->ops */
 	bool complete;			/* no drops, evictions, hidden TCP
-					   records, and the input whole */
+					   records, TCP holes the capture
+					   missed, and the input whole */
 	/* rows per group in the writers' order: a group key's rows together
 	   (its AN_PROC_ALL total first), then by program, version,
 	   procedure; files by calls, at most `top` of them */

@@ -385,37 +385,66 @@ static void find_pairs(struct an_find *f, const struct an_figs *figs)
 	}
 }
 
+/* Verifiers among s's recorded changes that an earlier one had: the
+ * server did not restart each time, several answer for its address. */
+static uint32_t verf_returns(const struct an_server *s, uint32_t n)
+{
+	uint32_t i, j, back = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j <= i; j++)
+			if (memcmp(s->verf_changes[i].new_verf,
+				   s->verf_changes[j].old_verf,
+				   NFS_VERF_SIZE) == 0) {
+				back++;
+				break;
+			}
+	return back;
+}
+
+/* One finding per server whose write verifier changed: the first change,
+ * and how many followed (one storm of changes, one finding). */
 static void find_restarts(struct an_find *f, const struct an_figs *figs)
 {
-	uint32_t k, i;
-	char a[64];
+	uint32_t k, n;
+	char a[64], more[256];
 
 	for (k = 0; k < an_figs_nservers(figs); k++) {
 		const struct an_server *s = an_figs_server(figs, k);
+		const struct an_verf_change *c = &s->verf_changes[0];
+		struct an_finding *o;
 
-		for (i = 0; i < s->nverf_changes && i < AN_VERF_CHANGES_MAX; i++) {
-			const struct an_verf_change *c = &s->verf_changes[i];
-			struct an_finding *o = emit(f, AN_F_SERVER_RESTART);
-
-			if (o == NULL)
-				return;
-			o->have_server = true;
-			o->server = s->addr;
-			o->start_ns = o->end_ns = c->ts_ns;
-			o->count = 1;
-			snprintf(o->evidence, sizeof(o->evidence),
-				 "server %s: write verifier %02x%02x%02x%02x"
-				 "%02x%02x%02x%02x -> %02x%02x%02x%02x%02x%02x"
-				 "%02x%02x in frame %" PRIu64 " (%u change%s in "
-				 "all)", astr(&s->addr, a),
-				 c->old_verf[0], c->old_verf[1], c->old_verf[2],
-				 c->old_verf[3], c->old_verf[4], c->old_verf[5],
-				 c->old_verf[6], c->old_verf[7],
-				 c->new_verf[0], c->new_verf[1], c->new_verf[2],
-				 c->new_verf[3], c->new_verf[4], c->new_verf[5],
-				 c->new_verf[6], c->new_verf[7], c->frame,
-				 s->nverf_changes, s->nverf_changes == 1 ? "" : "s");
-		}
+		if (s->nverf_changes == 0)
+			continue;
+		n = s->nverf_changes < AN_VERF_CHANGES_MAX ? s->nverf_changes :
+			AN_VERF_CHANGES_MAX;
+		if ((o = emit(f, AN_F_SERVER_RESTART)) == NULL)
+			return;
+		o->have_server = true;
+		o->server = s->addr;
+		o->start_ns = c->ts_ns;
+		o->end_ns = s->verf_changes[n - 1].ts_ns;
+		o->count = s->nverf_changes;
+		more[0] = '\0';
+		if (n > 1 && verf_returns(s, n))
+			snprintf(more, sizeof(more), "; %u of the first %u "
+				 "changes went back to an earlier verifier: "
+				 "more than one server answers for this address "
+				 "(a cluster or failover pair), not a restart "
+				 "each time", verf_returns(s, n), n);
+		snprintf(o->evidence, sizeof(o->evidence),
+			 "server %s: write verifier %02x%02x%02x%02x"
+			 "%02x%02x%02x%02x -> %02x%02x%02x%02x%02x%02x"
+			 "%02x%02x in frame %" PRIu64 " (%u change%s in "
+			 "all)%s", astr(&s->addr, a),
+			 c->old_verf[0], c->old_verf[1], c->old_verf[2],
+			 c->old_verf[3], c->old_verf[4], c->old_verf[5],
+			 c->old_verf[6], c->old_verf[7],
+			 c->new_verf[0], c->new_verf[1], c->new_verf[2],
+			 c->new_verf[3], c->new_verf[4], c->new_verf[5],
+			 c->new_verf[6], c->new_verf[7], c->frame,
+			 s->nverf_changes, s->nverf_changes == 1 ? "" : "s",
+			 more);
 	}
 }
 
@@ -532,6 +561,7 @@ static void find_retrans(struct an_find *f, uint64_t ipfrag_incomplete)
 		o->start_ns = s->rx_first;
 		o->end_ns = s->rx_last;
 		o->count = s->rx_ops;
+		o->meaning = an_find_rx_meaning(v.cause);
 		snprintf(o->evidence, sizeof(o->evidence),
 			 "%s: %" PRIu64 " of %" PRIu64 " ops retransmitted (%"
 			 PRIu64 " retransmissions, first after %.3f..%.3f ms, "

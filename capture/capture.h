@@ -216,6 +216,10 @@ struct cap_stats {
 	uint64_t tcp_ooo;	/* segments that arrived out of order */
 	uint64_t tcp_gaps;	/* holes skipped (bytes never seen) */
 	uint64_t tcp_gap_bytes;
+	uint64_t tcp_gaps_missed;	/* of them, holes the receiver had
+					   acknowledged: the capture, not the
+					   network, lost those bytes */
+	uint64_t tcp_gap_missed_bytes;
 	uint64_t tcp_resyncs;	/* resynchronisations on a plausible header */
 	uint64_t tcp_mem_evicted;	/* holes declared lost and records cut
 					   short for tcp_mem_max */

@@ -14,7 +14,7 @@
  * most ooo_mem_max captured bytes.  The hole before the first queued
  * segment is declared lost (tcp_gaps, tcp_gap_bytes) when
  *   - the receiver has acknowledged past it (so the capture, not the
- *     network, lost it) and the hole is older than GAP_ACK_SLACK_NS or
+ *     network, lost it: also tcp_gaps_missed) and the hole is older than GAP_ACK_SLACK_NS or
  *     GAP_ACK_SLACK_PKTS frames (captures from multi-core hosts reorder
  *     segments and their ACKs by that much on a clean link); the check runs
  *     before the acknowledging segment's own payload, so calls behind the
@@ -303,6 +303,10 @@ static void hole_check(struct cap_pipe *p, struct tcp_flow *f, bool have_ack,
 
 		if (!(acked && slack) && age < GAP_MAX_AGE_NS)
 			break;
+		if (acked && slack) {	/* the receiver has it */
+			p->st.tcp_gaps_missed++;
+			p->st.tcp_gap_missed_bytes += s->seq - f->next_seq;
+		}
 		gap_skip(p, f);
 	}
 }

@@ -180,11 +180,11 @@ static bool kind_covers(const struct ev_op *o, const struct an_finding *f,
 		return c == (f->write ? EV_C_WRITE : EV_C_READ);
 	case AN_F_SYNC_EXPORT: return (b & EV_B_SYNC_GOT) != 0;
 	case AN_F_SYNC_CLIENT: return (b & EV_B_SYNC_ASKED) != 0;
-	case AN_F_SERVER_RESTART:
+	case AN_F_SERVER_RESTART:	/* the changes, a second either side */
 		d = o->reply_ns - f->start_ns;
 		return (c == EV_C_WRITE || c == EV_C_COMMIT) &&
 		       (b & EV_B_ANSWERED) && d >= -NSEC_PER_SEC &&
-		       d <= NSEC_PER_SEC;
+		       o->reply_ns - f->end_ns <= NSEC_PER_SEC;
 	case AN_F_ERROR_BURST: return (b & EV_B_BURST) && (b & EV_B_NFS);
 	case AN_F_RETRANSMITS: return (b & EV_B_RETRANS) != 0;
 	case AN_F_SHORT_IO: return (b & EV_B_SHORT) != 0;

@@ -24,6 +24,7 @@
 #define CS3(f) { #f, offsetof(struct store_run, cs.f), false, 3 }
 #define V3(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 3 }
 #define V4(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 4 }
+#define V6(pfx, m, f) { pfx #f, offsetof(struct store_run, m.f), false, 6 }
 const struct store_col store_run_cols[] = {
 	RS(first_ns), RS(last_ns), RS(rpc_msgs), RS(ops_stored),
 	CS(packets), CS(bytes), CS(truncated), CS(link_errors), CS(not_ip),
@@ -57,6 +58,9 @@ const struct store_col store_run_cols[] = {
 	V4("dec_", ds, late_held), V4("dec_", ds, late_matched),
 	V4("dec_", ds, late_expired), V4("dec_", ds, late_over_budget),
 	V4("dec_", ds, skew_tolerated),
+	/* version 6: TCP holes the receiver acknowledged (the capture
+	 * missed them): the verdict's "complete" */
+	V6("", cs, tcp_gaps_missed), V6("", cs, tcp_gap_missed_bytes),
 };
 #undef RS
 #undef CS
@@ -65,6 +69,7 @@ const struct store_col store_run_cols[] = {
 #undef CS3
 #undef V3
 #undef V4
+#undef V6
 const size_t store_run_ncols = sizeof(store_run_cols) / sizeof(store_run_cols[0]);
 
 /* Version 2.  Spans of live capture in which the kernel (ps_drop) or the

@@ -56,7 +56,7 @@
 #include "capture/capture.h"
 #include "decode/decode.h"
 
-#define STORE_SCHEMA_VERSION 5	/* 2: table drops; 3: runs.read_error,
+#define STORE_SCHEMA_VERSION 6	/* 2: table drops; 3: runs.read_error,
 				   read_error_offset, runs columns of TCP
 				   records hidden by the snaplen and of
 				   replies decoded by shape, table
@@ -66,7 +66,9 @@
 				   op_rows and its key tables, intervals
 				   lat_p50_ns, lat_p90_ns, lat_p99_ns (older
 				   versions are migrated on write, the
-				   percentiles filled from the blobs) */
+				   percentiles filled from the blobs); 6:
+				   runs columns tcp_gaps_missed,
+				   tcp_gap_missed_bytes */
 #define STORE_ERRBUF_SIZE 512
 #define STORE_TEXT_MAX 512
 

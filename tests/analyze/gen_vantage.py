@@ -30,6 +30,14 @@ from tally import check  # noqa: E402
 CAUSES = ('never_answered', 'slow_server', 'lost_call_or_reply', 'lost_ip_fragments',
           'tcp_reconnect', 'lost_reply', 'client_timeout_under_usual_latency')
 SIDE = {'client': 'client side', 'server': 'server side'}
+# the retransmits finding's next step when one cause is most of them
+# (analyze/find_base.c), else the general meaning
+NEXT = {'never_answered': 'never answered', 'slow_server': "after the client's timeout",
+        'lost_call_or_reply': 'a call or its reply was lost',
+        'lost_ip_fragments': 'large UDP messages sent in IP fragments',
+        'tcp_reconnect': 'new TCP connection', 'lost_reply': 'reply was lost on its way',
+        'client_timeout_under_usual_latency': 'sooner than this server usually answers'}
+GENERAL = 'the causes in the evidence say'
 
 
 def eq(got, want, what):
@@ -118,6 +126,17 @@ def check_end(tmp, end, rtt_us=2000, repeat=10):
             if m:
                 eq(int(m.group(1)), total[key], '%s: %s evidence %s' % (name, f['client'],
                                                                        label))
+        n = sum(total.values())
+        top = max(total, key=total.get) if n else None
+        net = sum(total[k] for k in ('lost_call_or_reply', 'lost_ip_fragments', 'lost_reply'))
+        if net and 2 * net > n:     # losses on the network, one family
+            want_m = NEXT['lost_ip_fragments' if total['lost_ip_fragments'] else
+                          'lost_reply' if 2 * total['lost_reply'] > net else
+                          'lost_call_or_reply']
+        else:
+            want_m = NEXT[top] if top and 2 * total[top] > n else GENERAL
+        check(want_m in f['meaning'], '%s: %s meaning fits the causes %s: %s'
+              % (name, f['client'], dict(total), f['meaning']))
         lost_calls_note = 'not seen at the server side' in f['evidence']
         eq(lost_calls_note, all(points[p] == 'server side' for p in want if
                                 p[0] == f['client']),

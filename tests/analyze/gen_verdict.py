@@ -17,7 +17,12 @@ silent where it was not.
 - the hidden-call estimate of a header-only capture is never below the ops
   recovered from their replies, and within 10% of the generator's count;
 - no TCP finding (tcp_loss, tcp_reset, tcp_stall) where no TCP trouble was
-  made; every verdict line fits 80 columns; healthy said as healthy.
+  made; every verdict line fits 80 columns; healthy said as healthy;
+- segments the capture missed (taken out of the file, the server's ACKs
+  kept) make the capture incomplete, with their number and bytes; the same
+  segments moved later (a hole the sender fills) do not;
+- a server whose write verifier changes many times is one server_restart
+  finding counting the generator's changes.
 """
 import json
 import os
@@ -33,7 +38,7 @@ atexit.register(shutil.rmtree, TMP, True)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 import tally  # noqa: E402
 from tally import check  # noqa: E402
-from pcaprec import delay_from, stall_calls, with_rst  # noqa: E402
+from pcaprec import delay_from, miss_segments, stall_calls, with_rst  # noqa: E402
 
 TCP_FINDINGS = {'tcp_loss', 'tcp_reset', 'tcp_stall'}
 
@@ -70,7 +75,9 @@ def check_block(name, pcap, rep):
         check(k in v, '%s: verdict has %s' % (name, k))
     t = text(pcap).splitlines()
     i = t.index('== Verdict ==') if '== Verdict ==' in t else -1
-    check(0 <= i <= 6, '%s: the verdict comes first (line %d)' % (name, i))
+    said = [l for l in t[:max(i, 0)] if l.startswith('INCOMPLETE')]
+    check(0 <= i <= 6 + 3 * len(said),
+          '%s: the verdict comes first (line %d), after %d INCOMPLETE' % (name, i, len(said)))
     block = t[i + 1:i + 1 + len(v['lines'])]
     check(all(len(l) < 80 for l in block), '%s: verdict lines under 80 columns: %s'
           % (name, [l for l in block if len(l) >= 80]))
@@ -227,6 +234,92 @@ def t_reset():
           'one connection reset: %s' % rep['verdict']['loss'])
 
 
+def t_missed():
+    """Segments the capture missed (the server acknowledged them) make it
+    incomplete, said first; holes the sender fills again do not."""
+    plain = tcp_writes()
+    rep = report(plain)
+    check(rep['capture']['tcp_gaps_missed'] == 0 and rep['verdict']['complete'],
+          'a whole capture: no hole missed, complete')
+    refill = os.path.join(TMP, 'refill.pcap')
+    holes, _ = miss_segments(plain, refill, '10.0.', 4, refill=True)
+    rep = report(refill)
+    check(holes >= 5 and rep['capture']['tcp_ooo'] >= holes,
+          'holes refilled: %d made, %d out of order' % (holes, rep['capture']['tcp_ooo']))
+    check(rep['capture']['tcp_gaps'] == 0 and rep['verdict']['complete'],
+          'holes the sender fills: complete (%s)' % rep['capture']['tcp_gaps'])
+    missed = os.path.join(TMP, 'missed.pcap')
+    holes, nbytes = miss_segments(plain, missed, '10.0.', 4)
+    rep = report(missed)
+    check_block('missed', missed, rep)
+    c = rep['capture']
+    check((c['tcp_gaps_missed'], c['tcp_gap_missed_bytes']) == (holes, nbytes),
+          'holes missed %d (%d bytes), made %d (%d bytes)'
+          % (c['tcp_gaps_missed'], c['tcp_gap_missed_bytes'], holes, nbytes))
+    v = rep['verdict']
+    check(not v['complete'] and not v['healthy'], 'missed segments: incomplete')
+    want = 'INCOMPLETE: %d holes in TCP streams' % holes
+    check(any(l['key'] == 'capture' and l['text'].startswith(want) for l in v['lines']),
+          'the verdict says it: %s' % [l['text'] for l in v['lines']])
+    t = text(missed).splitlines()
+    check(any(l.startswith(want) for l in t[:8]), 'said in the first lines: %s' % t[:8])
+
+
+def t_restarts():
+    """A server whose write verifier changes many times is one
+    server_restart finding with the generator's count of changes, not one
+    finding per change."""
+    truthf = os.path.join(TMP, 'verf.json')
+    pcap = gen('verf', ['--scenario', 'pipeline', '--count', '300', '--size', '32768',
+                        '--seed', '9'], truth=True)
+    last, changes = {}, {}
+    for l in open(truthf):
+        m = json.loads(l)
+        verf = (m.get('res') or {}).get('verf')
+        if m.get('type') != 'reply' or m.get('proc') not in (7, 21) or not verf:
+            continue
+        s = m['src']
+        if s in last and last[s] != verf:
+            changes[s] = changes.get(s, 0) + 1
+        last[s] = verf
+    rep = report(pcap)
+    got = {}
+    for f in rep['findings']:
+        if f['kind'] == 'server_restart':
+            got.setdefault(f['server'], []).append(f['count'])
+    check(len(changes) >= 1 and all(n > 1 for n in changes.values()),
+          'the generator changed verifiers: %s' % changes)
+    check(got == {s: [n] for s, n in changes.items()},
+          'one server_restart per server, its changes counted: %s, truth %s' % (got, changes))
+
+
+def t_next_step():
+    """The retransmits finding's next step fits its main cause: on the
+    bundled lab capture every re-sent call lost a call, a reply or an IP
+    fragment of one on the link (the lab's drop log, fragments among them),
+    so the advice is the network's: TCP or a smaller rsize, not a slow
+    server's or a timeout's."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'pcaps')
+    truth = json.load(open(os.path.join(src, 'lab-demo.truth.json')))
+    frag, whole = set(), set()
+    for d in truth['drops']:
+        if d.get('xid'):
+            (frag if d['frag'] else whole).add(d['xid'])
+    whole -= frag
+    rep = report(os.path.join(src, 'lab-demo.pcap'))
+    f = [x for x in rep['findings'] if x['kind'] == 'retransmits']
+    check(len(f) == 1, 'one retransmits finding: %s' % kinds(rep))
+    check(frag and len(frag | whole) >= f[0]['count'] if f else False,
+          'the drop log: %d xids lost a fragment, %d whole, for %s re-sent ops'
+          % (len(frag), len(whole), f[0]['count'] if f else None))
+    if f:
+        m = f[0]['meaning']
+        check('lost on the network' in m and 'IP fragments' in m and 'proto=tcp' in m and
+              'rsize' in m, 'next step for losses with fragments: %s' % m)
+        check('never answered' not in m and "client's timeout" not in m,
+              'no other cause\'s advice: %s' % m)
+
+
 def main():
     t_sizes()
     t_time()
@@ -234,6 +327,9 @@ def main():
     t_hidden()
     t_stall()
     t_reset()
+    t_missed()
+    t_restarts()
+    t_next_step()
     return tally.summary('gen_verdict')
 
 

@@ -134,9 +134,9 @@ def covered(o, f):
             f.get('server', o['server']) != o['server']:
         return False
     a, b = (ns(f['start']), ns(f['end'])) if 'start' in f else (0, 0)
-    if k == 'server_restart':
+    if k == 'server_restart':           # its changes, a second either side
         return p in (7, 21) and o.get('answered') and \
-            abs(o['reply_ns'] - a) <= 10**9
+            a - 10**9 <= o['reply_ns'] <= b + 10**9
     if k in ('error_burst', 'latency_shift'):
         b -= 1                          # [start, end)
     elif k.endswith('storm'):

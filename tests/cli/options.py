@@ -166,8 +166,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--force', '--quiet')
     check(p.returncode == 0, 'record: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5,
-          'new database has schema version 5')
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 6,
+          'new database has schema version 6')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
           .fetchone()[0] == 1, 'new database has table drops')
     check(con.execute("SELECT count(*) FROM sqlite_schema WHERE name = "
@@ -191,8 +191,8 @@ def test_migration():
     p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
     check(p.returncode == 0, 'record appends to a schema 1 database: %s' % p.stderr)
     con = sqlite3.connect(db)
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
-          con.execute('PRAGMA user_version').fetchone()[0] == 5 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 6 and
+          con.execute('PRAGMA user_version').fetchone()[0] == 6 and
           con.execute("SELECT count(*) FROM pragma_table_info('runs') "
                       "WHERE name LIKE 'read_error%'").fetchone()[0] == 2 and
           con.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'drops'")
@@ -203,7 +203,7 @@ def test_migration():
           con.execute('SELECT count(*) FROM runs WHERE dec_shape_fit = 0')
           .fetchone()[0] == 2 and
           con.execute('SELECT count(*) FROM runs').fetchone()[0] == 2,
-          'schema 1 migrated to 5 on append, both runs there')
+          'schema 1 migrated to 6 on append, both runs there')
     con.close()
 
 
@@ -240,15 +240,34 @@ def test_migration_v2():
     check(p.returncode == 0, 'record appends to a schema 2 database: %s' % p.stderr)
     con = sqlite3.connect(db)
     cols = {r[1] for r in con.execute('PRAGMA table_info(runs)')}
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 6 and
           all(c in cols for c in HIDDEN_COLS) and
           con.execute('SELECT count(*) FROM runs WHERE tcp_hidden_spans = 0')
           .fetchone()[0] == 2,
-          'schema 2 migrated to 5 on append: runs has the hidden columns')
+          'schema 2 migrated to 6 on append: runs has the hidden columns')
     con.close()
 
 
 PCT_COLS = ('lat_p50_ns', 'lat_p90_ns', 'lat_p99_ns')
+MISSED_COLS = ('tcp_gaps_missed', 'tcp_gap_missed_bytes')
+
+
+def test_migration_v5():
+    """A schema 5 database (runs without the columns of the TCP holes
+    the capture missed) is read as it is (none missed) and gets them,
+    0 for the old run, when record appends to it."""
+    db = old_schema('v5.db', 'runs', MISSED_COLS, 5)
+    p = run('report', '--json', db)
+    check(p.returncode == 0 and json.loads(p.stdout)['capture']['tcp_gaps_missed'] == 0,
+          'report reads a schema 5 database: %s' % p.stderr)
+    p = run('record', '-r', SAMPLE, '-w', db, '--quiet')
+    check(p.returncode == 0, 'record appends to a schema 5 database: %s' % p.stderr)
+    con = sqlite3.connect(db)
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 6 and
+          con.execute('SELECT count(*) FROM runs WHERE tcp_gaps_missed = 0 AND '
+                      'tcp_gap_missed_bytes = 0').fetchone()[0] == 2,
+          'schema 5 migrated to 6 on append: runs has the missed-hole columns')
+    con.close()
 
 
 def test_migration_v4():
@@ -266,11 +285,11 @@ def test_migration_v4():
     q = ('SELECT start_ns, prog, vers, proc, client, server, lat_count, %s '
          'FROM intervals WHERE run = ? ORDER BY 1, 2, 3, 4, 5, 6' % ', '.join(PCT_COLS))
     old, new = con.execute(q, (1,)).fetchall(), con.execute(q, (2,)).fetchall()
-    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 5 and
+    check(con.execute('SELECT max(version) FROM schema_version').fetchone()[0] == 6 and
           len(old) > 5 and old == new and
           all((r[7] is None) == (r[6] == 0) for r in old) and
           any(r[7] is not None for r in old),
-          'schema 4 migrated to 5 on append: the percentiles of the old run '
+          'schema 4 migrated to 6 on append: the percentiles of the old run '
           'filled as the new run writes them (%d rows)' % len(old))
     hexes = con.execute('SELECT xid_hex, xid FROM ops_hex').fetchall()
     check(len(hexes) > 64 and all(h == '0x%08x' % x for h, x in hexes),
@@ -325,6 +344,7 @@ def main():
     test_migration()
     test_migration_v2()
     test_migration_v4()
+    test_migration_v5()
     return tally.summary()
 
 

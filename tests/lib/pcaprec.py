@@ -147,3 +147,31 @@ def delay_from(pcap, out, server_prefix, delay_ns):
     pk.sort(key=lambda p: p[0])
     write_pcap(out, hdr, pk)
     return out
+
+
+def miss_segments(pcap, out, client_prefix, every, refill=False):
+    """The middle segment of every every-th call the client sends in three
+    segments or more taken out, as a loaded capture host misses it (the
+    server still acknowledges it); refill: moved after the next segment
+    instead, as a sender fills a hole the network made.  Returns (holes,
+    bytes) made."""
+    hdr, pk = read_pcap(pcap)
+    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
+    runs, run = [], []
+    for i, p in enumerate(pk):
+        t = tcp_parts(p[1])
+        if t is not None and t[0].startswith(pre) and t[2] > 0:
+            run.append(i)
+            continue
+        if len(run) >= 3:
+            runs.append(run)
+        run = []
+    take = [r[1] for r in runs[::every]]
+    nbytes = sum(tcp_parts(pk[i][1])[2] for i in take)
+    for i in reversed(take):
+        p = pk.pop(i)
+        if refill:
+            p[0] = pk[i][0] + 1
+            pk.insert(i + 1, p)
+    write_pcap(out, hdr, pk)
+    return len(take), nbytes

@@ -149,7 +149,7 @@ def t_migration_v3():
     nfscope('record', '-r', pcap, '-w', db, '--quiet')
     con = sqlite3.connect(db)
     eq(con.execute('SELECT max(version) FROM schema_version').fetchone()[0],
-       5, 'schema 3 migrated to 5 on append')
+       6, 'schema 3 migrated to 6 on append')
     eq(con.execute('SELECT id, dec_late_held > 0, tcp_rejected FROM runs '
                    'ORDER BY id').fetchall(), [(1, 0, 0), (2, 1, 0)],
        'schema 3 migrated: old run 0, new run counted')

@@ -864,7 +864,7 @@ def mode_compact():
     r1 = con.execute("SELECT count(*), max(id) FROM ops WHERE run = 1").fetchone()
     r2 = con.execute("SELECT count(*), min(id) FROM ops WHERE run = 2").fetchone()
     check(len(ids) == len(set(ids)) and r1[0] == r2[0] > 0 and r2[1] > r1[1] and
-          con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == 5,
+          con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == 6,
           "appended to schema 4: ids %d unique of %d, runs %s %s" % (
               len(set(ids)), len(ids), r1, r2))
     con.close()

@@ -77,6 +77,7 @@ struct env {
 	struct cap_pipe *pipe;
 	struct sink sink;
 	int64_t ts;
+	uint32_t ack;	/* the next segment's acknowledgment number */
 };
 
 static void put16(uint8_t *p, uint32_t v)
@@ -111,6 +112,7 @@ static void seg(struct env *e, int dir, uint32_t seq, uint8_t flags,
 	put16(f + 34, dir ? 2049 : 800);
 	put16(f + 36, dir ? 800 : 2049);
 	put32(f + 38, seq);
+	put32(f + 42, e->ack);
 	f[46] = 5 << 4;
 	f[47] = flags | TH_ACK;
 	if (plen)
@@ -340,6 +342,37 @@ static void test_hole_in_body(void)
 	CHECK(e.sink.n == 2 && msg_is(&e.sink.g[1], 96, 2, 96, 0));
 	CHECK(st->tcp_gaps == 1 && st->tcp_gap_bytes == 400);
 	CHECK(st->tcp_resyncs == 0 && st->tcp_ooo == 1);
+	/* no ACK said the receiver had the hole: not the capture's miss */
+	CHECK(st->tcp_gaps_missed == 0 && st->tcp_gap_missed_bytes == 0);
+	env_fini(&e);
+}
+
+/* The receiver acknowledges past a hole: it got those bytes, the capture
+ * did not (tcp_gaps_missed); a hole the sender fills again is neither. */
+static void test_hole_missed(void)
+{
+	struct env e;
+	uint8_t b[4096];
+	uint32_t n = 0;
+	const struct cap_stats *st;
+
+	env_init(&e, NULL);
+	n += record(b, 996, 1);		/* 1000 */
+	n += record(b + n, 96, 2);	/* 100 */
+	seg(&e, 0, 1, 0, b, 400, -1);
+	seg(&e, 0, 801, 0, b + 800, 100, -1);	/* 400..799 not seen */
+	seg(&e, 0, 401, 0, b + 400, 400, -1);	/* resent: fills it */
+	st = cap_pipe_stats(e.pipe);
+	CHECK(st->tcp_gaps == 0 && st->tcp_gaps_missed == 0);
+	seg(&e, 0, 901, 0, b + 900, 120, -1);	/* to 1019: record 1 whole */
+	seg(&e, 0, 1071, 0, b + 1070, 30, -1);	/* 1020..1069 not seen */
+	e.ack = 1 + n;				/* the server has it all */
+	seg(&e, 1, 1, 0, NULL, 0, -1);		/* its pure ACK, 1 ms on */
+	CHECK(st->tcp_gaps == 1 && st->tcp_gap_bytes == 50);
+	CHECK(st->tcp_gaps_missed == 1 && st->tcp_gap_missed_bytes == 50);
+	cap_pipe_flush(e.pipe);
+	CHECK(e.sink.n == 2 && msg_is(&e.sink.g[0], 996, 1, 996, 0));
+	CHECK(e.sink.n == 2 && msg_is(&e.sink.g[1], 96, 2, 16, CAP_MSG_HOLE));
 	env_fini(&e);
 }
 
@@ -548,6 +581,7 @@ int main(void)
 	test_split_mark();
 	test_ooo_and_retrans();
 	test_hole_in_body();
+	test_hole_missed();
 	test_lost_mark_resync();
 	test_mid_connection();
 	test_syn_reject();

@@ -234,6 +234,7 @@ static void json_summary(struct dump_ctx *x, const struct cap_stats *cs,
 		jw_u64(&w, "truncated_packets", cs->truncated);
 		jw_u64(&w, "ipfrag_incomplete", cs->ipfrag_incomplete);
 		jw_u64(&w, "tcp_gaps", cs->tcp_gaps);
+		jw_u64(&w, "tcp_gaps_missed", cs->tcp_gaps_missed);
 		jw_u64(&w, "tcp_resyncs", cs->tcp_resyncs);
 		jw_u64(&w, "tcp_retrans", cs->tcp_retrans);
 		jw_u64(&w, "tcp_not_rpc", cs->tcp_not_rpc);
@@ -315,6 +316,11 @@ static void text_summary(struct dump_ctx *x, const struct cap_stats *cs,
 			cs->tcp_hidden_spans, cs->tcp_hidden_bytes,
 			cs->tcp_hidden_flows, cs->tcp_seg_cut_max,
 			cs->tcp_seg_max);
+	if (cs->tcp_gaps_missed)
+		fprintf(x->out, "# missed by the capture: %" PRIu64 " TCP holes, "
+			"%" PRIu64 " bytes the receiver acknowledged; the "
+			"messages in them are not above\n", cs->tcp_gaps_missed,
+			cs->tcp_gap_missed_bytes);
 	if (cut) {
 		char m[CAP_ERRBUF_SIZE + 96];
 

@@ -332,6 +332,8 @@ static void j_health(struct jw *w, const struct an_model *m)
 	jw_u64(w, "tcp_retrans", c->tcp_retrans);
 	jw_u64(w, "tcp_gaps", c->tcp_gaps);
 	jw_u64(w, "tcp_gap_bytes", c->tcp_gap_bytes);
+	jw_u64(w, "tcp_gaps_missed", c->tcp_gaps_missed);
+	jw_u64(w, "tcp_gap_missed_bytes", c->tcp_gap_missed_bytes);
 	jw_u64(w, "tcp_resyncs", c->tcp_resyncs);
 	jw_u64(w, "tcp_rejected", c->tcp_rejected);
 	jw_u64(w, "flows_evicted", c->flows_evicted);

@@ -616,6 +616,22 @@ static void text_hidden(FILE *f, const struct an_model *m)
 		c->tcp_seg_max);
 }
 
+/* Holes in TCP streams the capture missed (the receiver acknowledged
+ * past them): the messages in them are missing. */
+static void text_gaps(FILE *f, const struct an_model *m)
+{
+	const struct cap_stats *c = m->in.cs;
+
+	if (c->tcp_gaps_missed == 0)
+		return;
+	fprintf(f, "INCOMPLETE: %" PRIu64 " holes in TCP streams, %" PRIu64
+		" bytes the capture missed (the receiver acknowledged them; a "
+		"larger -B buffer helps): their calls and replies are missing, "
+		"%" PRIu64 " replies came without their call\n",
+		c->tcp_gaps_missed, c->tcp_gap_missed_bytes,
+		m->in.ds ? m->in.ds->orphan_replies : 0);
+}
+
 /* Said first, and plainly: which figures are incomplete and why. */
 void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 {
@@ -657,6 +673,7 @@ void rep_text_incomplete(const struct rep *r, const struct an_model *m)
 			"or paths are missing (raise --xid-max, --dec-xid-max, "
 			"--flows-max, --frag-mem, --names-max or --late-mem)\n",
 			m->in.evictions);
+	text_gaps(r->out, m);
 	text_hidden(r->out, m);
 }
 

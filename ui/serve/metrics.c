@@ -685,6 +685,9 @@ static void health_text(struct tbuf *t, const struct mx_state *st,
 		  (unsigned long long)c->tcp_hidden_replies);
 	health_counter(t, "nfscope_tcp_gaps_total", "TCP stream holes "
 		       "skipped.", c->tcp_gaps);
+	health_counter(t, "nfscope_tcp_gaps_missed_total", "TCP stream holes "
+		       "the receiver acknowledged: the capture missed them.",
+		       c->tcp_gaps_missed);
 	health_counter(t, "nfscope_ipfrag_incomplete_total", "IP fragment "
 		       "trains never completed.", c->ipfrag_incomplete);
 	health_counter(t, "nfscope_not_rpc_total", "Messages that failed "
