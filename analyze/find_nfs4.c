@@ -73,6 +73,7 @@ struct v4wait {
 	uint8_t kind;
 	uint32_t pair, proc;
 	struct nfs_fh fh;
+	uint64_t name;			/* an OPEN's name in fh (0: none) */
 	int64_t since_ns;
 };
 
@@ -153,33 +154,38 @@ static uint32_t wait_proc(uint32_t proc)
 	return proc == NFS4_OP_LOCKT ? NFS4_OP_LOCK : proc;
 }
 
+/* A wait's file is its handle and, for an OPEN, its name (name:
+ * open_name_hash). */
 static struct v4wait *wait_slot(struct an_v4find *v, int kind, int32_t pair,
-				uint32_t proc, const struct nfs_fh *fh)
+				uint32_t proc, const struct nfs_fh *fh,
+				uint64_t name)
 {
 	uint64_t h = fh_hash(fh, (uint64_t)pair * 31 + proc * 7 + (uint64_t)kind);
 
-	return &v->wait[h % V4_WAITS];
+	return &v->wait[(h ^ name) % V4_WAITS];
 }
 
 static bool wait_is(const struct v4wait *w, int kind, int32_t pair,
-		    uint32_t proc, const struct nfs_fh *fh)
+		    uint32_t proc, const struct nfs_fh *fh, uint64_t name)
 {
 	return w->used && w->kind == kind && w->pair == (uint32_t)pair &&
-	       w->proc == proc && fh_eq(&w->fh, fh);
+	       w->proc == proc && fh_eq(&w->fh, fh) && w->name == name;
 }
 
 static void wait_start(struct an_v4find *v, int kind, int32_t pair,
-		       uint32_t proc, const struct nfs_fh *fh, int64_t ns)
+		       uint32_t proc, const struct nfs_fh *fh, uint64_t name,
+		       int64_t ns)
 {
-	struct v4wait *w = wait_slot(v, kind, pair, proc, fh);
+	struct v4wait *w = wait_slot(v, kind, pair, proc, fh, name);
 
-	if (wait_is(w, kind, pair, proc, fh))
+	if (wait_is(w, kind, pair, proc, fh, name))
 		return;		/* waiting since its first refusal */
 	w->used = true;
 	w->kind = (uint8_t)kind;
 	w->pair = (uint32_t)pair;
 	w->proc = proc;
 	w->fh = *fh;
+	w->name = name;
 	w->since_ns = ns;
 }
 
@@ -196,11 +202,11 @@ static void count_wait(struct v4count *k, int64_t ns)
 /* The op ended the wait of kind `kind` on its (pair, proc, file). */
 static void wait_end(struct an_v4find *v, struct v4pair *p, int kind,
 		     int32_t pair, uint32_t proc, const struct nfs_fh *fh,
-		     int64_t ns)
+		     uint64_t name, int64_t ns)
 {
-	struct v4wait *w = wait_slot(v, kind, pair, proc, fh);
+	struct v4wait *w = wait_slot(v, kind, pair, proc, fh, name);
 
-	if (!wait_is(w, kind, pair, proc, fh))
+	if (!wait_is(w, kind, pair, proc, fh, name))
 		return;
 	count_wait(&p->k[kind], ns - w->since_ns);
 	w->used = false;
@@ -237,6 +243,14 @@ static uint64_t open_name_hash(const struct an_op *op)
 	if (op->proc != NFS4_OP_OPEN || !(op->have & AN_HAVE_NAME))
 		return 0;
 	return base_fnv64(BASE_FNV64_INIT, op->name, strlen(op->name));
+}
+
+/* Whether the op's file is known: not an OPEN whose name the snaplen cut
+ * (its handle is the directory's).  A wait is measured on a known file. */
+static bool file_known(const struct an_op *op)
+{
+	return op->proc != NFS4_OP_OPEN || (op->have & AN_HAVE_NAME) ||
+	       !(op->flags & AN_OP_CALL_TRUNC);
 }
 
 static void count_event(struct v4count *k, const struct an_op *op,
@@ -276,16 +290,19 @@ static void success(struct an_v4find *v, struct v4pair *p, int32_t pair,
 {
 	const struct nfs_fh none = { .len = 0 };
 	const struct nfs_fh *fh = (op->have & AN_HAVE_FH) ? &op->fh : &none;
+	uint64_t name = open_name_hash(op);
 	int64_t end = op->reply_ns;
 
-	wait_end(v, p, K_DELAY, pair, op->proc, fh, end);
-	wait_end(v, p, K_GRACE, pair, op->proc, fh, end);
+	if (file_known(op)) {
+		wait_end(v, p, K_DELAY, pair, op->proc, fh, name, end);
+		wait_end(v, p, K_GRACE, pair, op->proc, fh, name, end);
+	}
 	if (op->proc == NFS4_OP_LOCK)
-		wait_end(v, p, K_DENIED, pair, NFS4_OP_LOCK, fh, end);
+		wait_end(v, p, K_DENIED, pair, NFS4_OP_LOCK, fh, 0, end);
 	if (op->proc == NFS4_OP_DELEGRETURN) {
 		struct v4count *r = &p->k[K_RECALL];
 
-		wait_end(v, p, K_RECALL, pair, NFS4_OP_CB_RECALL, fh,
+		wait_end(v, p, K_RECALL, pair, NFS4_OP_CB_RECALL, fh, 0,
 			 op->first_call_ns);
 		/* the recall came on the back channel, where the server's
 		   names are not known: the return names the file */
@@ -341,15 +358,16 @@ void an_nfs4_add(struct an_find *f, const struct an_op *op)
 		if (!(op->have & AN_HAVE_FH))
 			p->k[k].no_fh++;	/* no return can be matched */
 		else
-			wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh,
+			wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh, 0,
 				   op->first_call_ns);
 		return;
 	}
 	if (k >= 0) {
 		count_event(&p->k[k], op, op->first_call_ns);
-		if (k == K_DELAY || k == K_GRACE || k == K_DENIED)
+		if ((k == K_DELAY || k == K_GRACE || k == K_DENIED) &&
+		    file_known(op))
 			wait_start(v, k, pi, wait_proc(op->proc), fh,
-				   op->first_call_ns);
+				   open_name_hash(op), op->first_call_ns);
 		else if ((k == K_BADSESS || k == K_STALE) &&
 			 p->k[k].pending_ns == 0)
 			p->k[k].pending_ns = op->first_call_ns;

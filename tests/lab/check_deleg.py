@@ -63,7 +63,7 @@ def main():
     truth = json.load(open(truth_path))
     hold, ts = truth['holder'], truth['tshark']
     # the truth agrees with itself: the clients, ganesha, tshark
-    check(hold['cb_recalls'] == truth['ganesha']['recalls_sent'] == ts['cb_recall_calls'],
+    check(hold['cb_recalls'] == truth['ganesha']['cb_calls_sent'] == ts['cb_recall_calls'],
           'truth: recalls %s' % truth)
     got = findings(nfscope, pcap)
     dr, nd = got.get('deleg_recall'), got.get('nfs4_delay')
@@ -86,6 +86,10 @@ def main():
                   nd['count'], truth['writer']['nfs4err_delay']))
         check('; 1 of them on %s;' % hold['first_recalled'] in nd['evidence'],
               'nfs4_delay: one DELAY on each file, the first named: %s' % nd['evidence'])
+        w = waits(nd)
+        check(w is not None and w[1] == truth['writer']['files_delayed'],
+              'nfs4_delay: one wait per file the writer waited on (%d): %s' % (
+                  truth['writer']['files_delayed'], nd['evidence']))
     os.makedirs(work, exist_ok=True)
     short = os.path.join(work, 'v41-deleg-recall-256.pcap')
     cut(pcap, short, 256)
@@ -93,6 +97,10 @@ def main():
     check({k: f['count'] for k, f in got.items()} ==
           {'deleg_recall': hold['cb_recalls'], 'nfs4_delay': truth['writer']['nfs4err_delay']},
           '-s 256: the same findings and counts: %s' % {k: f['count'] for k, f in got.items()})
+    nd = got.get('nfs4_delay', {'evidence': ''})
+    w = waits(nd)
+    check(w is None or w[1] == truth['writer']['files_delayed'],
+          '-s 256: the OPENs\' names cut, no wait said of the wrong file: %s' % nd['evidence'])
     dr = got.get('deleg_recall', {'evidence': ''})
     check('%d whose file handle the capture cut' % hold['cb_recalls'] in dr['evidence'] and
           'not returned' not in dr['evidence'],

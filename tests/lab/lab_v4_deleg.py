@@ -108,11 +108,13 @@ class LabDeleg(lab_v4.LabV4):
         return cmds.count(2), cmds.count(3)
 
     def recalled(self):
-        """ganesha's log so far: (recalls it sent, CB_RECALLs answered OK).
-        A recall's own "successfully recalled" line is missing when the
-        DELEGRETURN is handled first ("Delegation is already returned")."""
+        """ganesha's log so far: (back-channel calls it sent, CB_RECALLs
+        answered OK).  Not its recall attempts (delegrecall_impl): each
+        conflicting OPEN asks again while one is under way; nor its
+        "successfully recalled", missing when the DELEGRETURN is handled
+        first ("Delegation is already returned")."""
         log = open(os.path.join(self.work, 'ganesha.log')).read()
-        return (len(re.findall(r'delegrecall_impl :NFS CB :DEBUG :Delegation for STATE', log)),
+        return (len(re.findall(r'nfs_rpc_call :NFS CB :DEBUG :\(rpc_call_t \*\)call =', log)),
                 len(re.findall(r'delegrecall_completion_func :NFS CB :DEBUG :0x[0-9a-f]+ '
                                r'Success', log)))
 
@@ -217,6 +219,14 @@ def recall_waits(recalls, returns):
     return [at[h] - float(t) for t, h, _ in recalls if h in at]
 
 
+def evidence_waits(f):
+    """(sum s, count, longest s) of the waits a finding's evidence says,
+    or None."""
+    m = re.search(r' ([0-9.]+) s in all \(waits (\d+), longest ([0-9.]+) s\)',
+                  f['evidence'])
+    return m and (float(m.group(1)), int(m.group(2)), float(m.group(3)))
+
+
 def write_truth(path, pcap, hold, write, server):
     """The recall run's ground truth beside its capture (bundled as
     pcaps/v41-deleg-recall.truth.json; tests/lab/check_deleg.py)."""
@@ -230,8 +240,9 @@ def write_truth(path, pcap, hold, write, server):
         'holder': {'delegations': len(files),
                    'cb_recalls': sum('recall' in hold['files'][f] for f in files),
                    'delegreturns': len(files), 'first_recalled': '/lab/' + first},
-        'writer': {'nfs4err_delay': sum(write['files'][f]['delays'] for f in files)},
-        'ganesha': {'recalls_sent': server['recalled'][0],
+        'writer': {'nfs4err_delay': sum(write['files'][f]['delays'] for f in files),
+                   'files_delayed': sum(write['files'][f]['delays'] > 0 for f in files)},
+        'ganesha': {'cb_calls_sent': server['recalled'][0],
                     'cb_recall_answered': server['recalled'][1],
                     'delegreturn_run': server['ops'].get('DELEGRETURN', 0),
                     'leases_taken_returned': list(server['leases'])},
@@ -276,7 +287,7 @@ def check_server(hold, write, server):
           'ganesha ran %d DELEGRETURNs, the holder sent %d' % (
               server['ops'].get('DELEGRETURN', 0), len(files)))
     check(server['recalled'] == (len(recalled), len(recalled)),
-          'ganesha\'s log: %d recalls sent, %d answered OK; the holder got and answered '
+          'ganesha\'s log: %d CB calls sent, %d CB_RECALLs answered OK; the holder got and answered '
           '%d CB_RECALLs' % (server['recalled'] + (len(recalled),)))
     check(server['leases'] == (len(granted), len(files)),
           'ganesha\'s FSAL took %d leases and gave back %d; delegations granted %d, '
@@ -318,19 +329,23 @@ def check_capture(a, end, pcap, hold, write, live=None):
     check(f['path'] == '/lab/' + first, '%s: deleg_recall\'s file %r, the first '
           'recalled /lab/%s' % (end, f['path'], first))
     waits = recall_waits(recalls, returns)
-    m = re.search(r' ([0-9.]+) s in all \(waits (\d+), longest ([0-9.]+) s\)',
-                  f['evidence'])
-    check(m is not None and int(m.group(2)) == len(waits) == len(recalled) and
-          abs(float(m.group(1)) - sum(waits)) < 0.0015 and
-          abs(float(m.group(3)) - max(waits)) < 0.0015,
+    w = evidence_waits(f)
+    check(w is not None and w[1] == len(waits) == len(recalled) and
+          abs(w[0] - sum(waits)) < 0.0015 and abs(w[2] - max(waits)) < 0.0015,
           '%s: the wait to DELEGRETURN %s, tshark\'s %.4f s in all, longest %.4f s (%d)' % (
-              end, m.groups() if m else f['evidence'], sum(waits),
-              max(waits) if waits else -1, len(waits)))
+              end, w or f['evidence'], sum(waits), max(waits) if waits else -1, len(waits)))
     delays = sum(write['files'][x]['delays'] for x in files)
+    delayed = [x for x in files if write['files'][x]['delays']]
     nd = [x for x in got if x['kind'] == 'nfs4_delay']
     check(len(nd) == 1 and nd[0]['count'] == delays,
           '%s: nfs4_delay %s, the writer\'s NFS4ERR_DELAYs %d' % (
               end, [(x['count'], x['client']) for x in nd], delays))
+    # the writer's refused OPENs of the files interleave (one directory
+    # handle): one wait measured per file, each from its own first refusal
+    w = evidence_waits(nd[0]) if nd else None
+    check(w is not None and w[1] == len(delayed),
+          '%s: nfs4_delay measured %s waits, the writer waited on %d files' % (
+              end, w and w[1], len(delayed)))
     check(not [x for x in got if x['kind'] not in ('deleg_recall', 'nfs4_delay')],
           '%s: no other NFSv4 finding: %s' % (end, [x['kind'] for x in got]))
 

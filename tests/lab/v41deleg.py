@@ -19,9 +19,10 @@ It ends when every delegation has been recalled and returned, or after
 
 create: creates each FILE (OPEN4_CREATE, UNCHECKED4), writes 96 bytes.
 
-write: opens each FILE for write (share WRITE), one after the other; an
-NFS4ERR_DELAY (the server is recalling a delegation) is asked again
-every 100 ms, up to 300 times; then WRITE 8 bytes, CLOSE.
+write: opens each FILE for write (share WRITE) in rounds: every file not
+yet open is asked in turn, and one answered NFS4ERR_DELAY (the server is
+recalling its delegation) is asked again in the next round, 100 ms later,
+up to 300 rounds; once open: WRITE 8 bytes, CLOSE.
 
 OUT is the client's own record (JSON): per file the delegation granted,
 the CB_RECALL received (xid, time, the handle), the DELEGRETURN sent
@@ -395,21 +396,34 @@ def create(c, dirname, files, rec):
 
 
 def write(c, dirname, files, rec):
+    """Rounds: each file not yet open is asked in turn (so the server
+    recalls all of them at once, and the refused OPENs of several files in
+    one directory interleave); a file answered NFS4ERR_DELAY is asked
+    again in the next round, 100 ms later."""
+    pending = list(files)
     for f in files:
-        r = rec['files'][f] = {'delays': 0, 'first_ns': time.time_ns()}
-        for _ in range(300):
+        rec['files'][f] = {'delays': 0, 'first_ns': None}
+    for _ in range(300):
+        for f in list(pending):
+            r = rec['files'][f]
+            r['first_ns'] = r['first_ns'] or time.time_ns()
             status, stateid, dtype, _, fh, _ = c.open(dirname, f, SHARE_WRITE)
             drain(c, rec)
-            if status != NFS4ERR_DELAY:
-                break
-            r['delays'] += 1
-            time.sleep(0.1)
-        r.update(open_status=status, granted_ns=time.time_ns(), deleg_type=dtype)
-        if status != NFS4_OK:
-            continue
-        c.putfh_op(fh, 'WRITE', lambda e, s=stateid: e.fixed(s).u64(0).u32(2)
-                   .opaque(b'written\n'))
-        c.putfh_op(fh, 'CLOSE', lambda e, s=stateid: e.u32(0).fixed(s))
+            if status == NFS4ERR_DELAY:
+                r['delays'] += 1
+                continue
+            pending.remove(f)
+            r.update(open_status=status, granted_ns=time.time_ns(), deleg_type=dtype)
+            if status != NFS4_OK:
+                continue
+            c.putfh_op(fh, 'WRITE', lambda e, s=stateid: e.fixed(s).u64(0).u32(2)
+                       .opaque(b'written\n'))
+            c.putfh_op(fh, 'CLOSE', lambda e, s=stateid: e.u32(0).fixed(s))
+        if not pending:
+            break
+        time.sleep(0.1)
+    for f in pending:
+        rec['files'][f]['open_status'] = NFS4ERR_DELAY     # never granted
     drain(c, rec)
 
 
