@@ -11,6 +11,9 @@
  * CB_RECALL to its DELEGRETURN, from a lost session or client id to the
  * next CREATE_SESSION (or SETCLIENTID_CONFIRM) that succeeded.  A
  * back-channel op's caller is the server: its pair is (callee, caller).
+ * An op's file is its handle; an OPEN's, its handle (the directory: Linux
+ * opens with PUTFH dir OPEN name) and its name; an OPEN whose name the
+ * snaplen cut, or a CB_RECALL whose handle it cut, has its wait unmeasured.
  *
  * Memory: made at the first v4 op: V4_PAIRS pairs and V4_WAITS waits
  * (~0.6 MB), fixed; a pair past the table is counted (pairs_dropped), a
