@@ -572,8 +572,9 @@ static const struct nfs4_op *name_op(const struct nfs4_compound *cp, int m)
 
 /*
  * An NFSv4 COMPOUND call as one operation: its main op's arguments, and
- * the handle it works on (the last PUTFH before it; the recalled file of
- * a CB_RECALL).
+ * the handle it works on (the last PUTFH before it, unless a PUTROOTFH,
+ * PUTPUBFH or RESTOREFH after that put a handle the call does not carry;
+ * the recalled file of a CB_RECALL).
  */
 static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 {
@@ -596,6 +597,10 @@ static void build_call4(struct an_msg *am, const struct nfs4_compound *cp)
 	for (i = 0; i <= m; i++)
 		if (cp->ops[i].have & N4_FH)
 			fh = &cp->ops[i];
+		else if (cp->ops[i].op == NFS4_OP_PUTROOTFH ||
+			 cp->ops[i].op == NFS4_OP_PUTPUBFH ||
+			 cp->ops[i].op == NFS4_OP_RESTOREFH)
+			fh = NULL;
 	o = &cp->ops[m];
 	if (fh != NULL) {
 		am->have |= AN_HAVE_FH;

@@ -142,6 +142,9 @@ static const struct an_op *by_xid(struct sink *s, uint32_t xid, uint32_t proc)
 	return NULL;
 }
 
+/* Put a PUTROOTFH between feed4's PUTFH and READ. */
+static int feed4_rootfh;
+
 /* An NFSv4.1 COMPOUND SEQUENCE PUTFH READ (call) or its reply. */
 static void feed4(struct an_engine *e, int call, uint32_t xid, uint32_t seq,
 		  int64_t t, uint64_t frame)
@@ -193,6 +196,13 @@ static void feed4(struct an_engine *e, int call, uint32_t xid, uint32_t seq,
 		cp->ops[2].count = 1000;
 		cp->ops[2].eof = true;
 	}
+	if (feed4_rootfh) {	/* the READ is on the root's handle */
+		cp->ops[3] = cp->ops[2];
+		memset(&cp->ops[2], 0, sizeof(cp->ops[2]));
+		cp->ops[2].op = NFS4_OP_PUTROOTFH;
+		cp->ops[2].have = call ? 0 : N4_STATUS;
+		cp->nops = cp->nstored = cp->nops_wire = 4;
+	}
 	identify(&m, call);
 	an_feed(e, &m, &dm);
 }
@@ -229,6 +239,14 @@ static void test_nfs4(void)
 	CHECK(o && !(o->flags & AN_OP_SLOT_REPLAY));
 	CHECK(an_get_stats(e)->slot_replays == 1);
 	CHECK(an_op_data_bytes(&s.ops[0]) == 1000);
+	/* PUTFH PUTROOTFH READ: not on the PUTFH's handle */
+	feed4_rootfh = 1;
+	feed4(e, 1, 103, 9, 30 * MS, 7);
+	feed4(e, 0, 103, 9, 31 * MS, 8);
+	feed4_rootfh = 0;
+	an_flush(e);
+	o = by_xid(&s, 103, NFS4_OP_READ);
+	CHECK(o && o->count == 65536 && !(o->have & AN_HAVE_FH));
 	an_free(e);
 	an_figs_free(s.figs);
 	dec_xidmap_free(xm);

@@ -276,12 +276,13 @@ def nf_ops_by_xid(db):
     many xids it stored more than once."""
     con = sqlite3.connect('file:%s?mode=ro' % db, uri=True)
     run = con.execute('SELECT max(id) FROM runs').fetchone()[0]
-    rows = con.execute('SELECT xid, prog, proc FROM ops WHERE run = ?', (run,)).fetchall()
+    rows = con.execute('SELECT xid, prog, proc, vers FROM ops WHERE run = ?',
+                       (run,)).fetchall()
     con.close()
     out, dup = {}, 0
-    for x, prog, proc in rows:
+    for x, prog, proc, vers in rows:
         dup += x in out
-        out[int(x)] = truth.proc_name(prog, proc)
+        out[int(x)] = truth.proc_name(prog, proc, vers)
     return out, dup
 
 

@@ -118,7 +118,7 @@ def stream_calls(pcap):
     call was sent} (a TCP re-send of a segment is no second call)."""
     sent = collections.Counter()
     for st in truth.streams_of(pcap).values():
-        for _, _, xid, kind, prog, _ in truth.stream_messages(st.data()):
+        for _, _, xid, kind, prog, _, _ in truth.stream_messages(st.data()):
             if kind == 'call' and prog == 100003:
                 sent[xid] += 1
     return sent

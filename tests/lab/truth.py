@@ -519,7 +519,8 @@ def rpc_header_len(msg):
 
 def stream_messages(buf):
     """(offset of the record mark, header length incl. the mark, xid, 'call'
-    or 'reply', prog, proc) of each RPC message in a stream's bytes."""
+    or 'reply', prog, proc, vers) of each RPC message in a stream's bytes
+    (prog, proc and vers 0 for a reply)."""
     pos, first = 0, True
     while pos + 4 <= len(buf):
         mark = struct.unpack('>I', buf[pos:pos + 4])[0]
@@ -529,9 +530,9 @@ def stream_messages(buf):
             hl = rpc_header_len(msg)
             if hl is not None:
                 xid, mtype = struct.unpack('>II', msg[:8])
-                prog, proc = (struct.unpack('>I', msg[12:16])[0],
-                              struct.unpack('>I', msg[20:24])[0]) if mtype == 0 else (0, 0)
-                yield pos, 4 + hl, xid, 'reply' if mtype else 'call', prog, proc
+                prog, vers, proc = struct.unpack('>III', msg[12:24]) if mtype == 0 \
+                    else (0, 0, 0)
+                yield pos, 4 + hl, xid, 'reply' if mtype else 'call', prog, proc, vers
         first = bool(mark & 0x80000000)
         pos += 4 + length
 
@@ -543,11 +544,13 @@ NFS3_PROCS = ['NULL', 'GETATTR', 'SETATTR', 'LOOKUP', 'ACCESS', 'READLINK', 'REA
 MNT3_PROCS = ['NULL', 'MNT', 'DUMP', 'UMNT', 'UMNTALL', 'EXPORT']
 
 
-def proc_name(prog, proc):
-    names = {100003: ('NFSv3', NFS3_PROCS), 100005: ('MOUNTv3', MNT3_PROCS)}
-    if prog in names and proc < len(names[prog][1]):
-        return '%s %s' % (names[prog][0], names[prog][1][proc])
-    return '%d/%d' % (prog, proc)
+def proc_name(prog, proc, vers):
+    """nfscope's name of a procedure of NFSv3 or MOUNTv3 (the lab's), else
+    prog/vers/proc."""
+    names = {(100003, 3): ('NFSv3', NFS3_PROCS), (100005, 3): ('MOUNTv3', MNT3_PROCS)}
+    if (prog, vers) in names and proc < len(names[prog, vers][1]):
+        return '%s %s' % (names[prog, vers][0], names[prog, vers][1][proc])
+    return '%d/%d/%d' % (prog, vers, proc)
 
 
 def streams_of(path):
@@ -573,10 +576,10 @@ def twin_truth(streams, snaplens):
     for key, st in streams.items():
         buf = st.data()
         cut = {s: st.captured(s) for s in snaplens}
-        for off, hl, xid, kind, prog, proc in stream_messages(buf):
+        for off, hl, xid, kind, prog, proc, vers in stream_messages(buf):
             seen = {s: _covered(cut[s], off, off + hl) for s in snaplens}
             if kind == 'call':
-                calls[xid] = (proc_name(prog, proc), seen)
+                calls[xid] = (proc_name(prog, proc, vers), seen)
                 named[xid] = {s: _covered(cut[s], off, off + 28) for s in snaplens}
             else:
                 replies[xid] = seen
@@ -863,7 +866,7 @@ def calls_per_connection(path):
     for key, st in streams_of(path).items():
         if key[3] not in RPC_PORTS:
             continue
-        for _, _, xid, kind, _, _ in stream_messages(st.data()):
+        for _, _, xid, kind, _, _, _ in stream_messages(st.data()):
             if kind == 'call':
                 out[xid] = out.get(xid, 0) + 1
     return out

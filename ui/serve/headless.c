@@ -194,30 +194,17 @@ static int one_opt(struct ui_hl *r, struct ui_hl_opts *o, int opt,
 	return rc == 0 ? ui_usage_error(r->who, NULL) : 2;
 }
 
-/* After run_open: the metrics endpoint (bound before -Z: a port below
- * 1024 needs root), -Z, then its thread (capabilities are per thread).
+static int after_open(void *run)
+{
+	return run_after_open(run);
+}
+
+/* After run_open: the metrics endpoint, -Z, its thread (ui_mx_open).
  * 0, or -1 said. */
 static int open_endpoint(struct ui_hl *r, const struct ui_hl_opts *o)
 {
-	char err[256];
-
-	if (o->metrics && ((r->mx = ui_mx_new(o->mx_max)) == NULL ||
-			   ui_mx_listen(r->mx, o->metrics, err,
-					sizeof(err)) < 0)) {
-		fprintf(stderr, "nfscope %s: --metrics: %s\n", r->who,
-			r->mx ? err : "out of memory");
-		return -1;
-	}
-	if (o->metrics && !r->quiet)
-		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
-			r->who, o->metrics);
-	if (run_after_open(r->run) < 0)
-		return -1;
-	if (r->mx && ui_mx_start(r->mx, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nfscope %s: --metrics: %s\n", r->who, err);
-		return -1;
-	}
-	return 0;
+	return ui_mx_open(&r->mx, o->metrics, o->mx_max, r->who, !r->quiet,
+			  after_open, r->run);
 }
 
 void ui_hl_said(const struct ui_hl *r)

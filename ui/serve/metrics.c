@@ -865,6 +865,29 @@ static uint64_t mx_generation(void *user)
 	return mx_gen_of(user);
 }
 
+int ui_mx_open(struct ui_mx **mx, const char *addr_port, uint32_t max,
+	       const char *who, bool banner, int (*after)(void *), void *arg)
+{
+	char err[256];
+
+	if (addr_port && ((*mx = ui_mx_new(max)) == NULL ||
+			  ui_mx_listen(*mx, addr_port, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who,
+			*mx ? err : "out of memory");
+		return -1;
+	}
+	if (addr_port && banner)
+		fprintf(stderr, "nfscope %s: metrics on http://%s/metrics\n",
+			who, addr_port);
+	if (after(arg) < 0)
+		return -1;
+	if (*mx && ui_mx_start(*mx, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nfscope %s: --metrics: %s\n", who, err);
+		return -1;
+	}
+	return 0;
+}
+
 int ui_mx_start(struct ui_mx *m, char *err, size_t n)
 {
 	assert(m->fd >= 0 && m->http == NULL);

@@ -79,6 +79,17 @@ int ui_mx_listen(struct ui_mx *m, const char *addr_port, char *err,
  * dropped (capset is per thread: the new thread gets what is left).
  * Returns 0, or -1 with a message in err. */
 int ui_mx_start(struct ui_mx *m, char *err, size_t n);
+/*
+ * The endpoint of a command that opened its capture: with addr_port
+ * (NULL: none, *mx stays NULL) a new endpoint of max series bound there,
+ * "metrics on http://ADDR/metrics" said on stderr when banner; then
+ * after(arg) (-Z: before it, a port below 1024 needs root); then the
+ * endpoint's thread (capabilities are per thread).  Errors are said as
+ * "nfscope WHO: --metrics: ..."; after's are its own.  0, or -1 (*mx may
+ * be set: the caller frees it).
+ */
+int ui_mx_open(struct ui_mx **mx, const char *addr_port, uint32_t max,
+	       const char *who, bool banner, int (*after)(void *), void *arg);
 /* An operation the engine delivered. */
 void ui_mx_op(struct ui_mx *m, const struct an_op *op);
 /* Findings f holds that were not counted yet (f only grows). */

@@ -566,23 +566,16 @@ static int top_source(struct top_opts *o, int argc, char **argv,
  * before -Z: a port below 1024 needs root), -Z before -w creates a file,
  * then the endpoint's thread (capabilities are per thread).  0, or -1
  * said. */
+static int after_open(void *so)
+{
+	return ui_after_open(so);
+}
+
 static int top_open(struct top_opts *o, struct tm_src_cfg *cfg)
 {
-	char err[256];
-
-	if (o->metrics && ((cfg->mx = ui_mx_new(o->mx_max)) == NULL ||
-			   ui_mx_listen(cfg->mx, o->metrics, err,
-					sizeof(err)) < 0)) {
-		fprintf(stderr, "nfscope top: --metrics: %s\n",
-			cfg->mx ? err : "out of memory");
+	if (ui_mx_open(&cfg->mx, o->metrics, o->mx_max, "top", false,
+		       after_open, &o->so) < 0)
 		return -1;
-	}
-	if (ui_after_open(&o->so) < 0)
-		return -1;
-	if (cfg->mx && ui_mx_start(cfg->mx, err, sizeof(err)) < 0) {
-		fprintf(stderr, "nfscope top: --metrics: %s\n", err);
-		return -1;
-	}
 	cfg->so = &o->so;
 	return 0;
 }
