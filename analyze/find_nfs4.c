@@ -11,12 +11,16 @@
  * CB_RECALL to its DELEGRETURN, from a lost session or client id to the
  * next CREATE_SESSION (or SETCLIENTID_CONFIRM) that succeeded.  A
  * back-channel op's caller is the server: its pair is (callee, caller).
+ * An op's file is its handle; an OPEN's, its handle (the directory: Linux
+ * opens with PUTFH dir OPEN name) and its name; an OPEN whose name the
+ * snaplen cut, or a CB_RECALL whose handle it cut, has its wait unmeasured.
  *
  * Memory: made at the first v4 op: V4_PAIRS pairs and V4_WAITS waits
  * (~0.6 MB), fixed; a pair past the table is counted (pairs_dropped), a
  * wait that collides replaces the older one (its wait is not measured).
  */
 #include "analyze/find_int.h"
+#include "base/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,9 +53,11 @@ struct v4count {
 	int64_t wait_ns, wait_max_ns;	/* their sum, the longest */
 	int64_t pending_ns;		/* BADSESS/STALE: since (0: none) */
 	uint64_t same_conn;		/* REPLAY: from the same client port */
+	uint64_t no_fh;			/* RECALL: its handle not captured */
 	struct v4proc procs[V4_PROCS];
 	uint64_t procs_other;
 	struct nfs_fh fh;		/* the first event's file */
+	uint64_t name_hash;		/* its OPEN's name in fh (0: none) */
 	uint64_t fh_n;			/* events on it */
 	char path[AN_PATH_MAX];
 };
@@ -70,6 +76,7 @@ struct v4wait {
 	uint8_t kind;
 	uint32_t pair, proc;
 	struct nfs_fh fh;
+	uint64_t name;			/* an OPEN's name in fh (0: none) */
 	int64_t since_ns;
 };
 
@@ -150,33 +157,38 @@ static uint32_t wait_proc(uint32_t proc)
 	return proc == NFS4_OP_LOCKT ? NFS4_OP_LOCK : proc;
 }
 
+/* A wait's file is its handle and, for an OPEN, its name (name:
+ * open_name_hash). */
 static struct v4wait *wait_slot(struct an_v4find *v, int kind, int32_t pair,
-				uint32_t proc, const struct nfs_fh *fh)
+				uint32_t proc, const struct nfs_fh *fh,
+				uint64_t name)
 {
 	uint64_t h = fh_hash(fh, (uint64_t)pair * 31 + proc * 7 + (uint64_t)kind);
 
-	return &v->wait[h % V4_WAITS];
+	return &v->wait[(h ^ name) % V4_WAITS];
 }
 
 static bool wait_is(const struct v4wait *w, int kind, int32_t pair,
-		    uint32_t proc, const struct nfs_fh *fh)
+		    uint32_t proc, const struct nfs_fh *fh, uint64_t name)
 {
 	return w->used && w->kind == kind && w->pair == (uint32_t)pair &&
-	       w->proc == proc && fh_eq(&w->fh, fh);
+	       w->proc == proc && fh_eq(&w->fh, fh) && w->name == name;
 }
 
 static void wait_start(struct an_v4find *v, int kind, int32_t pair,
-		       uint32_t proc, const struct nfs_fh *fh, int64_t ns)
+		       uint32_t proc, const struct nfs_fh *fh, uint64_t name,
+		       int64_t ns)
 {
-	struct v4wait *w = wait_slot(v, kind, pair, proc, fh);
+	struct v4wait *w = wait_slot(v, kind, pair, proc, fh, name);
 
-	if (wait_is(w, kind, pair, proc, fh))
+	if (wait_is(w, kind, pair, proc, fh, name))
 		return;		/* waiting since its first refusal */
 	w->used = true;
 	w->kind = (uint8_t)kind;
 	w->pair = (uint32_t)pair;
 	w->proc = proc;
 	w->fh = *fh;
+	w->name = name;
 	w->since_ns = ns;
 }
 
@@ -193,11 +205,11 @@ static void count_wait(struct v4count *k, int64_t ns)
 /* The op ended the wait of kind `kind` on its (pair, proc, file). */
 static void wait_end(struct an_v4find *v, struct v4pair *p, int kind,
 		     int32_t pair, uint32_t proc, const struct nfs_fh *fh,
-		     int64_t ns)
+		     uint64_t name, int64_t ns)
 {
-	struct v4wait *w = wait_slot(v, kind, pair, proc, fh);
+	struct v4wait *w = wait_slot(v, kind, pair, proc, fh, name);
 
-	if (!wait_is(w, kind, pair, proc, fh))
+	if (!wait_is(w, kind, pair, proc, fh, name))
 		return;
 	count_wait(&p->k[kind], ns - w->since_ns);
 	w->used = false;
@@ -226,11 +238,30 @@ static void first_path(struct v4count *k, const struct an_op *op)
 		k->path[0] = '\0';	/* too long to name */
 }
 
+/* The file an OPEN by name opens is the name in its handle, a directory
+ * (Linux opens with PUTFH dir OPEN name): the name's hash, 0 for any other
+ * op (names hashing to 0 are one file more). */
+static uint64_t open_name_hash(const struct an_op *op)
+{
+	if (op->proc != NFS4_OP_OPEN || !(op->have & AN_HAVE_NAME))
+		return 0;
+	return base_fnv64(BASE_FNV64_INIT, op->name, strlen(op->name));
+}
+
+/* Whether the op's file is known: not an OPEN whose name the snaplen cut
+ * (its handle is the directory's).  A wait is measured on a known file. */
+static bool file_known(const struct an_op *op)
+{
+	return op->proc != NFS4_OP_OPEN || (op->have & AN_HAVE_NAME) ||
+	       !(op->flags & AN_OP_CALL_TRUNC);
+}
+
 static void count_event(struct v4count *k, const struct an_op *op,
 			int64_t ns)
 {
 	const struct nfs_fh none = { .len = 0 };
 	const struct nfs_fh *fh = (op->have & AN_HAVE_FH) ? &op->fh : &none;
+	uint64_t name = open_name_hash(op);
 	uint32_t i;
 
 	if (k->n == 0 || ns < k->first_ns)
@@ -239,9 +270,10 @@ static void count_event(struct v4count *k, const struct an_op *op,
 		k->last_ns = ns;
 	if (k->n == 0) {
 		k->fh = *fh;
+		k->name_hash = name;
 		first_path(k, op);
 	}
-	if (fh_eq(&k->fh, fh))
+	if (fh_eq(&k->fh, fh) && k->name_hash == name)
 		k->fh_n++;
 	k->n++;
 	for (i = 0; i < V4_PROCS; i++) {
@@ -261,16 +293,19 @@ static void success(struct an_v4find *v, struct v4pair *p, int32_t pair,
 {
 	const struct nfs_fh none = { .len = 0 };
 	const struct nfs_fh *fh = (op->have & AN_HAVE_FH) ? &op->fh : &none;
+	uint64_t name = open_name_hash(op);
 	int64_t end = op->reply_ns;
 
-	wait_end(v, p, K_DELAY, pair, op->proc, fh, end);
-	wait_end(v, p, K_GRACE, pair, op->proc, fh, end);
+	if (file_known(op)) {
+		wait_end(v, p, K_DELAY, pair, op->proc, fh, name, end);
+		wait_end(v, p, K_GRACE, pair, op->proc, fh, name, end);
+	}
 	if (op->proc == NFS4_OP_LOCK)
-		wait_end(v, p, K_DENIED, pair, NFS4_OP_LOCK, fh, end);
+		wait_end(v, p, K_DENIED, pair, NFS4_OP_LOCK, fh, 0, end);
 	if (op->proc == NFS4_OP_DELEGRETURN) {
 		struct v4count *r = &p->k[K_RECALL];
 
-		wait_end(v, p, K_RECALL, pair, NFS4_OP_CB_RECALL, fh,
+		wait_end(v, p, K_RECALL, pair, NFS4_OP_CB_RECALL, fh, 0,
 			 op->first_call_ns);
 		/* the recall came on the back channel, where the server's
 		   names are not known: the return names the file */
@@ -323,14 +358,19 @@ void an_nfs4_add(struct an_find *f, const struct an_op *op)
 	k = trouble_of(op);
 	if (k == K_RECALL) {
 		count_event(&p->k[k], op, op->first_call_ns);
-		wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh, op->first_call_ns);
+		if (!(op->have & AN_HAVE_FH))
+			p->k[k].no_fh++;	/* no return can be matched */
+		else
+			wait_start(v, k, pi, NFS4_OP_CB_RECALL, fh, 0,
+				   op->first_call_ns);
 		return;
 	}
 	if (k >= 0) {
 		count_event(&p->k[k], op, op->first_call_ns);
-		if (k == K_DELAY || k == K_GRACE || k == K_DENIED)
+		if ((k == K_DELAY || k == K_GRACE || k == K_DENIED) &&
+		    file_known(op))
 			wait_start(v, k, pi, wait_proc(op->proc), fh,
-				   op->first_call_ns);
+				   open_name_hash(op), op->first_call_ns);
 		else if ((k == K_BADSESS || k == K_STALE) &&
 			 p->k[k].pending_ns == 0)
 			p->k[k].pending_ns = op->first_call_ns;
@@ -443,9 +483,14 @@ static void emit_kind(struct an_find *f, const struct v4pair *p, int k)
 				      "longest %.3f s)", wait_what[k],
 				      (double)c->wait_ns / 1e9, c->waits,
 				      (double)c->wait_max_ns / 1e9);
-	if (n < e && k == K_RECALL && c->waits < c->n)
-		snprintf(o->evidence + n, e - n, "; %" PRIu64 " not returned "
-			 "in the capture", c->n - c->waits);
+	if (n < e && k == K_RECALL && c->waits + c->no_fh < c->n)
+		n += (size_t)snprintf(o->evidence + n, e - n, "; %" PRIu64
+				      " not returned in the capture",
+				      c->n - c->waits - c->no_fh);
+	if (n < e && k == K_RECALL && c->no_fh)
+		snprintf(o->evidence + n, e - n, "; %" PRIu64 " whose file "
+			 "handle the capture cut (snaplen): their return not "
+			 "matched", c->no_fh);
 }
 
 void an_nfs4_finish(struct an_find *f)
