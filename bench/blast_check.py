@@ -64,8 +64,20 @@ def setup():
     return None
 
 
-def capture_sent(blast, pcap, out, pps):
-    """blast's summary and tcpdump's drop count of one run at pps."""
+def written(path):
+    """Whole frames in tcpdump's file so far."""
+    try:
+        with open(path, 'rb') as f:
+            return pcaprec.whole_records(f.read())[0]
+    except OSError:
+        return 0
+
+
+def capture_sent(blast, pcap, out, pps, expect):
+    """blast's summary and tcpdump's drop count of one run at pps; tcpdump
+    is stopped once its file holds the expect frames (or 60 s after blast
+    ended: a loaded machine may take long to write them, never too
+    long)."""
     if os.path.exists(out):
         os.remove(out)
     dump = subprocess.Popen(
@@ -79,7 +91,10 @@ def capture_sent(blast, pcap, out, pps):
         time.sleep(0.5)
         p = sh(blast, '-q', '-r', str(pps), '-n', '2', 'bl0', pcap,
                capture_output=True, text=True)
-        time.sleep(1.0)
+        end = time.time() + 60
+        while written(out) < expect and time.time() < end:
+            time.sleep(0.1)
+        time.sleep(0.2)                 # anything more would show as extra
         dump.send_signal(signal.SIGINT)
         err = dump.communicate(timeout=30)[1]
     finally:
@@ -116,7 +131,7 @@ def main():
                         '-o', pcap], check=True, capture_output=True)
         want = [d for _, d, _ in pcaprec.read_pcap(pcap)[1]]
         for pps in (5000, 1000, 200):   # slower if tcpdump's kernel dropped
-            p, dropped = capture_sent(blast, pcap, out, pps)
+            p, dropped = capture_sent(blast, pcap, out, pps, 2 * len(want))
             if dropped == 0:
                 break
             print('tcpdump: %d dropped at %d frames/s: again slower' % (dropped, pps))
