@@ -21,7 +21,6 @@ usage: blast_check.py BLAST NFSGEN WORKDIR
 """
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'tests', 'lib'))
 import pcaprec  # noqa: E402
 import tally  # noqa: E402
+import testlib  # noqa: E402
 
 NS = 'nfblast-%d' % os.getpid()
 
@@ -47,13 +47,9 @@ def sockets():
 
 def setup():
     """The namespace and its veth pair; None, or why it cannot be made."""
-    if os.geteuid() != 0:
-        return 'needs root (namespaces, packet sockets)'
-    if shutil.which('tcpdump') is None:
-        return 'no tcpdump'
-    if subprocess.run(['ip', 'netns', 'add', NS],
-                      stderr=subprocess.DEVNULL).returncode:
-        return 'cannot create a network namespace'
+    why = testlib.live_netns(NS, 'tcpdump')
+    if why:
+        return why
     # no frame of the kernel's own (IPv6 neighbour discovery) on the pair
     for k in ('all', 'default'):
         sh('sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % k, check=True)

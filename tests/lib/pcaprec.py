@@ -47,6 +47,22 @@ def tcp_parts(frame):
     return ip[12:16], ip[16:20], n, tcp[13]
 
 
+def data_runs(pk, client_prefix, least):
+    """Indexes into pk of each run of least or more data segments in a row
+    from the client (a call sent in pieces), closed by another frame."""
+    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
+    runs, run = [], []
+    for i, p in enumerate(pk):
+        t = tcp_parts(p[1])
+        if t is not None and t[0].startswith(pre) and t[2] > 0:
+            run.append(i)
+            continue
+        if len(run) >= least:
+            runs.append(run)
+        run = []
+    return runs
+
+
 def stall_calls(pcap, out, client_prefix, hold_ns, full=False):
     """A client with Nagle on behind a link that holds pure ACKs: the last
     segment of each call sent in several segments leaves hold_ns after
@@ -105,16 +121,7 @@ def with_rst(pcap, out, client_prefix, busy):
             if (lambda t: t is not None and t[0].startswith(pre))(tcp_parts(p[1]))]
     at = ours[-1]
     if busy:
-        run = []
-        for i, p in enumerate(pk):
-            t = tcp_parts(p[1])
-            if t is not None and t[0].startswith(pre) and t[2] > 0:
-                run.append(i)
-                continue
-            if len(run) >= 3:
-                at = run[-1]
-                break
-            run = []
+        at = next(iter(data_runs(pk, client_prefix, 3)), [at])[-1]
     rst = rst_frame(pk[at][1])
     pos = at + 1 if busy else len(pk)
     ts = pk[pos - 1][0] + 1000
@@ -156,17 +163,7 @@ def miss_segments(pcap, out, client_prefix, every, refill=False):
     instead, as a sender fills a hole the network made.  Returns (holes,
     bytes) made."""
     hdr, pk = read_pcap(pcap)
-    pre = bytes(int(x) for x in client_prefix.strip('.').split('.'))
-    runs, run = [], []
-    for i, p in enumerate(pk):
-        t = tcp_parts(p[1])
-        if t is not None and t[0].startswith(pre) and t[2] > 0:
-            run.append(i)
-            continue
-        if len(run) >= 3:
-            runs.append(run)
-        run = []
-    take = [r[1] for r in runs[::every]]
+    take = [r[1] for r in data_runs(pk, client_prefix, 3)[::every]]
     nbytes = sum(tcp_parts(pk[i][1])[2] for i in take)
     for i in reversed(take):
         p = pk.pop(i)

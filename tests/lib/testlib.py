@@ -17,9 +17,10 @@ stderr; returns stdout.  run_to(args, path, ...) runs args with stdout
 into the file path (bytes as they come) and stderr captured as text;
 returns the CompletedProcess.
 
-live_netns(ns) is the opening of the tests that replay onto a veth pair
+live_netns(ns, tool) is the opening of the tests that replay (or capture,
+tool tcpdump) onto a veth pair
 in a namespace of their own: None once the namespace ns is made, or why
-the test must be skipped (not root, no tcpreplay, no namespaces).
+the test must be skipped (not root, no tool, no namespaces).
 """
 import os
 import shutil
@@ -50,11 +51,11 @@ def run_to(args, path, *, timeout=None, **kw):
                               timeout=timeout, **kw)
 
 
-def live_netns(ns):
+def live_netns(ns, tool='tcpreplay'):
     if os.geteuid() != 0:
         return 'live capture needs root (CAP_NET_RAW)'
-    if shutil.which('tcpreplay') is None:
-        return 'no tcpreplay'
+    if shutil.which(tool) is None:
+        return 'no ' + tool
     if subprocess.run(['ip', 'netns', 'add', ns],
                       stderr=subprocess.DEVNULL).returncode:
         return 'cannot create a network namespace'
