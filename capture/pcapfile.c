@@ -28,7 +28,7 @@
  * the area before the next chunk's bytes (at most a record: PF_SPAN), so
  * nothing else is copied.  A chunk goes back to the reader when parsing
  * has moved to the next one (a packet is the caller's until the next
- * call).  The thread starts with the third chunk; without it the same
+ * call).  The thread starts with the second chunk; without it the same
  * chunks are read here, when needed.
  */
 #include <errno.h>
@@ -225,8 +225,8 @@ uint64_t cap_file_pos(const struct cap_file *f)
 }
 
 /* The chunk after cur, full: read here, or by the reader thread, which
- * starts with the third chunk (a short file, or one given up on in its
- * first records, never has one). */
+ * starts with the file's second chunk (a file of one chunk, or one given
+ * up on in its first, never has one). */
 static struct chunk *next_chunk(struct cap_file *f)
 {
 	unsigned k = (f->cur + 1) % PF_NCHUNK;
