@@ -25,8 +25,10 @@
  * a tenth of the reading thread, the one that bounds report's time).
  * Packets are handed out in place in the chunk being parsed; a record
  * that runs past a chunk's end is made whole by copying its start into
- * the area before the next chunk's bytes (at most a record: PF_SPAN), so
- * nothing else is copied.  A chunk goes back to the reader when parsing
+ * the area before the next chunk's bytes (PF_PRE, grown to a whole
+ * record, PF_SPAN, the first time a longer start comes), so nothing else
+ * is copied.  The two chunks take as much memory as the one buffer of
+ * before.  A chunk goes back to the reader when parsing
  * has moved to the next one (a packet is the caller's until the next
  * call).  The thread starts with the second chunk; without it the same
  * chunks are read here, when needed.
@@ -47,16 +49,17 @@
 #define PF_REC 16u		/* record header */
 #define PF_CAPLEN_MAX 262144u	/* libpcap's MAXIMUM_SNAPLEN */
 #define PF_SPAN (PF_REC + PF_CAPLEN_MAX)	/* the most one record takes */
+#define PF_PRE (16u << 10)	/* room for a record's start, at first */
 #define PF_CHUNK (256u << 10)	/* one pread: the chunks stay in L2 */
 #define PF_NCHUNK 2u
 
 enum { CH_EMPTY, CH_READING, CH_FULL };
 
 struct chunk {
-	uint8_t *mem;		/* PF_SPAN before the bytes, then PF_CHUNK;
-				   NULL until first read into */
+	uint8_t *mem;		/* pre bytes, then PF_CHUNK read */
+	size_t pre;		/* PF_PRE, or PF_SPAN once grown */
 	size_t len;		/* bytes read (0: the end) */
-	uint64_t off;		/* file offset of mem[PF_SPAN] */
+	uint64_t off;		/* file offset of mem[pre] */
 	int state;		/* CH_*: under mu when threaded */
 };
 
@@ -66,8 +69,7 @@ struct cap_file {
 	uint32_t snapshot;
 	struct chunk ch[PF_NCHUNK];
 	unsigned cur;		/* the chunk being parsed */
-	uint8_t *buf;		/* its mem (NULL: chunk 0 before the first
-				   read, empty) */
+	uint8_t *buf;		/* its mem */
 	size_t lo, hi;		/* unread bytes: buf[lo, hi) */
 	bool eof;		/* no chunk after cur: a read returned 0 or
 				   failed */
@@ -94,22 +96,32 @@ bool cap_file_header_ok(const uint8_t hdr[24])
 	       major == 2 && minor == 4;
 }
 
-/* Read chunk c from file offset off (its state is the caller's; its
- * memory taken at its first use): len 0 at the end of the file, on an
- * error or without memory (libpcap then reads on). */
+/* Read chunk c from file offset off (its state is the caller's): len 0
+ * at the end of the file or on an error. */
 static void read_chunk(int fd, struct chunk *c, uint64_t off)
 {
-	ssize_t r = 0;
+	ssize_t r;
 
 	c->off = off;
-	if (c->mem == NULL && (c->mem = malloc(PF_SPAN + PF_CHUNK)) == NULL) {
-		c->len = 0;
-		return;
-	}
 	do
-		r = pread(fd, c->mem + PF_SPAN, PF_CHUNK, (off_t)off);
+		r = pread(fd, c->mem + c->pre, PF_CHUNK, (off_t)off);
 	while (r < 0 && errno == EINTR);
 	c->len = r > 0 ? (size_t)r : 0;
+}
+
+/* Room for a whole record's start before c's bytes (c is the parser's).
+ * False without memory. */
+static bool grow(struct chunk *c)
+{
+	uint8_t *m = malloc(PF_SPAN + PF_CHUNK);
+
+	if (m == NULL)
+		return false;
+	memcpy(m + PF_SPAN, c->mem + c->pre, c->len);
+	free(c->mem);
+	c->mem = m;
+	c->pre = PF_SPAN;
+	return true;
 }
 
 /* The reader thread: fill each chunk in turn as it comes back empty,
@@ -200,12 +212,20 @@ struct cap_file *cap_file_new(int fd, const uint8_t hdr[24], int snapshot)
 {
 	struct cap_file *f;
 	uint32_t magic;
+	unsigned i;
 
 	if (!cap_file_header_ok(hdr) || snapshot <= 0)
 		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return NULL;
+	for (i = 0; i < PF_NCHUNK; i++) {
+		f->ch[i].pre = PF_PRE;
+		if ((f->ch[i].mem = malloc(PF_PRE + PF_CHUNK)) == NULL) {
+			cap_file_free(f);
+			return NULL;
+		}
+	}
 	memcpy(&magic, hdr, 4);
 	f->fd = fd;
 	f->ns = magic == PF_MAGIC_NS;
@@ -214,14 +234,15 @@ struct cap_file *cap_file_new(int fd, const uint8_t hdr[24], int snapshot)
 	   first need reads chunk 1 */
 	f->cur = 0;
 	f->ch[0].off = PF_HDR;
-	f->lo = f->hi = PF_SPAN;
+	f->buf = f->ch[0].mem;
+	f->lo = f->hi = PF_PRE;
 	f->thread_ok = want_thread(fd);
 	return f;
 }
 
 uint64_t cap_file_pos(const struct cap_file *f)
 {
-	return f->ch[f->cur].off - PF_SPAN + f->lo;
+	return f->ch[f->cur].off + f->lo - f->ch[f->cur].pre;
 }
 
 /* The chunk after cur, full: read here, or by the reader thread, which
@@ -258,13 +279,12 @@ static bool need(struct cap_file *f, size_t n)
 		if (f->eof)
 			return false;
 		c = next_chunk(f);
-		if (c->len == 0) {
-			f->eof = true;
+		if (c->len == 0 || (left > c->pre && !grow(c))) {
+			f->eof = true;	/* (no memory: libpcap reads on) */
 			return false;
 		}
 		/* the record's start before the chunk's bytes */
-		if (left > 0)
-			memcpy(c->mem + PF_SPAN - left, f->buf + f->lo, left);
+		memcpy(c->mem + c->pre - left, f->buf + f->lo, left);
 		if (f->threaded) {
 			pthread_mutex_lock(&f->mu);
 			f->ch[f->cur].state = CH_EMPTY;
@@ -273,8 +293,8 @@ static bool need(struct cap_file *f, size_t n)
 		}
 		f->cur = (f->cur + 1) % PF_NCHUNK;
 		f->buf = c->mem;
-		f->lo = PF_SPAN - left;
-		f->hi = PF_SPAN + c->len;
+		f->lo = c->pre - left;
+		f->hi = c->pre + c->len;
 	}
 	return true;
 }

@@ -15,7 +15,7 @@ most the README's figure:
   --dec-xid-max  the same calls remembered by the decoder, the analysis's
                  table small and fixed: dump (no analysis)
   --flows-max    N TCP directions (SYN seen) each holding nothing, then
-                 each holding a short partial record (the README's 512 B
+                 each holding a short partial record (doc/bench.md's 576 B
                  plus 256 B): dump
 The names table (--names-max, 1.4 KB) is not measured here: no generator
 capture yet learns tens of thousands of names (a name needs its parent's

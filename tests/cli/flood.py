@@ -61,7 +61,12 @@ FLOW_ENTRY = COSTS['--flows-max'][0]   # TCP flow direction (no record buffer)
 PARTIAL_BUF = COSTS['--flows-max'][1]  # record buffer of a short partial record
 NAME_ENTRY = COSTS['--names-max'][0]   # a handle's learned name
 OOO_SEG = 64          # header of a held out-of-order segment (with malloc's)
-SLACK = 3 * 1024 * KIB  # allocator and stdio, independent of the budgets
+# allocator and stdio, independent of the budgets, and what a long run
+# touches that the 128-packet base does not.  3 MiB until 2026-12-07, when
+# the fragment flood (a 256 KiB budget) sat 2.8 to 3.1 MiB above its base
+# with the binary before the pcap reader's thread and with it alike, under
+# MALLOC_PERTURB_ (CI failed it once at 3.4)
+SLACK = 4 * 1024 * KIB
 
 
 def check(cond, what, rss=False):

@@ -11,8 +11,10 @@
  * them, built here: cut at many offsets, record lengths past the snapshot
  * length and past libpcap's maximum, caplen > len, timestamps with the
  * sign bit set or microseconds past a second, a snapshot length of 0 in
- * the file header, and the nanosecond magic.  On undamaged files the fast
- * reader must read to the end itself (else it is not being used).
+ * the file header, and the nanosecond magic; and on a file of records up
+ * to libpcap's maximum, longer than the reader's chunks, whole and cut.
+ * On undamaged files the fast reader must read to the end itself (else
+ * it is not being used).
  *
  * usage: test_pcapfile SCRATCH_DIR BASE.pcap [FILE_OR_DIR...]
  */
@@ -332,6 +334,55 @@ static bool load_base(const char *path)
 	return nrec >= 8;
 }
 
+/*
+ * Long records (the reader's chunks, capture/pcapfile.c): records of up
+ * to libpcap's maximum in a file of several chunks, so records run past
+ * a chunk's end with starts longer than the room kept before the next
+ * chunk (which then grows) and records span whole chunks; intact (the
+ * fast reader must read it all), then cut inside the long records.
+ */
+static void long_records(const char *dir)
+{
+	static const uint32_t sizes[] = { 60, 262144, 17000, 200000, 65535,
+					  9000, 1500, 262144, 262144, 16400,
+					  70, 131072, 300, 262143 };
+	size_t cap = 24, n, i, k, rec = 0;
+	uint8_t *p;
+	char path[4096];
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			cap += 16 + sizes[i];
+	if ((p = malloc(cap)) == NULL) {
+		CHECK(p != NULL);
+		return;
+	}
+	put32(p, 0xa1b2c3d4u);
+	p[4] = 2; p[5] = 0; p[6] = 4; p[7] = 0;	/* version 2.4 */
+	put32(p + 8, 0);
+	put32(p + 12, 0);
+	put32(p + 16, 262144);			/* snapshot length */
+	put32(p + 20, 1);			/* Ethernet */
+	n = 24;
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			put32(p + n, (uint32_t)(1000 + rec));
+			put32(p + n + 4, (uint32_t)(rec % 1000000));
+			put32(p + n + 8, sizes[i]);
+			put32(p + n + 12, sizes[i]);
+			memset(p + n + 16, (int)(rec * 37 + 11), sizes[i]);
+			p[n + 16] = (uint8_t)rec;
+			n += 16 + sizes[i];
+			rec++;
+		}
+	snprintf(path, sizeof(path), "%s/long.pcap", dir);
+	write_variant(path, p, n);
+	CHECK(compare(path, true));
+	for (i = 1; i < 16; i++)
+		variant(dir, p, n * i / 16 + i * 7);
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -348,6 +399,7 @@ int main(int argc, char **argv)
 		CHECK(compare(argv[2], true));
 		damaged(argv[1]);
 	}
+	long_records(argv[1]);
 	for (i = 3; i < argc; i++)
 		compare_path(argv[i]);
 	printf("%d files compared (%d read by the fast reader), %d of them "
