@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/threads.h"
+
 struct rec_hdr {
 	uint32_t size;
 	uint32_t pad;		/* 1: padding to the end of the buffer */
@@ -102,8 +104,7 @@ struct an_ring *an_ring_new(size_t bytes, size_t rec_max, size_t publish,
 
 	if (min_cpus < 2)
 		min_cpus = 2;
-	if (sysconf(_SC_NPROCESSORS_ONLN) < (long)min_cpus ||
-	    (getenv("NFSCOPE_THREADS") && atoi(getenv("NFSCOPE_THREADS")) == 1))
+	if (!base_threads_ok((long)min_cpus))
 		return NULL;	/* a thread would only add switches */
 	while (n < bytes || n < 4 * need)
 		n <<= 1;

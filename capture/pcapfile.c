@@ -28,10 +28,10 @@
  * the area before the next chunk's bytes (PF_PRE, grown to a whole
  * record, PF_SPAN, the first time a longer start comes), so nothing else
  * is copied.  The two chunks take as much memory as the one buffer of
- * before.  A chunk goes back to the reader when parsing
- * has moved to the next one (a packet is the caller's until the next
- * call).  The thread starts with the second chunk; without it the same
- * chunks are read here, when needed.
+ * before.  A chunk goes back to the reader when parsing has moved to the
+ * next one (a packet is the caller's until the next call).  The thread
+ * starts with the file's second chunk; without it the same chunks are
+ * read here, when needed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "capture/capture_int.h"
+#include "base/threads.h"
 #include "base/units.h"
 
 #define PF_MAGIC_US 0xa1b2c3d4u
@@ -50,7 +51,8 @@
 #define PF_CAPLEN_MAX 262144u	/* libpcap's MAXIMUM_SNAPLEN */
 #define PF_SPAN (PF_REC + PF_CAPLEN_MAX)	/* the most one record takes */
 #define PF_PRE (16u << 10)	/* room for a record's start, at first */
-#define PF_CHUNK (256u << 10)	/* one pread: the chunks stay in L2 */
+#define PF_CHUNK (256u << 10)	/* one pread (doc/bench.md: 64 KiB to
+				   512 KiB measured) */
 #define PF_NCHUNK 2u
 
 enum { CH_EMPTY, CH_READING, CH_FULL };
@@ -72,7 +74,8 @@ struct cap_file {
 	uint8_t *buf;		/* its mem */
 	size_t lo, hi;		/* unread bytes: buf[lo, hi) */
 	bool eof;		/* no chunk after cur: a read returned 0 or
-				   failed */
+				   failed, or no memory to make a record
+				   whole (libpcap reads on from cur) */
 	/* reading ahead */
 	bool thread_ok;		/* a reader thread is to start */
 	bool threaded;		/* it runs */
@@ -156,11 +159,10 @@ static void *reader(void *arg)
 /* A thread is worth it with a second CPU, on a file. */
 static bool want_thread(int fd)
 {
-	const char *t = getenv("NFSCOPE_THREADS");
 	struct stat st;
 
-	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(t && atoi(t) == 1) &&
-	       fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	return base_threads_ok(2) && fstat(fd, &st) == 0 &&
+	       S_ISREG(st.st_mode);
 }
 
 /* The reader thread from chunk k on, at file offset off; every chunk but
